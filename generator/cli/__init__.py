@@ -1,0 +1,133 @@
+"""Command-line edge: a thin click shell over the library API.
+
+:func:`main` is the single place where domain errors become one message, an optional hint and a
+documented exit code. Sub-commands live in their own modules and are imported only when invoked,
+which keeps the start-up of a single command short.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from generator import __version__
+from generator.errors import CapzgenError, ExitCode
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  success
+  1  invalid input or content (template errors, missing or mistyped variables, validation findings)
+  2  usage error, or a file, folder or schema source that cannot be read or written
+  3  internal error (a bug in capzgen; set CAPZGEN_DEBUG=1 for a traceback)
+"""
+
+# command name -> "module:attribute"; the module is imported only when the command runs.
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "generate": ("generator.cli.generate", "generate"),
+    "validate": ("generator.cli.validate", "validate_command"),
+    "schemas": ("generator.cli.schemas", "schemas"),
+    "flavors": ("generator.cli.flavors", "flavors"),
+}
+_SHORT_HELP: dict[str, str] = {
+    "generate": "Render templates or flavors into manifests.",
+    "validate": "Validate manifests, including embedded ASO resources.",
+    "schemas": "List, import and sync the schemas used for validation.",
+    "flavors": "List and describe the available flavors.",
+}
+
+log = logging.getLogger("generator")
+
+
+class LazyGroup(click.Group):
+    """A group whose sub-commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module = importlib.import_module(target[0])
+        command = getattr(module, target[1])
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Top-level help lists commands from a table instead of importing every module.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, _SHORT_HELP[name]) for name in self.list_commands(ctx)])
+
+
+@click.group(cls=LazyGroup, epilog=EXIT_CODES_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="capzgen")
+@click.option("-v", "--verbose", count=True, help="More progress messages on stderr (repeatable).")
+def cli(verbose: int) -> None:
+    """capzgen: complete, validated Cluster API manifests for AKS on CAPZ and ASO.
+
+    Works like `clusterctl generate cluster` and `clusterctl generate yaml`, and validates every
+    object (and every ASO resource embedded in spec.resources) before anything is written.
+    """
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="capzgen: %(message)s", stream=sys.stderr, force=True)
+
+
+def report_error(error: CapzgenError) -> None:
+    """Print a domain error as one clear line plus optional detail and hint lines."""
+    click.echo(f"Error: {error}", err=True)
+    for line in error.details:
+        click.echo(f"  {line}", err=True)
+    if error.hint:
+        click.echo(f"Hint: {error.hint}", err=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return the exit code (never raises for user mistakes)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result: Any = cli.main(args=args, prog_name="capzgen", standalone_mode=False)
+    except CapzgenError as error:
+        report_error(error)
+        return int(error.exit_code)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help(), err=True)
+        return int(ExitCode.USAGE)
+    except click.UsageError as error:
+        error.show()
+        return int(ExitCode.USAGE)
+    except click.ClickException as error:
+        error.show()
+        return int(error.exit_code) if error.exit_code else int(ExitCode.INVALID)
+    except click.exceptions.Exit as exit_:
+        return int(exit_.exit_code)
+    except click.Abort:
+        click.echo("Aborted.", err=True)
+        return int(ExitCode.INVALID)
+    except BrokenPipeError:
+        # The reader went away (e.g. `capzgen ... | head`); nothing useful left to say.
+        _silence_stdout()
+        return int(ExitCode.OK)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        return 130
+    except Exception as error:  # pragma: no cover - reached only through bugs
+        if os.environ.get("CAPZGEN_DEBUG"):
+            raise
+        click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
+        click.echo("Hint: this is a bug in capzgen; rerun with CAPZGEN_DEBUG=1 for a traceback", err=True)
+        return 3
+    return int(result) if isinstance(result, int) else int(ExitCode.OK)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

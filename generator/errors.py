@@ -1,0 +1,149 @@
+"""Domain exceptions.
+
+Every user mistake is raised as a :class:`CapzgenError` carrying where it happened. The CLI edge
+(:func:`generator.cli.main`) is the one place that turns them into a message, a hint and an exit code;
+the core never prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Documented process exit codes (also listed in ``capzgen --help`` and the README)."""
+
+    OK = 0
+    INVALID = 1  # invalid input or content: bad template, missing variables, findings
+    USAGE = 2  # usage error, unreadable file, unusable schema store
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a problem is. Every field is optional; the message shows the ones that are known."""
+
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    document: int | None = None  # 0-based index of the YAML document in the file
+    kind: str | None = None
+    name: str | None = None
+    path: str | None = None  # JSON path inside the object, e.g. spec.resources[0].spec.owner
+
+    def describe(self) -> str:
+        """Render as ``file:line:col: document N (Kind/name): path`` with unknown parts left out."""
+        head = ""
+        if self.file is not None:
+            head = self.file
+            if self.line is not None:
+                head += f":{self.line}"
+                if self.column is not None:
+                    head += f":{self.column}"
+        elif self.line is not None:
+            head = f"line {self.line}"
+            if self.column is not None:
+                head += f", column {self.column}"
+        parts = [head] if head else []
+        if self.document is not None:
+            doc = f"document {self.document + 1}"
+            if self.kind or self.name:
+                doc += f" ({self.kind or '?'}/{self.name or '?'})"
+            parts.append(doc)
+        elif self.kind or self.name:
+            parts.append(f"{self.kind or '?'}/{self.name or '?'}")
+        if self.path:
+            parts.append(self.path)
+        return ": ".join(parts)
+
+
+class CapzgenError(Exception):
+    """Base of every error a user can cause. Context is keyword-only so call sites stay readable."""
+
+    exit_code: ExitCode = ExitCode.INVALID
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: Location | None = None,
+        hint: str | None = None,
+        details: Sequence[str] = (),
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.hint = hint
+        self.details: tuple[str, ...] = tuple(details)
+
+    def __str__(self) -> str:
+        where = self.location.describe() if self.location else ""
+        return f"{where}: {self.message}" if where else self.message
+
+
+class UsageError(CapzgenError):
+    """The command line itself is wrong (conflicting or malformed options)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class InputOutputError(CapzgenError):
+    """A file or folder cannot be read or written."""
+
+    exit_code = ExitCode.USAGE
+
+
+class TemplateSyntaxError(CapzgenError):
+    """A ``${...}`` expression the clusterctl engine rejects."""
+
+
+class MissingVariablesError(CapzgenError):
+    """Required template variables have no value; all of them are reported at once."""
+
+    def __init__(self, names: Sequence[str], *, location: Location | None = None) -> None:
+        self.names = tuple(sorted(names))
+        super().__init__(
+            f"value for variables [{', '.join(self.names)}] is not set",
+            location=location,
+            hint="set them in the environment, the clusterctl config file, --var or --values",
+        )
+
+
+class VariableError(CapzgenError):
+    """Variable values that break their declared types or constraints (all problems at once)."""
+
+
+class YamlError(CapzgenError):
+    """Text that is not valid YAML, or a document that is not a Kubernetes object."""
+
+
+class SchemaStoreError(CapzgenError):
+    """A schema source cannot be used (malformed file, bad digest, unreachable mirror)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class FlavorError(CapzgenError):
+    """A flavor is unknown, malformed, or fails to render."""
+
+
+class ValidationFailed(CapzgenError):
+    """Validation produced error findings; the findings travel with the exception."""
+
+    def __init__(self, findings: Sequence[object], *, summary: str) -> None:
+        super().__init__(summary)
+        self.findings = tuple(findings)
+
+
+@dataclass
+class ErrorCollector:
+    """Collects several problems so that one exception can report all of them."""
+
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, problem: str) -> None:
+        self.problems.append(problem)
+
+    def __bool__(self) -> bool:
+        return bool(self.problems)

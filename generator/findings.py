@@ -1,0 +1,138 @@
+"""Validation findings: what is wrong, where, and which check said so.
+
+A finding names its place the way a person looks for it: the file and line, the top-level object
+(``Kind/name``), the embedded ASO resource inside it when there is one, and the JSON path. Findings
+are plain values so that checks can be pure functions and reports can sort and render them freely.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+PathPart = str | int
+JsonPath = tuple[PathPart, ...]
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+def format_path(path: Sequence[PathPart]) -> str:
+    """``("spec", "resources", 0, "metadata")`` -> ``spec.resources[0].metadata``.
+
+    Keys that are not plain identifiers (``serviceoperator.azure.com/credential-from``) are quoted
+    in brackets so the path stays unambiguous.
+    """
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part and all(c.isalnum() or c in "_-" for c in part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """The object a finding is about: a top-level document and, optionally, an embedded resource."""
+
+    file: str
+    document: int | None = None  # 0-based index among the file's documents
+    kind: str | None = None
+    name: str | None = None
+    embedded_path: JsonPath | None = None  # where the embedded resource sits in the document
+    embedded_kind: str | None = None
+    embedded_name: str | None = None
+
+    def embedded(self, path: JsonPath, obj: Any) -> Subject:
+        """The subject for the ASO resource found at ``path`` inside this document."""
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return replace(
+            self,
+            embedded_path=path,
+            embedded_kind=kind if isinstance(kind, str) else None,
+            embedded_name=name if isinstance(name, str) else None,
+        )
+
+    def label(self) -> str:
+        text = f"{self.kind or '?'}/{self.name or '?'}"
+        if self.embedded_path is not None:
+            text += f" > {self.embedded_kind or '?'}/{self.embedded_name or '?'}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    severity: Severity
+    rule: str  # "schema", "no-schema", "yaml" or a rule ID such as "CAPZ-REF-001"
+    message: str
+    subject: Subject
+    path: JsonPath = ()  # absolute path inside the top-level document
+    line: int | None = None
+    origin: str = "capzgen"
+    hint: str | None = field(default=None, compare=False)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    @property
+    def display_path(self) -> str:
+        """Path relative to the embedded resource when there is one, else to the document."""
+        embedded = self.subject.embedded_path
+        if embedded is not None and tuple(self.path[: len(embedded)]) == tuple(embedded):
+            return format_path(self.path[len(embedded) :])
+        return format_path(self.path)
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (
+            self.subject.file,
+            self.line if self.line is not None else 1 << 30,
+            self.subject.document if self.subject.document is not None else -1,
+            format_path(self.path),
+            self.message,
+        )
+
+    def to_text(self) -> str:
+        where = self.subject.file + (f":{self.line}" if self.line is not None else "")
+        path = self.display_path or "(object)"
+        prefix = "" if self.severity is Severity.ERROR else f"{self.severity.value}: "
+        origin = "" if self.origin == "capzgen" else f" [{self.origin}]"
+        return f"{where}: {self.subject.label()}: {path}: {prefix}{self.message} ({self.rule}){origin}"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        data["path"] = format_path(self.path)
+        data["display_path"] = self.display_path
+        subject = data.pop("subject")
+        subject["embedded_path"] = (
+            format_path(self.subject.embedded_path)
+            if self.subject.embedded_path is not None
+            else None
+        )
+        data.update(subject)
+        return data
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=Finding.sort_key)
+
+
+def summarize(findings: Sequence[Finding], documents: int) -> str:
+    errors = sum(1 for f in findings if f.is_error)
+    warnings = len(findings) - errors
+    return (
+        f"{documents} document{'s' if documents != 1 else ''} checked: "
+        f"{errors} error{'s' if errors != 1 else ''}, "
+        f"{warnings} warning{'s' if warnings != 1 else ''}"
+    )

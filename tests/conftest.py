@@ -1,0 +1,74 @@
+"""Fixtures shared by every test module: where ../shared is, and how to run the CLI."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _shared_dir() -> Path:
+    configured = os.environ.get("CAPZGEN_SHARED")
+    return Path(configured) if configured else REPO_ROOT.parent / "shared"
+
+
+SHARED = _shared_dir()
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The upstream data beside the repository (CRDs, ASO schemas, CAPZ templates).
+
+    CI always provides it; a missing folder is a broken set-up, so the test fails loudly instead of
+    being skipped.
+    """
+    if not (SHARED / "crds").is_dir():
+        pytest.fail(f"../shared not found at {SHARED}; set CAPZGEN_SHARED to its location")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(shared_dir: Path) -> Path:
+    return shared_dir / "corpus" / "capz-templates"
+
+
+@pytest.fixture(scope="session")
+def shared_schema_dirs(shared_dir: Path) -> list[Path]:
+    return [
+        shared_dir / "crds" / "capz-v1.26.0",
+        shared_dir / "crds" / "capi-v1.13.3",
+        shared_dir / "schemas",
+    ]
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run_cli(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Call ``generator.cli.main(argv)`` in-process and capture what it prints."""
+    from generator.cli import main
+
+    def run(argv: Sequence[str], *, env: dict[str, str] | None = None, stdin: str | None = None) -> CliResult:
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        if stdin is not None:
+            import io
+            import sys
+
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
+        capfd.readouterr()
+        code = main(list(argv))
+        out, err = capfd.readouterr()
+        return CliResult(code, out, err)
+
+    return run
