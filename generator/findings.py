@@ -107,7 +107,9 @@ class Finding:
         path = self.display_path or "(object)"
         prefix = "" if self.severity is Severity.ERROR else f"{self.severity.value}: "
         origin = "" if self.origin == "capzgen" else f" [{self.origin}]"
-        return f"{where}: {self.subject.label()}: {path}: {prefix}{self.message} ({self.rule}){origin}"
+        return (
+            f"{where}: {self.subject.label()}: {path}: {prefix}{self.message} ({self.rule}){origin}"
+        )
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -65,7 +65,9 @@ class LazyGroup(click.Group):
             formatter.write_dl([(name, _SHORT_HELP[name]) for name in self.list_commands(ctx)])
 
 
-@click.group(cls=LazyGroup, epilog=EXIT_CODES_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup, epilog=EXIT_CODES_HELP, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, prog_name="capzgen")
 @click.option("-v", "--verbose", count=True, help="More progress messages on stderr (repeatable).")
 def cli(verbose: int) -> None:
@@ -120,7 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("CAPZGEN_DEBUG"):
             raise
         click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
-        click.echo("Hint: this is a bug in capzgen; rerun with CAPZGEN_DEBUG=1 for a traceback", err=True)
+        click.echo(
+            "Hint: this is a bug in capzgen; rerun with CAPZGEN_DEBUG=1 for a traceback", err=True
+        )
         return 3
     return int(result) if isinstance(result, int) else int(ExitCode.OK)
 

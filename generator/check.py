@@ -1,0 +1,100 @@
+"""Validating texts and files end to end: load, validate, and put line numbers on findings.
+
+Documents from all inputs are validated together, because references cross files (a GitOps folder
+holds one object per file). Line numbers are located only for documents that have findings, so a
+clean run never pays for the slower position-aware parse.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from generator.documents import Document
+from generator.errors import YamlError
+from generator.findings import Finding, Severity, Subject, sort_findings, summarize
+from generator.schemastore.types import SchemaLookup
+from generator.validate.engine import ValidationOptions, validate_documents
+from generator.yamlio.load import iter_files, load_documents, read_source
+from generator.yamlio.locate import LineLocator
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SourceText:
+    name: str
+    text: str
+
+
+@dataclass
+class CheckReport:
+    documents: list[Document] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def document_count(self) -> int:
+        return sum(1 for d in self.documents if d.obj is not None)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.is_error for f in self.findings)
+
+    def summary(self) -> str:
+        return summarize(self.findings, self.document_count)
+
+
+def yaml_error_finding(error: YamlError, source: str) -> Finding:
+    loc = error.location
+    return Finding(
+        severity=Severity.ERROR,
+        rule="yaml",
+        message=error.message,
+        subject=Subject(file=source, document=loc.document if loc else None),
+        line=loc.line if loc else None,
+    )
+
+
+def check_sources(
+    sources: Sequence[SourceText], store: SchemaLookup | None, options: ValidationOptions
+) -> CheckReport:
+    report = CheckReport()
+    texts: dict[str, str] = {}
+    for source in sources:
+        texts[source.name] = source.text
+        try:
+            report.documents.extend(load_documents(source.text, source=source.name))
+        except YamlError as error:
+            report.findings.append(yaml_error_finding(error, source.name))
+    log.info("validating %d documents", report.document_count)
+    findings = validate_documents(report.documents, store, options)
+    report.findings = sort_findings([*report.findings, *_with_lines(findings, texts)])
+    return report
+
+
+def check_paths(
+    paths: Sequence[str], store: SchemaLookup | None, options: ValidationOptions
+) -> CheckReport:
+    """Validate files, folders (recursively *.yaml, *.yml, *.json) and ``-`` (stdin)."""
+    names: list[str] = []
+    for path in paths:
+        names.extend(["-"] if path == "-" else iter_files([path]))
+    sources = [SourceText("<stdin>" if n == "-" else n, read_source(n)) for n in names]
+    return check_sources(sources, store, options)
+
+
+def _with_lines(findings: Sequence[Finding], texts: dict[str, str]) -> list[Finding]:
+    locators: dict[str, LineLocator] = {}
+    located = []
+    for finding in findings:
+        subject = finding.subject
+        text = texts.get(subject.file)
+        if finding.line is not None or text is None or subject.document is None:
+            located.append(finding)
+            continue
+        locator = locators.get(subject.file)
+        if locator is None:
+            locator = locators[subject.file] = LineLocator(text)
+        located.append(replace(finding, line=locator.line_of(subject.document, finding.path)))
+    return located

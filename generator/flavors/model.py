@@ -1,0 +1,63 @@
+"""Typed model of a flavor's metadata file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_CAPZGEN_KEYS = frozenset({"required", "export"})
+
+
+@dataclass(frozen=True)
+class VariableSpec:
+    """One declared variable: its JSON Schema plus capzgen's own keys."""
+
+    name: str
+    schema: dict[str, Any]  # the JSON Schema for the value (type, pattern, enum, items, ...)
+    required: bool
+    export: str  # "placeholder" or "default"; see schemas/flavor.schema.json
+
+    @property
+    def type(self) -> str:
+        return str(self.schema["type"])
+
+    @property
+    def description(self) -> str:
+        return str(self.schema.get("description", ""))
+
+    @property
+    def has_default(self) -> bool:
+        return "default" in self.schema
+
+    @property
+    def default(self) -> Any:
+        return self.schema.get("default")
+
+    @classmethod
+    def from_metadata(cls, name: str, raw: dict[str, Any]) -> VariableSpec:
+        schema = {key: value for key, value in raw.items() if key not in _CAPZGEN_KEYS}
+        required = bool(raw.get("required", "default" not in raw))
+        scalar = schema.get("type") in ("string", "integer", "number", "boolean")
+        export = str(raw.get("export", "placeholder" if scalar else "default"))
+        return cls(name=name, schema=schema, required=required, export=export)
+
+
+@dataclass(frozen=True)
+class Flavor:
+    name: str
+    description: str
+    directory: Path
+    templates: tuple[str, ...]
+    variables: dict[str, VariableSpec] = field(default_factory=dict)
+    clusterclass: str | None = None
+    notes: str = ""
+    builtin: bool = True
+
+    def values_schema(self) -> dict[str, Any]:
+        """One JSON Schema for all variable values, so every problem is reported in one pass."""
+        return {
+            "type": "object",
+            "properties": {name: spec.schema for name, spec in self.variables.items()},
+            "required": sorted(name for name, spec in self.variables.items() if spec.required),
+        }

@@ -1,0 +1,133 @@
+"""The one place a Jinja environment is built, and rendering of a flavor with it.
+
+The environment is sandboxed (flavors from ``--flavors-dir`` are user content) and treats undefined
+names as errors, so a misspelt variable fails loudly instead of rendering an empty field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from generator.errors import FlavorError, Location
+from generator.flavors.model import Flavor
+
+
+class Placeholder(str):
+    """A clusterctl ``${VAR}`` placeholder standing in for a value (export mode, `flavors show`).
+
+    The ``yaml`` filter writes it unquoted, so the exported template looks like CAPZ's own
+    (``replicas: ${WORKER_MACHINE_COUNT:=2}``) and substitutes to correctly typed YAML.
+    """
+
+
+def placeholder_values(flavor: Flavor) -> dict[str, Any]:
+    """Values for rendering a flavor without user input.
+
+    Scalars declared ``export: placeholder`` become ``${NAME}`` (or ``${NAME:=default}``);
+    structural variables (lists, objects, switches declared ``export: default``) take their defaults,
+    because the template's shape depends on them.
+    """
+    values: dict[str, Any] = {}
+    for name, spec in flavor.variables.items():
+        if spec.export == "placeholder":
+            if spec.has_default and spec.default not in (None, ""):
+                default = spec.default
+                text = (
+                    ("true" if default else "false") if isinstance(default, bool) else str(default)
+                )
+                values[name] = Placeholder(f"${{{name}:={text}}}")
+            else:
+                values[name] = Placeholder(f"${{{name}}}")
+        else:
+            values[name] = spec.default
+    return values
+
+
+class _FlavorFailure(Exception):
+    """Raised by ``fail()`` inside a template; carries the author's message."""
+
+
+def to_yaml_scalar(value: Any) -> str:
+    """Render a value as YAML flow text that loads back as exactly that value.
+
+    JSON is valid YAML flow syntax, and double-quoted JSON strings escape everything that would
+    otherwise change meaning (``: ``, ``#``, leading ``*``, ``yes``). Placeholders stay verbatim.
+    """
+    if isinstance(value, Placeholder):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def go_template(expression: str) -> str:
+    """``go(".builtin.cluster.name")`` -> ``{{ .builtin.cluster.name }}`` for ClusterClass patches.
+
+    Go template text cannot be written literally inside Jinja; this keeps it readable.
+    """
+    return "{{ " + expression.strip() + " }}"
+
+
+def _fail(message: str) -> NoReturn:
+    raise _FlavorFailure(message)
+
+
+def build_environment(search_path: Sequence[Path]) -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["yaml"] = to_yaml_scalar
+    env.globals["go"] = go_template
+    env.globals["fail"] = _fail
+    return env
+
+
+def render_flavor(flavor: Flavor, values: Mapping[str, Any], search_path: Sequence[Path]) -> str:
+    """Render every template of the flavor and join them as YAML documents."""
+    env = build_environment(search_path)
+    parts: list[str] = []
+    for name in flavor.templates:
+        path = flavor.directory / name
+        try:
+            template = env.get_template(name)
+            text = template.render(dict(values))
+        except jinja2.TemplateSyntaxError as exc:
+            raise FlavorError(
+                f"template syntax error: {exc.message}",
+                location=Location(file=exc.filename or str(path), line=exc.lineno),
+            ) from exc
+        except jinja2.UndefinedError as exc:
+            raise FlavorError(
+                f"template uses an undefined value: {exc.message}",
+                location=Location(file=str(path), line=_template_line(exc)),
+            ) from exc
+        except jinja2.exceptions.SecurityError as exc:
+            raise FlavorError(
+                f"template attempted an unsafe operation: {exc}", location=Location(file=str(path))
+            ) from exc
+        except _FlavorFailure as exc:
+            raise FlavorError(str(exc), location=Location(file=str(path))) from exc
+        except jinja2.TemplateError as exc:
+            raise FlavorError(f"template error: {exc}", location=Location(file=str(path))) from exc
+        parts.append(text.strip("\n"))
+    return "\n---\n".join(part for part in parts if part.strip()) + "\n"
+
+
+def _template_line(exc: BaseException) -> int | None:
+    """The template line Jinja was rendering when it raised (from the traceback)."""
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith((".j2", ".yaml", ".yml")):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line

@@ -1,0 +1,124 @@
+"""Turning raw variable values (strings from flags and the environment, typed values from
+``--values`` files) into the typed values a flavor declares, reporting every problem at once."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from generator.errors import VariableError
+from generator.findings import format_path
+from generator.flavors.model import Flavor, VariableSpec
+from generator.variables import VariableStore
+
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+_TRUE = frozenset({"true", "yes", "on", "1"})
+_FALSE = frozenset({"false", "no", "off", "0"})
+
+
+class CoercionError(ValueError):
+    pass
+
+
+def coerce(spec: VariableSpec, raw: Any) -> Any:
+    """Convert text to the declared type; non-text values are passed on for schema checking."""
+    if not isinstance(raw, str):
+        if spec.type == "string" and isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            return str(raw)
+        return raw
+    text = raw.strip()
+    match spec.type:
+        case "string":
+            return raw
+        case "integer":
+            if not _INTEGER.match(text):
+                raise CoercionError(f"expected an integer, got {raw!r}")
+            return int(text)
+        case "number":
+            try:
+                return float(text) if not _INTEGER.match(text) else int(text)
+            except ValueError:
+                raise CoercionError(f"expected a number, got {raw!r}") from None
+        case "boolean":
+            lowered = text.lower()
+            if lowered in _TRUE:
+                return True
+            if lowered in _FALSE:
+                return False
+            raise CoercionError(f"expected true or false, got {raw!r}")
+        case "array" | "object":
+            try:
+                parsed = yaml.load(raw, Loader=yaml.CSafeLoader)
+            except yaml.YAMLError as exc:
+                raise CoercionError(f"expected a YAML/JSON {spec.type}: {exc}") from None
+            wanted = list if spec.type == "array" else dict
+            if not isinstance(parsed, wanted):
+                raise CoercionError(f"expected a YAML/JSON {spec.type}, got {raw!r}")
+            return parsed
+    raise CoercionError(
+        f"unsupported type {spec.type!r}"
+    )  # pragma: no cover - metadata schema forbids it
+
+
+@lru_cache(maxsize=64)
+def _validator(schema_text: str) -> Any:
+    import json
+
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(json.loads(schema_text))
+
+
+def resolve_values(flavor: Flavor, store: VariableStore) -> tuple[dict[str, Any], dict[str, str]]:
+    """Typed values for every declared variable and the source each came from.
+
+    Raises :class:`VariableError` naming every missing or mistyped variable.
+    """
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    problems: list[str] = []
+    for name, spec in flavor.variables.items():
+        resolved = store.resolve(name)
+        if resolved is None:
+            if spec.has_default:
+                values[name] = spec.default
+                sources[name] = "flavor default"
+            elif spec.required:
+                problems.append(f"{name}: required, no value set ({spec.description})")
+            continue
+        try:
+            values[name] = coerce(spec, resolved.value)
+            sources[name] = resolved.source
+        except CoercionError as exc:
+            problems.append(f"{name}: {exc} (from {resolved.source})")
+    problems.extend(_schema_problems(flavor, values, sources))
+    if problems:
+        raise VariableError(
+            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the variables of flavor {flavor.name!r}",
+            details=problems,
+            hint="see `capzgen generate cluster NAME --flavor "
+            f"{flavor.name} --list-variables` for types and defaults",
+        )
+    return values, sources
+
+
+def _schema_problems(
+    flavor: Flavor, values: Mapping[str, Any], sources: Mapping[str, str]
+) -> list[str]:
+    import json
+
+    validator = _validator(json.dumps(flavor.values_schema(), sort_keys=True))
+    problems = []
+    for error in validator.iter_errors(dict(values)):
+        path = list(error.instance_path)
+        if not path:
+            continue  # "required" at the top is reported above with a better message
+        name = str(path[0])
+        where = format_path(path)
+        source = sources.get(name, "")
+        problems.append(f"{where}: {error.message}" + (f" (from {source})" if source else ""))
+    return sorted(set(problems))
