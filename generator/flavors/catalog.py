@@ -115,5 +115,10 @@ class FlavorCatalog:
         return [self.get(name) for name in self.names()]
 
     def template_search_path(self, flavor: Flavor) -> list[Path]:
-        """Folders Jinja may load from: the flavor itself, then every root (for ``_lib`` macros)."""
-        return [flavor.directory, *(root for root, _ in self.roots)]
+        """Folders Jinja may load from: the flavor itself, then the roots for ``_lib`` macros.
+
+        A built-in flavor sees only the built-in roots, so a user's ``_lib`` can never change what
+        a built-in flavor renders; a user flavor may import from user and built-in libraries.
+        """
+        roots = [root for root, builtin in self.roots if builtin or not flavor.builtin]
+        return [flavor.directory, *roots]

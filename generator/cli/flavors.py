@@ -1,0 +1,160 @@
+"""``capzgen flavors list|show``: which flavors exist, what each one needs and what it produces.
+
+The commands only read metadata and render with placeholder values; formatting is done by small pure
+functions so that the output can be tested without a terminal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from generator.errors import FlavorError, Location
+from generator.flavors import render
+from generator.flavors.catalog import FlavorCatalog
+from generator.flavors.model import Flavor, VariableSpec
+
+# Cells wider than this overflow their column instead of widening it for every row (long defaults).
+_MAX_CELL_WIDTH = 40
+
+flavors_dir_option = click.option(
+    "--flavors-dir",
+    "flavors_dirs",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Extra flavors folder, searched before the built-in flavors (repeatable; the first wins).",
+)
+
+
+@click.group()
+def flavors() -> None:
+    """List and describe the available flavors."""
+
+
+@flavors.command("list")
+@flavors_dir_option
+def list_command(flavors_dirs: tuple[Path, ...]) -> None:
+    """List every flavor with its one-line description."""
+    catalog = FlavorCatalog(flavors_dirs)
+    click.echo(format_table([(flavor.name, flavor.description) for flavor in catalog.all()]))
+
+
+@flavors.command("show")
+@click.argument("name")
+@flavors_dir_option
+def show_command(name: str, flavors_dirs: tuple[Path, ...]) -> None:
+    """Describe flavor NAME: its variables, notes and the objects it renders."""
+    catalog = FlavorCatalog(flavors_dirs)
+    flavor = catalog.get(name)
+    objects = produced_objects(flavor, catalog.template_search_path(flavor))
+    click.echo(describe(flavor, objects))
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+
+def produced_objects(flavor: Flavor, search_path: Sequence[Path]) -> list[tuple[str, list[str]]]:
+    """``Kind/name`` of each rendered object, with the ``Kind/name`` of its embedded resources.
+
+    Rendered with :func:`render.placeholder_values`, so names read ``${CLUSTER_NAME}-pool0``.
+    """
+    text = render.render_flavor(flavor, render.placeholder_values(flavor), search_path)
+    try:
+        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+    except yaml.YAMLError as exc:
+        raise FlavorError(
+            f"rendering with placeholder values does not give valid YAML: {exc}",
+            location=Location(file=str(flavor.directory)),
+        ) from exc
+    return [(_kind_and_name(doc), [_kind_and_name(r) for r in _embedded(doc)]) for doc in documents]
+
+
+def _kind_and_name(obj: Any) -> str:
+    if not isinstance(obj, dict):
+        return f"(not an object: {type(obj).__name__})"
+    metadata = obj.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    return f"{obj.get('kind', '?')}/{name if name is not None else '?'}"
+
+
+def _embedded(obj: Any) -> list[Any]:
+    """The ASO resources in ``spec.resources`` of a CAPZ object (none for other objects)."""
+    spec = obj.get("spec") if isinstance(obj, dict) else None
+    resources = spec.get("resources") if isinstance(spec, dict) else None
+    return resources if isinstance(resources, list) else []
+
+
+# --- formatting -------------------------------------------------------------------------------
+
+
+def format_table(rows: Iterable[Sequence[str]], indent: str = "") -> str:
+    """Left-aligned columns two spaces apart; the last column is never padded.
+
+    A column is as wide as its widest cell of at most ``_MAX_CELL_WIDTH`` characters; wider cells
+    push the rest of their own row to the right instead.
+    """
+    table = [list(row) for row in rows]
+    if not table:
+        return ""
+    widths = [
+        max(
+            (len(row[i]) for row in table if i < len(row) and len(row[i]) <= _MAX_CELL_WIDTH),
+            default=0,
+        )
+        for i in range(max(len(row) for row in table))
+    ]
+    lines = []
+    for row in table:
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + row[-1:]
+        lines.append((indent + "  ".join(cells)).rstrip())
+    return "\n".join(lines)
+
+
+def format_value(value: Any) -> str:
+    """A default as a user would type it: scalars plainly, lists and maps as one-line YAML."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value if value else '""'
+    if isinstance(value, (list, dict)):
+        return yaml.safe_dump(
+            value, default_flow_style=True, sort_keys=False, width=math.inf
+        ).strip()
+    return str(value)
+
+
+def variable_row(spec: VariableSpec) -> list[str]:
+    if spec.required:
+        default = "(required)"
+    elif spec.has_default:
+        default = format_value(spec.default)
+    else:
+        default = "(optional)"
+    description = spec.description
+    if "enum" in spec.schema:
+        description += f"; one of: {', '.join(format_value(v) for v in spec.schema['enum'])}"
+    return [spec.name, spec.type, default, description]
+
+
+def describe(flavor: Flavor, objects: Sequence[tuple[str, Sequence[str]]]) -> str:
+    source = "built-in" if flavor.builtin else str(flavor.directory)
+    parts = [f"{flavor.name}: {flavor.description}", f"Source: {source}", "", "Variables:"]
+    if flavor.variables:
+        rows = [["NAME", "TYPE", "DEFAULT", "DESCRIPTION"]]
+        rows += [variable_row(spec) for spec in flavor.variables.values()]
+        parts.append(format_table(rows, indent="  "))
+    else:
+        parts.append("  (none)")
+    if flavor.notes.strip():
+        parts += ["", "Notes:"]
+        parts += [f"  {line}".rstrip() for line in flavor.notes.strip("\n").splitlines()]
+    parts += ["", "Objects (rendered with ${VAR} placeholders and structural defaults):"]
+    for obj, embedded in objects:
+        parts.append(f"  {obj}")
+        parts += [f"    + {resource}" for resource in embedded]
+    return "\n".join(parts)

@@ -1,0 +1,130 @@
+"""Helpers for the flavor tests: rendering a flavor, substituting a CAPZ template, comparing objects."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.flavors import render, values
+from generator.flavors.catalog import FlavorCatalog
+from generator.variables import VariableStore, override_layer
+
+# The minimum every aks-shaped flavor needs.
+AKS_REQUIRED = {
+    "CLUSTER_NAME": "my-cluster",
+    "AZURE_LOCATION": "eastus",
+    "KUBERNETES_VERSION": "v1.33.1",
+}
+GO_EXPRESSION = re.compile(r"\{\{.*?\}\}")
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^}]*))?\}")
+
+
+def render_text(
+    flavor_name: str, settings: Mapping[str, Any], user_dirs: Sequence[Path] = ()
+) -> str:
+    """Render a flavor the way `generate` does: typed values from one override layer."""
+    catalog = FlavorCatalog(user_dirs)
+    flavor = catalog.get(flavor_name)
+    resolved, _ = values.resolve_values(flavor, VariableStore([override_layer(settings, "test")]))
+    return render.render_flavor(flavor, resolved, catalog.template_search_path(flavor))
+
+
+def render_objects(flavor_name: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return load_objects(render_text(flavor_name, settings))
+
+
+def load_objects(text: str) -> list[dict[str, Any]]:
+    objects = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+    assert all(isinstance(obj, dict) for obj in objects), "every document must be a mapping"
+    return objects
+
+
+def substitute(text: str, settings: Mapping[str, Any]) -> str:
+    """Enough of clusterctl's envsubst for CAPZ's templates: ``${NAME}`` and ``${NAME:=default}``."""
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in settings:
+            return str(settings[name])
+        assert default is not None, f"the CAPZ template needs {name}, the test did not set it"
+        return default
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def capz_objects(
+    corpus_dir: Path, template: str, settings: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    text = (corpus_dir / f"cluster-template-{template}.yaml").read_text(encoding="utf-8")
+    return load_objects(substitute(text, settings))
+
+
+def key(obj: Mapping[str, Any]) -> tuple[str, str]:
+    return (obj["kind"], obj["metadata"]["name"])
+
+
+def find(objects: Sequence[Mapping[str, Any]], kind: str, name: str | None = None) -> list[Any]:
+    return [
+        o for o in objects if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)
+    ]
+
+
+def embedded(objects: Sequence[Mapping[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """Every ASO resource of ``kind`` inside any object's spec.resources."""
+    return [
+        resource
+        for obj in objects
+        for resource in (obj.get("spec") or {}).get("resources", [])
+        if resource["kind"] == kind
+    ]
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
+    """Where ``actual`` fails to contain ``expected`` (maps may have extra keys), or ``None``.
+
+    Lists must have the same length and match item by item; scalars must be equal and of the same
+    type (so ``"2"`` does not pass for ``2``).
+    """
+    where = path or "(top)"
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"{where}: expected a mapping, got {actual!r}"
+        for name, value in expected.items():
+            if name not in actual:
+                return f"{path}.{name}: missing" if path else f"{name}: missing"
+            found = first_difference(value, actual[name], f"{path}.{name}" if path else str(name))
+            if found:
+                return found
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return f"{where}: expected {len(expected)} items {expected!r}, got {actual!r}"
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            found = first_difference(want, got, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    if type(expected) is not type(actual) or expected != actual:
+        return f"{where}: expected {expected!r}, got {actual!r}"
+    return None
+
+
+def parse_patch_templates(obj: Any) -> Any:
+    """A copy where every ClusterClass ``valueFrom.template`` text is replaced by its parsed YAML
+    and its Go template expressions, so formatting differences do not matter but the Go text does."""
+    if isinstance(obj, dict):
+        copy = {name: parse_patch_templates(value) for name, value in obj.items()}
+        template = obj.get("template")
+        if set(obj) == {"template"} and isinstance(template, str):
+            copy["template"] = {
+                "yaml": yaml.safe_load(template),
+                "go": sorted(GO_EXPRESSION.findall(template)),
+            }
+        return copy
+    if isinstance(obj, list):
+        return [parse_patch_templates(item) for item in obj]
+    return obj

@@ -1,0 +1,114 @@
+"""The built-in flavors' metadata loads, is self-consistent, and every flavor renders."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema_rs
+import pytest
+import yaml
+
+from generator.flavors import render
+from generator.flavors.catalog import FlavorCatalog
+from generator.flavors.model import Flavor
+from tests.flavors.flavor_testing import AKS_REQUIRED, load_objects, render_text
+
+BUILTIN = ["aks", "aks-clusterclass", "aks-maintenance", "aks-topology"]
+# One value set per flavor that satisfies every required variable.
+REQUIRED_VALUES = {
+    "aks": AKS_REQUIRED,
+    "aks-maintenance": AKS_REQUIRED,
+    "aks-clusterclass": {**AKS_REQUIRED, "CLUSTER_CLASS_NAME": "aks-class"},
+    "aks-topology": {
+        "CLUSTER_NAME": "my-cluster",
+        "CLUSTER_CLASS_NAME": "aks-class",
+        "KUBERNETES_VERSION": "v1.33.1",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def catalog() -> FlavorCatalog:
+    return FlavorCatalog()
+
+
+def test_builtin_flavors_are_listed(catalog: FlavorCatalog) -> None:
+    assert catalog.names() == BUILTIN
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_metadata_loads(catalog: FlavorCatalog, name: str) -> None:
+    flavor = catalog.get(name)
+    assert flavor.builtin
+    assert flavor.description and "\n" not in flavor.description
+    assert flavor.variables, "every built-in flavor declares its variables"
+    assert flavor.notes.strip()
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_every_default_satisfies_its_own_schema(catalog: FlavorCatalog, name: str) -> None:
+    for spec in catalog.get(name).variables.values():
+        if spec.has_default:
+            validator = jsonschema_rs.validator_for(spec.schema)
+            errors = [e.message for e in validator.iter_errors(spec.default)]
+            assert not errors, f"{name}: default of {spec.name}: {errors}"
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_renders_yaml_with_required_values_only(name: str) -> None:
+    objects = load_objects(render_text(name, REQUIRED_VALUES[name]))
+    assert objects
+    for obj in objects:
+        assert {"apiVersion", "kind", "metadata"} <= set(obj)
+        assert obj["metadata"]["namespace"] == "default"
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_renders_yaml_with_placeholders(catalog: FlavorCatalog, name: str) -> None:
+    """What `flavors show` and export do: ${VAR} placeholders for scalars, defaults for structure."""
+    flavor = catalog.get(name)
+    text = render.render_flavor(
+        flavor, render.placeholder_values(flavor), catalog.template_search_path(flavor)
+    )
+    assert all(isinstance(doc, dict) for doc in yaml.safe_load_all(text))
+    assert "${CLUSTER_NAME}" in text
+
+
+def test_required_variables_are_marked(catalog: FlavorCatalog) -> None:
+    aks = catalog.get("aks")
+    required = sorted(n for n, spec in aks.variables.items() if spec.required)
+    assert required == ["AZURE_LOCATION", "CLUSTER_NAME", "KUBERNETES_VERSION"]
+    assert aks.variables["NODE_POOLS"].export == "default"
+    assert aks.variables["ASO_CREDENTIAL_SECRET_CREATE"].export == "default"
+    assert aks.variables["WORKER_MACHINE_COUNT"].export == "placeholder"
+
+
+def _schemas(flavor: Flavor) -> dict[str, str]:
+    return {
+        name: json.dumps(spec.schema, sort_keys=True) for name, spec in flavor.variables.items()
+    }
+
+
+def test_aks_maintenance_declares_exactly_the_aks_variables_plus_its_windows(
+    catalog: FlavorCatalog,
+) -> None:
+    """aks-maintenance extends the aks templates, so it must declare the same variables (the
+    metadata format has no inheritance; this keeps the copy honest)."""
+    aks, maintenance = _schemas(catalog.get("aks")), _schemas(catalog.get("aks-maintenance"))
+    assert {name: maintenance.get(name) for name in aks} == aks
+    assert sorted(set(maintenance) - set(aks)) == [
+        "AKS_MAINTENANCE_AUTO_UPGRADE",
+        "AKS_MAINTENANCE_DEFAULT",
+        "AKS_MAINTENANCE_NODE_OS_UPGRADE",
+    ]
+
+
+@pytest.mark.parametrize("shared", ["CLUSTER_CLASS_NAME", "KUBERNETES_VERSION"])
+def test_topology_and_clusterclass_agree_on_shared_variables(
+    catalog: FlavorCatalog, shared: str
+) -> None:
+    clusterclass = catalog.get("aks-clusterclass").variables[shared].schema
+    topology = catalog.get("aks-topology").variables[shared].schema
+    assert {k: v for k, v in clusterclass.items() if k != "description"} == {
+        k: v for k, v in topology.items() if k != "description"
+    }
