@@ -1,0 +1,174 @@
+"""The user cache: where imported/synced schemas live and where conversions are memoised.
+
+Layout under the cache root (``platformdirs.user_cache_dir("capzgen")``, or ``$CAPZGEN_CACHE_DIR``)::
+
+    schemas/<group>/<kind>_<version>.json       imported and synced schemas (on the search path)
+    converted/v<N>/<sha256>/index.json          memo: GVKs converted from one CRD file
+    converted/v<N>/<sha256>/<group>/<kind>_<version>.json
+    core/<kubernetes-validate dir>/...           memo: bundled core Kubernetes schemas
+
+Memo entries are keyed by content (the source file's sha256) and by the converter version, so they
+never go stale; a later run only hashes the CRD file and reads small JSON files. Every write is
+atomic (temporary file or folder, then rename), so a crash or a concurrent run never leaves a half
+written entry behind. A cache that cannot be written only costs speed: it is logged, not raised.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from generator.errors import InputOutputError, Location
+from generator.schemastore.crd import CONVERTER_VERSION, ConvertedSchema
+from generator.schemastore.types import GroupVersionKind
+
+log = logging.getLogger(__name__)
+
+ENV_CACHE_DIR = "CAPZGEN_CACHE_DIR"
+
+
+def cache_root(env: Mapping[str, str] | None = None) -> Path:
+    environ = os.environ if env is None else env
+    configured = environ.get(ENV_CACHE_DIR)
+    return Path(configured) if configured else Path(platformdirs.user_cache_dir("capzgen"))
+
+
+def cache_schemas_dir(env: Mapping[str, str] | None = None) -> Path:
+    return cache_root(env) / "schemas"
+
+
+def dump_json(value: Any) -> bytes:
+    """Compact, deterministic JSON as stored in the cache."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new content, never a mix."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise InputOutputError(
+            f"cannot write cache file: {error.strerror or error}", location=Location(file=str(path))
+        ) from error
+
+
+def install_files(target_root: Path, files: Mapping[str, bytes]) -> list[Path]:
+    """Write several files below ``target_root`` as one unit, as far as the file system allows.
+
+    Everything is first written to a staging folder next to the target (same file system); only
+    when all of it is on disk are the files renamed into place. A failure before that point leaves
+    the target untouched.
+    """
+    try:
+        target_root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=target_root, prefix=".staging-"))
+    except OSError as error:
+        raise InputOutputError(
+            f"cannot write to the schema cache: {error.strerror or error}",
+            location=Location(file=str(target_root)),
+        ) from error
+    try:
+        for relative, data in files.items():
+            staged = staging / relative
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            staged.write_bytes(data)
+        written = []
+        for relative in files:
+            final = target_root / relative
+            final.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / relative, final)
+            written.append(final)
+        return written
+    except OSError as error:
+        raise InputOutputError(
+            f"cannot write to the schema cache: {error.strerror or error}",
+            location=Location(file=str(target_root)),
+        ) from error
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoEntry:
+    """The memoised conversion of one CRD file: which GVKs it holds and where their schemas are."""
+
+    folder: Path
+    schemas: tuple[tuple[GroupVersionKind, str], ...]  # (gvk, path relative to folder)
+
+    def load(self, relative: str) -> Any:
+        return json.loads((self.folder / relative).read_bytes())
+
+
+@dataclass(frozen=True)
+class ConversionMemo:
+    """Converted CRD schemas keyed by the CRD file's sha256 (see the module docstring)."""
+
+    root: Path
+
+    @property
+    def folder(self) -> Path:
+        return self.root / "converted" / f"v{CONVERTER_VERSION}"
+
+    def get(self, sha256: str) -> MemoEntry | None:
+        folder = self.folder / sha256
+        try:
+            index = json.loads((folder / "index.json").read_bytes())
+            schemas = tuple(
+                (GroupVersionKind(e["group"], e["version"], e["kind"]), e["file"])
+                for e in index["schemas"]
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return MemoEntry(folder=folder, schemas=schemas)
+
+    def put(self, sha256: str, converted: list[ConvertedSchema], source: str) -> MemoEntry | None:
+        final = self.folder / sha256
+        index = {
+            "source": source,
+            "schemas": [
+                {
+                    "group": c.gvk.group,
+                    "version": c.gvk.version,
+                    "kind": c.gvk.kind,
+                    "file": c.catalog_path,
+                }
+                for c in converted
+            ],
+        }
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(dir=self.folder, prefix=".staging-"))
+            try:
+                for item in converted:
+                    target = staging / item.catalog_path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(dump_json(item.schema))
+                (staging / "index.json").write_bytes(dump_json(index))
+                try:
+                    os.rename(staging, final)
+                except OSError:
+                    if not final.is_dir():  # a concurrent run winning the race is fine
+                        raise
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+        except OSError as error:
+            log.warning("cannot memoise the conversion of %s in %s: %s", source, final, error)
+            return None
+        return self.get(sha256)

@@ -1,0 +1,128 @@
+"""CustomResourceDefinition documents -> one JSON Schema per served version.
+
+Accepts what people have at hand: multi-document YAML, JSON, and ``kind: List`` wrappers as
+``kubectl get crds -o yaml`` prints them. Versions that are not served cannot be created on a
+cluster, so they get no schema. ``apiextensions.k8s.io/v1beta1`` CRDs (schema at
+``spec.validation`` or per version) are converted the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generator.schemastore.structural import GVK_MARKER, PRESERVE, SchemaFormatError, convert_root
+from generator.schemastore.types import GroupVersionKind
+
+CRD_API_VERSIONS = frozenset({"apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"})
+_LIST_KINDS = frozenset({"List", "CustomResourceDefinitionList"})
+
+# Bumped whenever the conversion output changes, so memoised conversions are not reused.
+CONVERTER_VERSION = "2"
+
+
+class CrdError(ValueError):
+    """A CRD document that cannot be converted (the message names the CRD and the place)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertedSchema:
+    gvk: GroupVersionKind
+    schema: dict[str, Any]
+
+    @property
+    def catalog_path(self) -> str:
+        """Where the schema lives in the ``<group>/<kind>_<version>.json`` layout."""
+        return f"{self.gvk.group or 'core'}/{self.gvk.kind.lower()}_{self.gvk.version}.json"
+
+
+def is_crd(obj: Any) -> bool:
+    return (
+        isinstance(obj, Mapping)
+        and obj.get("kind") == "CustomResourceDefinition"
+        and obj.get("apiVersion") in CRD_API_VERSIONS
+    )
+
+
+def iter_crds(documents: Iterable[Any]) -> Iterator[Mapping[str, Any]]:
+    """The CRDs among ``documents``, ``List`` wrappers and bare arrays unpacked; other objects are
+    skipped."""
+    for doc in documents:
+        if isinstance(doc, list):
+            yield from iter_crds(doc)
+        elif isinstance(doc, Mapping) and doc.get("kind") in _LIST_KINDS:
+            items = doc.get("items")
+            if isinstance(items, list):
+                yield from iter_crds(items)
+        elif is_crd(doc):
+            yield doc
+
+
+def convert_documents(documents: Iterable[Any]) -> list[ConvertedSchema]:
+    """Every served version of every CRD in ``documents``."""
+    converted: list[ConvertedSchema] = []
+    for crd in iter_crds(documents):
+        converted.extend(convert_crd(crd))
+    return converted
+
+
+def convert_crd(crd: Mapping[str, Any]) -> list[ConvertedSchema]:
+    name = _crd_name(crd)
+    spec = crd.get("spec")
+    if not isinstance(spec, Mapping):
+        raise CrdError(f"CustomResourceDefinition {name}: spec is missing")
+    group = spec.get("group")
+    names = spec.get("names")
+    kind = names.get("kind") if isinstance(names, Mapping) else None
+    if not isinstance(group, str) or not group or not isinstance(kind, str) or not kind:
+        raise CrdError(
+            f"CustomResourceDefinition {name}: spec.group and spec.names.kind are required"
+        )
+    result = []
+    for index, version, openapi in _served_versions(spec, name):
+        gvk = GroupVersionKind(group=group, version=version, kind=kind)
+        pointer = f"/spec/versions/{index}/schema/openAPIV3Schema" if index >= 0 else "/spec"
+        try:
+            # A version without a schema accepts any content, as the API server does.
+            schema = convert_root(openapi if openapi is not None else {PRESERVE: True})
+        except SchemaFormatError as error:
+            raise CrdError(f"CustomResourceDefinition {name}: {pointer}{error}") from error
+        marker = {GVK_MARKER: [{"group": group, "kind": kind, "version": version}]}
+        result.append(ConvertedSchema(gvk=gvk, schema={**marker, **schema}))
+    return result
+
+
+def _served_versions(
+    spec: Mapping[str, Any], name: str
+) -> Iterator[tuple[int, str, Mapping[str, Any] | None]]:
+    shared = _openapi(spec.get("validation"))  # v1beta1: one schema for all versions
+    versions = spec.get("versions")
+    if isinstance(versions, list) and versions:
+        for index, entry in enumerate(versions):
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+                raise CrdError(
+                    f"CustomResourceDefinition {name}: spec.versions[{index}] has no name"
+                )
+            if entry.get("served", True) is not True:
+                continue
+            own = _openapi(entry.get("schema"))
+            yield index, entry["name"], own if own is not None else shared
+    elif isinstance(spec.get("version"), str):
+        yield -1, spec["version"], shared
+    else:
+        raise CrdError(f"CustomResourceDefinition {name}: spec.versions is missing")
+
+
+def _openapi(holder: Any) -> Mapping[str, Any] | None:
+    if isinstance(holder, Mapping):
+        schema = holder.get("openAPIV3Schema")
+        if isinstance(schema, Mapping):
+            return schema
+    return None
+
+
+def _crd_name(crd: Mapping[str, Any]) -> str:
+    meta = crd.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    return str(name) if name else "(unnamed)"

@@ -1,0 +1,30 @@
+"""The compiled schema for one group/version/kind: what :meth:`SchemaStore.lookup` hands out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.schemastore.types import GroupVersionKind, SchemaViolation
+from generator.schemastore.violations import violations
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledSchema:
+    """Implements :class:`~generator.schemastore.types.SchemaHandle`.
+
+    ``schema`` is the converted JSON Schema that was compiled; it keeps the CRD's
+    ``x-kubernetes-validations`` so that a CEL evaluator can walk it alongside the object.
+    """
+
+    gvk: GroupVersionKind
+    source: str
+    schema: dict[str, Any] = field(repr=False)
+    validator: Any = field(repr=False)
+
+    def is_valid(self, obj: Any) -> bool:
+        return bool(self.validator.is_valid(obj))
+
+    def iter_violations(self, obj: Any) -> Iterator[SchemaViolation]:
+        return violations(self.validator.iter_errors(obj))

@@ -1,0 +1,245 @@
+"""Kubernetes structural schema (CRD ``openAPIV3Schema``) -> plain JSON Schema 2020-12.
+
+Kubernetes does not validate a custom resource with JSON Schema semantics: it prunes or rejects
+unknown fields, treats ``nullable`` and ``x-kubernetes-*`` extensions specially and knows its own
+``format`` names. A stock JSON Schema validator knows none of that, so every schema we compile
+(converted CRDs *and* catalog files, which are the same dialect) goes through :func:`to_json_schema`
+and :func:`harden_root` first. Both functions are idempotent: converting a converted schema is a
+no-op, which lets the cache hold converted files that are then loaded like any catalog file.
+
+What the conversion does, node by node:
+
+* ``nullable: true`` adds ``"null"`` to ``type`` (and ``None`` to ``enum``);
+* ``x-kubernetes-int-or-string`` becomes ``type: [integer, string]`` (its ``anyOf`` is dropped);
+* objects that declare ``properties`` get ``additionalProperties: false`` unless they preserve
+  unknown fields or already say what extra fields may hold (strict field validation);
+* ``x-kubernetes-embedded-resource`` requires ``apiVersion``, ``kind`` and ``metadata``;
+* ``x-kubernetes-list-type: set`` becomes ``uniqueItems: true`` (``map`` key uniqueness is not
+  expressible in JSON Schema and is not checked);
+* ``format: int32``/``int64`` on integers become ``minimum``/``maximum`` bounds; string formats
+  are checked by :mod:`generator.schemastore.formats`;
+* ``description``, ``default``, ``example``: dropped (not validation, and they triple the size);
+* ``x-kubernetes-validations`` (CEL rules) and all other ``x-kubernetes-*`` keys are kept verbatim.
+
+Inside ``anyOf``/``oneOf``/``allOf``/``not`` (value validations in Kubernetes terms) no strictness
+is added: a branch listing a few properties must not forbid the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+PRESERVE = "x-kubernetes-preserve-unknown-fields"
+INT_OR_STRING = "x-kubernetes-int-or-string"
+EMBEDDED = "x-kubernetes-embedded-resource"
+LIST_TYPE = "x-kubernetes-list-type"
+GVK_MARKER = "x-kubernetes-group-version-kind"
+
+_DROPPED = frozenset({"description", "default", "example", "examples", "externalDocs", "title"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_SINGLE = frozenset({"additionalProperties", "items", "contains", "propertyNames"})
+_VALUE_VALIDATIONS = frozenset({"anyOf", "oneOf", "allOf", "not"})
+
+_INT_BOUNDS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+_STRING = {"type": "string"}
+_STRING_MAP = {"type": ["object", "null"], "additionalProperties": {"type": "string"}}
+
+# ObjectMeta as far as a manifest author writes it. Unknown metadata fields stay allowed (the API
+# server handles them itself); only the types of the fields people actually set are checked.
+OBJECT_META_PROPERTIES: dict[str, Any] = {
+    "name": _STRING,
+    "generateName": _STRING,
+    "namespace": _STRING,
+    "labels": _STRING_MAP,
+    "annotations": _STRING_MAP,
+    "finalizers": {"type": ["array", "null"], "items": {"type": "string"}},
+    "ownerReferences": {
+        "type": ["array", "null"],
+        "items": {
+            "type": "object",
+            PRESERVE: True,
+            "required": ["apiVersion", "kind", "name", "uid"],
+            "properties": {
+                "apiVersion": _STRING,
+                "kind": _STRING,
+                "name": _STRING,
+                "uid": _STRING,
+                "controller": {"type": "boolean"},
+                "blockOwnerDeletion": {"type": "boolean"},
+            },
+        },
+    },
+    "uid": _STRING,
+    "resourceVersion": _STRING,
+    "generation": {"type": "integer"},
+    "creationTimestamp": {"type": ["string", "null"]},
+    "deletionTimestamp": {"type": ["string", "null"]},
+}
+
+
+class SchemaFormatError(ValueError):
+    """The input is not a schema we can convert; ``pointer`` says where (JSON-pointer-like)."""
+
+    def __init__(self, message: str, pointer: str) -> None:
+        super().__init__(f"{pointer or '/'}: {message}")
+        self.pointer = pointer
+
+
+def object_meta_schema(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """ObjectMeta-lite; properties a CRD declares for ``metadata`` itself take precedence."""
+    properties = dict(OBJECT_META_PROPERTIES)
+    properties.update(extra or {})
+    return {"type": "object", PRESERVE: True, "properties": properties}
+
+
+def to_json_schema(node: Any, *, pointer: str = "", value_validation: bool = False) -> Any:
+    """Convert one structural-schema node (recursively); see the module docstring."""
+    if isinstance(node, bool):
+        return node
+    if not isinstance(node, Mapping):
+        raise SchemaFormatError(f"expected a schema object, got {type(node).__name__}", pointer)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DROPPED:
+            continue
+        where = f"{pointer}/{key}"
+        if key in _SCHEMA_MAPS:
+            if not isinstance(value, Mapping):
+                raise SchemaFormatError(f"{key} must be a map of schemas", where)
+            out[key] = {
+                name: to_json_schema(
+                    sub, pointer=f"{where}/{name}", value_validation=value_validation
+                )
+                for name, sub in value.items()
+            }
+        elif key in _SCHEMA_LISTS or (key == "items" and isinstance(value, list)):
+            if not isinstance(value, list):
+                raise SchemaFormatError(f"{key} must be a list of schemas", where)
+            inner = value_validation or key in _VALUE_VALIDATIONS
+            out[key] = [
+                to_json_schema(sub, pointer=f"{where}/{i}", value_validation=inner)
+                for i, sub in enumerate(value)
+            ]
+        elif key in _SCHEMA_SINGLE or key == "not":
+            inner = value_validation or key in _VALUE_VALIDATIONS
+            out[key] = to_json_schema(value, pointer=where, value_validation=inner)
+        else:
+            out[key] = value
+    _apply_kubernetes_semantics(out, value_validation=value_validation)
+    return out
+
+
+def _types(node: Mapping[str, Any]) -> list[str]:
+    declared = node.get("type")
+    if isinstance(declared, str):
+        return [declared]
+    if isinstance(declared, list):
+        return [t for t in declared if isinstance(t, str)]
+    return []
+
+
+def _apply_kubernetes_semantics(out: dict[str, Any], *, value_validation: bool) -> None:
+    types = _types(out)
+    if out.get(INT_OR_STRING) is True:
+        types = ["integer", "string", *(["null"] if "null" in types else [])]
+        if _is_int_or_string_any_of(out.get("anyOf")):
+            del out["anyOf"]
+    if out.get("nullable") is True:
+        if types and "null" not in types:
+            types.append("null")
+        enum = out.get("enum")
+        if isinstance(enum, list) and None not in enum:
+            out["enum"] = [*enum, None]
+    if types:
+        out["type"] = types[0] if len(types) == 1 else types
+
+    declared_format = out.get("format")
+    bounds = _INT_BOUNDS.get(declared_format) if isinstance(declared_format, str) else None
+    if bounds is not None and "integer" in types:
+        out.setdefault("minimum", bounds[0])
+        out.setdefault("maximum", bounds[1])
+
+    if out.get(LIST_TYPE) == "set":
+        out.setdefault("uniqueItems", True)
+
+    preserve = out.get(PRESERVE) is True
+    if out.get(EMBEDDED) is True and not value_validation:
+        properties = out.setdefault("properties", {})
+        properties.setdefault("apiVersion", dict(_STRING))
+        properties.setdefault("kind", dict(_STRING))
+        existing = properties.get("metadata")
+        extra = existing.get("properties") if isinstance(existing, Mapping) else None
+        properties["metadata"] = object_meta_schema(extra)
+        out["required"] = _merge_required(out.get("required"), ["apiVersion", "kind", "metadata"])
+
+    if (
+        not value_validation
+        and not preserve
+        and isinstance(out.get("properties"), Mapping)
+        and "additionalProperties" not in out
+        and "unevaluatedProperties" not in out
+        and "patternProperties" not in out
+    ):
+        out["additionalProperties"] = False
+    if out.get("additionalProperties") is False and "properties" not in out:
+        # jsonschema-rs reports a closed object without ``properties`` as one error without the
+        # key's path; with an (empty) property map it names every unexpected key.
+        out["properties"] = {}
+
+
+def _is_int_or_string_any_of(any_of: Any) -> bool:
+    if not isinstance(any_of, list) or len(any_of) != 2:
+        return False
+    found = sorted(str(branch.get("type")) for branch in any_of if isinstance(branch, Mapping))
+    return found == ["integer", "string"] and all(
+        set(branch) <= {"type"} for branch in any_of if isinstance(branch, Mapping)
+    )
+
+
+def _merge_required(existing: Any, extra: list[str]) -> list[str]:
+    merged = (
+        [name for name in existing if isinstance(name, str)] if isinstance(existing, list) else []
+    )
+    merged.extend(name for name in extra if name not in merged)
+    return merged
+
+
+def harden_root(schema: Any, *, pointer: str = "") -> dict[str, Any]:
+    """Rules for the top level of a Kubernetes object, added to an already converted schema.
+
+    ``apiVersion`` and ``kind`` are required strings, ``metadata`` is ObjectMeta-lite, and the
+    root is strict unless the CRD preserves unknown fields there.
+    """
+    if not isinstance(schema, Mapping):
+        raise SchemaFormatError("the root schema must be an object", pointer)
+    root = dict(schema)
+    root.setdefault("$schema", JSON_SCHEMA_DIALECT)
+    if not _types(root):
+        root["type"] = "object"
+    properties = dict(root.get("properties") or {})
+    properties["apiVersion"] = _require_string(properties.get("apiVersion"))
+    properties["kind"] = _require_string(properties.get("kind"))
+    existing = properties.get("metadata")
+    extra = existing.get("properties") if isinstance(existing, Mapping) else None
+    properties["metadata"] = object_meta_schema(extra)
+    root["properties"] = properties
+    root["required"] = _merge_required(root.get("required"), ["apiVersion", "kind"])
+    if root.get(PRESERVE) is not True and "additionalProperties" not in root:
+        root["additionalProperties"] = False
+    return root
+
+
+def _require_string(node: Any) -> dict[str, Any]:
+    out = dict(node) if isinstance(node, Mapping) else {}
+    out["type"] = "string"
+    return out
+
+
+def convert_root(openapi_schema: Any, *, pointer: str = "") -> dict[str, Any]:
+    """Full conversion of a CRD version's ``openAPIV3Schema`` (or a catalog file)."""
+    return harden_root(to_json_schema(openapi_schema, pointer=pointer), pointer=pointer)

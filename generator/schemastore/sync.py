@@ -1,0 +1,213 @@
+"""``schemas sync``: fill the cache from the pinned upstream files listed in ``schemas/sources.yaml``.
+
+Each entry pins one upstream file by URL *and* sha256. Files come from their URL, or from a mirror
+(``--from``: a folder, ``file://`` or ``http(s)://`` URL) that holds them at their ``path``. The
+order of work makes the operation all or nothing: fetch everything, verify every digest, convert
+everything, and only then write the cache (staged, then renamed into place).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.errors import CapzgenError, Location, SchemaStoreError
+from generator.schemastore.cache import dump_json, install_files
+from generator.schemastore.catalog import catalog_gvk
+from generator.schemastore.crd import CrdError, convert_documents
+from generator.schemastore.loading import SourceText, parse_documents
+from generator.schemastore.repair import repair_schema
+from generator.schemastore.structural import SchemaFormatError, convert_root
+
+log = logging.getLogger(__name__)
+
+DOWNLOAD_TIMEOUT = 30.0
+FORMATS = ("crd-yaml", "json-schema")
+_FIELDS = ("name", "version", "url", "path", "sha256", "format")
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedFile:
+    name: str
+    version: str
+    url: str
+    path: str  # location inside a mirror, e.g. crds/capz-v1.26.0/x.yaml
+    sha256: str
+    format: str  # one of FORMATS
+    target: str | None = None  # json-schema only: <group>/<kind>_<version>.json
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    files: int
+    written: list[Path]
+
+
+def load_pins(sources_file: Path) -> list[PinnedFile]:
+    """Parse and check the sources list; every problem names the file and the entry."""
+    location = Location(file=str(sources_file))
+    try:
+        data = yaml.safe_load(sources_file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SchemaStoreError(
+            f"cannot read the sources list: {error.strerror or error}", location=location
+        ) from error
+    except yaml.YAMLError as error:
+        raise SchemaStoreError(
+            f"the sources list is not valid YAML: {error}", location=location
+        ) from error
+    entries = data.get("sources") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise SchemaStoreError("expected a non-empty `sources:` list", location=location)
+    return [_pin(entry, index, location) for index, entry in enumerate(entries)]
+
+
+def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
+    where = f"sources[{index}]"
+    if not isinstance(entry, dict):
+        raise SchemaStoreError(f"{where}: expected a mapping", location=location)
+    missing = [f for f in _FIELDS if not isinstance(entry.get(f), str) or not entry.get(f)]
+    if missing:
+        raise SchemaStoreError(f"{where}: missing or empty {', '.join(missing)}", location=location)
+    pin = PinnedFile(**{f: entry[f] for f in _FIELDS}, target=entry.get("target"))
+    if pin.format not in FORMATS:
+        raise SchemaStoreError(
+            f"{where} ({pin.name}): format must be one of {', '.join(FORMATS)}", location=location
+        )
+    if pin.format == "json-schema" and (
+        not isinstance(pin.target, str) or catalog_gvk(Path(pin.target)) is None
+    ):
+        raise SchemaStoreError(
+            f"{where} ({pin.name}): json-schema entries need target: <group>/<kind>_<version>.json",
+            location=location,
+        )
+    if len(pin.sha256) != 64 or any(c not in "0123456789abcdef" for c in pin.sha256):
+        raise SchemaStoreError(
+            f"{where} ({pin.name}): sha256 must be 64 hex digits", location=location
+        )
+    return pin
+
+
+def source_location(pin: PinnedFile, mirror: str | None) -> str:
+    """Where ``pin`` is read from: its URL, or its path inside the mirror."""
+    if mirror is None:
+        return pin.url
+    local = _local_mirror(mirror)
+    if local is None:
+        return mirror.rstrip("/") + "/" + urllib.parse.quote(pin.path)
+    return str(local / pin.path)
+
+
+def _local_mirror(mirror: str | None) -> Path | None:
+    if mirror is None:
+        return None
+    parsed = urllib.parse.urlparse(mirror)
+    if parsed.scheme in ("http", "https"):
+        return None
+    if parsed.scheme == "file":
+        return Path(urllib.request.url2pathname(parsed.path))
+    return Path(mirror)
+
+
+def fetch(location: str) -> bytes:
+    """The bytes at a URL or local path; failures name the location."""
+    parsed = urllib.parse.urlparse(location)
+    if parsed.scheme == "file":
+        location = urllib.request.url2pathname(parsed.path)
+    elif parsed.scheme in ("http", "https"):
+        try:
+            with urllib.request.urlopen(location, timeout=DOWNLOAD_TIMEOUT) as response:
+                data: bytes = response.read()
+                return data
+        except (urllib.error.URLError, TimeoutError, OSError) as error:
+            reason = getattr(error, "reason", None) or error
+            raise SchemaStoreError(
+                f"cannot download {location}: {reason}",
+                hint="check the network, or sync from a mirror with --from DIR|URL",
+            ) from error
+    try:
+        return Path(location).read_bytes()
+    except OSError as error:
+        raise SchemaStoreError(
+            f"cannot read {location}: {error.strerror or error}",
+            location=Location(file=location),
+            hint="is --from pointing at a complete mirror?",
+        ) from error
+
+
+def sync(pins: Sequence[PinnedFile], *, mirror: str | None, cache_dir: Path) -> SyncResult:
+    """Fetch, verify, convert, then write; nothing is written unless every step succeeded."""
+    local_mirror = _local_mirror(mirror)
+    if local_mirror is not None and not local_mirror.is_dir():
+        raise SchemaStoreError(
+            "mirror folder does not exist", location=Location(file=str(local_mirror))
+        )
+    fetched = []
+    for pin in pins:
+        location = source_location(pin, mirror)
+        log.info("fetching %s", location)
+        fetched.append((pin, location, fetch(location)))
+    mismatches = [
+        (pin, location, hashlib.sha256(data).hexdigest())
+        for pin, location, data in fetched
+        if hashlib.sha256(data).hexdigest() != pin.sha256
+    ]
+    if mismatches:
+        details = [
+            f"{location}: expected sha256 {pin.sha256}, got {actual}"
+            for pin, location, actual in mismatches
+        ]
+        pin, location, actual = mismatches[0]
+        raise SchemaStoreError(
+            f"sha256 mismatch: expected {pin.sha256}, got {actual}"
+            + (f" (and {len(mismatches) - 1} more file(s))" if len(mismatches) > 1 else "")
+            + "; nothing was written",
+            location=Location(file=location),
+            details=details,
+            hint="the upstream file or the mirror copy changed; check it before updating the pin",
+        )
+    files: dict[str, bytes] = {}
+    for pin, location, data in fetched:
+        files.update(_convert(pin, location, data))
+    written = install_files(cache_dir, files)
+    return SyncResult(files=len(fetched), written=written)
+
+
+def _convert(pin: PinnedFile, location: str, data: bytes) -> dict[str, bytes]:
+    """Catalog-layout files for one pinned file; a broken upstream file is an unusable source."""
+    try:
+        return _convert_unchecked(pin, location, data)
+    except SchemaStoreError:
+        raise
+    except (CapzgenError, CrdError, SchemaFormatError) as error:
+        message = error.message if isinstance(error, CapzgenError) else str(error)
+        raise SchemaStoreError(
+            f"unusable {pin.format} file: {message}", location=Location(file=location)
+        ) from error
+
+
+def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> dict[str, bytes]:
+    documents = parse_documents(SourceText(location, data))
+    if pin.format == "crd-yaml":
+        converted = convert_documents(documents)
+        if not converted:
+            raise SchemaStoreError(
+                "no CustomResourceDefinition in this file", location=Location(file=location)
+            )
+        return {c.catalog_path: dump_json(c.schema) for c in converted}
+    if len(documents) != 1 or not isinstance(documents[0], dict):
+        raise SchemaFormatError("expected one JSON Schema object", "")
+    raw = documents[0]
+    for repair in repair_schema(raw):
+        log.warning("%s: repaired a converter defect: %s", location, repair.describe())
+    assert pin.target is not None  # checked by load_pins
+    return {pin.target: dump_json(convert_root(raw))}

@@ -1,0 +1,204 @@
+"""jsonschema-rs errors -> one-line, readable :class:`SchemaViolation` values.
+
+jsonschema-rs messages are written for schema authors (``"3" is not of type "integer"``,
+``Additional properties are not allowed ('a', 'b' were unexpected)``). Manifest authors need the
+field and what to do about it, and a report needs one finding per field so that line numbers land
+on the offending key. Hence: one violation per unknown key, pointing at the key; messages phrased
+from the error's ``kind``; ``anyOf``/``oneOf`` failures narrowed to the branch that came closest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import jsonschema_rs
+
+from generator.findings import JsonPath
+from generator.schemastore.compiler import PYTHON_PATTERN
+from generator.schemastore.types import SchemaViolation
+
+_MAX_VALUE = 60
+_MAX_OPTIONS = 12
+_FORMAT_NAMES = {
+    "byte": "base64 string (format byte)",
+    "date-time": "RFC 3339 date-time",
+    "duration": 'duration such as "1h30m"',
+    "cidr": 'CIDR such as "10.0.0.0/16"',
+    "mac": "MAC address",
+}
+
+Kind = jsonschema_rs.ValidationErrorKind
+
+
+def violations(errors: Iterable[Any]) -> Iterator[SchemaViolation]:
+    """Readable violations for ``errors``, duplicates removed, in the validator's order."""
+    seen: set[tuple[JsonPath, str]] = set()
+    for error in errors:
+        for violation in describe(error):
+            key = (violation.path, violation.message)
+            if key not in seen:
+                seen.add(key)
+                yield violation
+
+
+def describe(error: Any) -> list[SchemaViolation]:
+    """The violations one jsonschema-rs error stands for (several for unknown fields)."""
+    path: JsonPath = tuple(error.instance_path)
+    kind = error.kind
+    instance = error.instance
+    if isinstance(kind, Kind.AdditionalProperties | Kind.UnevaluatedProperties):
+        return [SchemaViolation((*path, key), f'unknown field "{key}"') for key in kind.unexpected]
+    if isinstance(kind, Kind.AnyOf | Kind.OneOfNotValid):
+        return _describe_alternatives(path, instance, kind.context)
+    if isinstance(kind, Kind.FalseSchema) and list(error.schema_path)[-1:] == [
+        "additionalProperties"
+    ]:
+        # A closed object without a property map: jsonschema-rs does not say which key.
+        return [SchemaViolation(path, "unknown fields are not allowed here")]
+    return [SchemaViolation(path, _message(kind, instance, path))]
+
+
+def _message(kind: Any, instance: Any, path: JsonPath) -> str:
+    got = render_value(instance)
+    if isinstance(kind, Kind.Required):
+        return f'required field "{kind.property}" is missing'
+    if isinstance(kind, Kind.Type):
+        return f"expected {_join(kind.types)}, got {got}"
+    if isinstance(kind, Kind.Enum):
+        return f"must be one of: {_options(kind.options)} (got {_short(instance)})"
+    if isinstance(kind, Kind.Constant):
+        return f"must be {_short(kind.expected_value)} (got {_short(instance)})"
+    if isinstance(kind, Kind.Pattern):
+        return f'must match pattern "{kind.pattern}" (got {_short(instance)})'
+    if isinstance(kind, Kind.Custom) and kind.keyword == PYTHON_PATTERN:
+        pattern = kind.message.removeprefix("pattern ")
+        return f'must match pattern "{pattern}" (got {_short(instance)})'
+    if isinstance(kind, Kind.Format):
+        what = _FORMAT_NAMES.get(kind.format, kind.format)
+        return f"must be a valid {what} (got {_short(instance)})"
+    if isinstance(kind, Kind.MinLength):
+        return f"must be at least {kind.limit} characters long (got {_length(instance)})"
+    if isinstance(kind, Kind.MaxLength):
+        return f"must be at most {kind.limit} characters long (got {_length(instance)})"
+    if isinstance(kind, Kind.Minimum):
+        return f"must be >= {kind.limit} (got {_short(instance)})"
+    if isinstance(kind, Kind.Maximum):
+        return f"must be <= {kind.limit} (got {_short(instance)})"
+    if isinstance(kind, Kind.ExclusiveMinimum):
+        return f"must be > {kind.limit} (got {_short(instance)})"
+    if isinstance(kind, Kind.ExclusiveMaximum):
+        return f"must be < {kind.limit} (got {_short(instance)})"
+    if isinstance(kind, Kind.MultipleOf):
+        return f"must be a multiple of {kind.multiple_of} (got {_short(instance)})"
+    if isinstance(kind, Kind.MinItems):
+        return f"must have at least {kind.limit} items (got {_size(instance)})"
+    if isinstance(kind, Kind.MaxItems):
+        return f"must have at most {kind.limit} items (got {_size(instance)})"
+    if isinstance(kind, Kind.MinProperties):
+        return f"must have at least {kind.limit} fields (got {_size(instance)})"
+    if isinstance(kind, Kind.MaxProperties):
+        return f"must have at most {kind.limit} fields (got {_size(instance)})"
+    if isinstance(kind, Kind.UniqueItems):
+        return "must not contain duplicate items"
+    if isinstance(kind, Kind.FalseSchema):
+        # ``additionalProperties: false`` on an object without ``properties`` reports this way.
+        if path and isinstance(path[-1], str):
+            return f'unknown field "{path[-1]}"'
+        return "no value is allowed here"
+    if isinstance(kind, Kind.Not):
+        return "must not match the excluded schema"
+    if isinstance(kind, Kind.OneOfMultipleValid):
+        return "matches more than one of the allowed alternatives (exactly one is required)"
+    if isinstance(kind, Kind.Custom):
+        return str(kind.message)
+    return str(getattr(kind, "name", "invalid value"))
+
+
+def _describe_alternatives(
+    path: JsonPath, instance: Any, branches: Sequence[Sequence[Any]]
+) -> list[SchemaViolation]:
+    """Narrow an ``anyOf``/``oneOf`` failure to something a person can act on.
+
+    If every alternative failed only on the type of the value itself, say which types would do.
+    Otherwise report the errors of the alternative that came closest: the one whose type matched,
+    with the fewest errors.
+    """
+    if not branches:
+        return [SchemaViolation(path, "does not match any of the allowed alternatives")]
+    types: list[str] = []
+    for branch in branches:
+        if all(_is_own_type_error(e, path) for e in branch) and branch:
+            types.extend(t for t in branch[0].kind.types if t not in types)
+            continue
+        break
+    else:
+        return [SchemaViolation(path, f"expected {_join(types)}, got {render_value(instance)}")]
+    best = min(
+        branches,
+        key=lambda branch: (sum(_is_own_type_error(e, path) for e in branch), len(branch)),
+    )
+    result: list[SchemaViolation] = []
+    for error in best:
+        result.extend(describe(error))
+    return result or [SchemaViolation(path, "does not match any of the allowed alternatives")]
+
+
+def _is_own_type_error(error: Any, path: JsonPath) -> bool:
+    return isinstance(error.kind, Kind.Type) and tuple(error.instance_path) == path
+
+
+def _join(items: Sequence[str]) -> str:
+    # "null" last: "expected string or null" reads better than "expected null or string".
+    names = sorted((str(i) for i in items), key=lambda name: name == "null")
+    if len(names) <= 1:
+        return names[0] if names else "nothing"
+    return ", ".join(names[:-1]) + f" or {names[-1]}"
+
+
+def _options(options: Sequence[Any]) -> str:
+    shown = ", ".join(_short(o) for o in options[:_MAX_OPTIONS])
+    return shown + (", ..." if len(options) > _MAX_OPTIONS else "")
+
+
+def _short(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def render_value(value: Any) -> str:
+    """``string "3"``, ``integer 3``, ``null``, ``object``: the type, and the value if short."""
+    name = json_type(value)
+    if value is None or isinstance(value, dict | list | tuple):
+        return name
+    return f"{name} {_short(value)}"
+
+
+def _length(value: Any) -> str:
+    return str(len(value)) if isinstance(value, str) else "?"
+
+
+def _size(value: Any) -> str:
+    return str(len(value)) if isinstance(value, list | dict) else "?"
