@@ -30,8 +30,12 @@ def _metadata_validator() -> Any:
     return jsonschema_rs.validator_for(schema)
 
 
-def load_flavor(directory: Path, *, builtin: bool) -> Flavor:
-    """Read and check one flavor folder's metadata; every problem in the file is reported at once."""
+def load_flavor(directory: Path, *, builtin: bool, parent: Flavor | None = None) -> Flavor:
+    """Read and check one flavor folder's metadata; every problem in the file is reported at once.
+
+    With ``parent`` (the flavor named by ``extends``), the parent's variable declarations come
+    first and the child's own declarations override or add to them.
+    """
     meta_path = directory / METADATA_FILE
     try:
         raw = yaml.load(meta_path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
@@ -65,9 +69,10 @@ def load_flavor(directory: Path, *, builtin: bool) -> Flavor:
             location=Location(file=str(meta_path), path="templates"),
             details=missing,
         )
-    variables = {
-        name: VariableSpec.from_metadata(name, spec) for name, spec in raw["variables"].items()
-    }
+    variables = dict(parent.variables) if parent is not None else {}
+    variables.update(
+        {name: VariableSpec.from_metadata(name, spec) for name, spec in raw["variables"].items()}
+    )
     return Flavor(
         name=raw["name"],
         description=raw["description"],
@@ -75,9 +80,22 @@ def load_flavor(directory: Path, *, builtin: bool) -> Flavor:
         templates=tuple(raw["templates"]),
         variables=variables,
         clusterclass=raw.get("clusterclass"),
+        extends=raw.get("extends"),
         notes=raw.get("notes", ""),
         builtin=builtin,
     )
+
+
+def _extends_of(directory: Path) -> str | None:
+    """The ``extends`` value of a flavor's metadata, read before the full check of the file."""
+    try:
+        raw = yaml.load(
+            (directory / METADATA_FILE).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader
+        )
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return None  # load_flavor reports the problem with its location
+    value = raw.get("extends") if isinstance(raw, dict) else None
+    return value if isinstance(value, str) else None
 
 
 class FlavorCatalog:
@@ -101,11 +119,19 @@ class FlavorCatalog:
                     found.add(child.name)
         return sorted(found)
 
-    def get(self, name: str) -> Flavor:
+    def get(self, name: str, *, builtin_only: bool = False, _chain: tuple[str, ...] = ()) -> Flavor:
+        if name in _chain:
+            raise FlavorError(f"flavor {name!r} extends itself: {' -> '.join([*_chain, name])}")
         for root, builtin in self.roots:
             candidate = root / name
-            if (candidate / METADATA_FILE).is_file():
-                return load_flavor(candidate, builtin=builtin)
+            if (builtin or not builtin_only) and (candidate / METADATA_FILE).is_file():
+                parent_name = _extends_of(candidate)
+                parent = None
+                if parent_name is not None:
+                    # A built-in flavor only ever extends built-in flavors (user folders must not
+                    # change what a built-in flavor means).
+                    parent = self.get(parent_name, builtin_only=builtin, _chain=(*_chain, name))
+                return load_flavor(candidate, builtin=builtin, parent=parent)
         raise FlavorError(
             f"unknown flavor {name!r}",
             hint=f"available flavors: {', '.join(self.names()) or '(none)'}",

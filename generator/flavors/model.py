@@ -51,6 +51,7 @@ class Flavor:
     templates: tuple[str, ...]
     variables: dict[str, VariableSpec] = field(default_factory=dict)
     clusterclass: str | None = None
+    extends: str | None = None
     notes: str = ""
     builtin: bool = True
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema_rs
 import pytest
 import yaml
 
+from generator.errors import FlavorError
 from generator.flavors import render
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.model import Flavor
@@ -92,8 +94,7 @@ def _schemas(flavor: Flavor) -> dict[str, str]:
 def test_aks_maintenance_declares_exactly_the_aks_variables_plus_its_windows(
     catalog: FlavorCatalog,
 ) -> None:
-    """aks-maintenance extends the aks templates, so it must declare the same variables (the
-    metadata format has no inheritance; this keeps the copy honest)."""
+    """aks-maintenance extends aks (metadata `extends`), so it has every aks variable unchanged."""
     aks, maintenance = _schemas(catalog.get("aks")), _schemas(catalog.get("aks-maintenance"))
     assert {name: maintenance.get(name) for name in aks} == aks
     assert sorted(set(maintenance) - set(aks)) == [
@@ -112,3 +113,44 @@ def test_topology_and_clusterclass_agree_on_shared_variables(
     assert {k: v for k, v in clusterclass.items() if k != "description"} == {
         k: v for k, v in topology.items() if k != "description"
     }
+
+
+def _write_flavor(root: Path, name: str, body: str) -> None:
+    (root / name).mkdir(parents=True)
+    (root / name / "flavor.yaml").write_text(body)
+    (root / name / "t.yaml.j2").write_text("kind: {{ X | yaml }}\n")
+
+
+def test_user_flavor_extends_a_builtin_and_overrides_a_declaration(tmp_path: Path) -> None:
+    _write_flavor(
+        tmp_path,
+        "mine",
+        "name: mine\nextends: aks\ndescription: d\ntemplates: [t.yaml.j2]\n"
+        "variables:\n  WORKER_MACHINE_COUNT: {type: integer, description: more, default: 5}\n"
+        "  X: {type: string, description: x, default: y}\n",
+    )
+    flavor = FlavorCatalog([tmp_path]).get("mine")
+    assert flavor.variables["WORKER_MACHINE_COUNT"].default == 5
+    assert "NODE_POOLS" in flavor.variables  # inherited
+
+
+def test_extends_cycles_are_reported(tmp_path: Path) -> None:
+    for name, parent in (("a", "b"), ("b", "a")):
+        _write_flavor(
+            tmp_path,
+            name,
+            f"name: {name}\nextends: {parent}\ndescription: d\ntemplates: [t.yaml.j2]\nvariables: {{}}\n",
+        )
+    with pytest.raises(FlavorError, match="extends itself"):
+        FlavorCatalog([tmp_path]).get("a")
+
+
+def test_builtin_flavor_never_extends_a_user_flavor(tmp_path: Path) -> None:
+    _write_flavor(
+        tmp_path,
+        "aks",
+        "name: aks\ndescription: d\ntemplates: [t.yaml.j2]\nvariables:\n  X: {type: string, description: x}\n",
+    )
+    maintenance = FlavorCatalog([tmp_path]).get("aks-maintenance")
+    assert "X" not in maintenance.variables
+    assert "NODE_POOLS" in maintenance.variables
