@@ -1,0 +1,61 @@
+"""Rendering of findings for people (text) and for tools (JSON), and of the rule table."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from generator.findings import Finding, summarize
+from generator.validate.rules import RULES
+from generator.validate.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
+
+_ENGINE_RULES = (
+    (YAML, "error", "A document is a mapping (a Kubernetes object)"),
+    (
+        STRUCTURE,
+        "error",
+        "Objects and embedded resources have apiVersion, kind and metadata.name (C19)",
+    ),
+    (
+        SCHEMA,
+        "error",
+        "Objects and embedded ASO resources match the schema of their own apiVersion/kind",
+    ),
+    (
+        NO_SCHEMA,
+        "error",
+        "A schema exists for every apiVersion/kind (O9; off with --ignore-missing-schemas)",
+    ),
+)
+
+
+def render_text(findings: Sequence[Finding], documents: int) -> str:
+    lines = [finding.to_text() for finding in findings]
+    lines.append(summarize(findings, documents))
+    return "\n".join(lines) + "\n"
+
+
+def render_json(findings: Sequence[Finding], documents: int) -> str:
+    errors = sum(1 for finding in findings if finding.is_error)
+    payload = {
+        "findings": [finding.to_json() for finding in findings],
+        "summary": {
+            "documents": documents,
+            "errors": errors,
+            "warnings": len(findings) - errors,
+            "text": summarize(findings, documents),
+        },
+    }
+    return json.dumps(payload, indent=2, sort_keys=True) + "\n"
+
+
+def describe_rules() -> str:
+    """A fixed-width table: rule id, severity, description."""
+    rows = [
+        *_ENGINE_RULES,
+        *((rule.id, rule.severity.value, rule.description) for rule in RULES.values()),
+    ]
+    width = max(len(row[0]) for row in rows)
+    lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DESCRIPTION"]
+    lines.extend(f"{rule_id:<{width}}  {severity:<8}  {text}" for rule_id, severity, text in rows)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,52 @@
+"""The CAPZ semantic rules, one module per theme, collected into an ordered registry.
+
+Rule IDs are stable: they appear in reports, in ``--disable-rule`` and in the example folders of
+the tests (``tests/validate/examples/invalid/<rule-id>/``). Each description cites the reference ID
+it enforces.
+"""
+
+from __future__ import annotations
+
+from generator.validate.rules import (
+    autoscale,
+    credentials,
+    managedcluster,
+    namespaces,
+    owned,
+    owners,
+    pools,
+    references,
+    resources,
+    siblings,
+    versions,
+)
+from generator.validate.rules.base import Rule
+
+_MODULES = (
+    references,
+    owners,
+    resources,
+    pools,
+    autoscale,
+    owned,
+    versions,
+    namespaces,
+    credentials,
+    managedcluster,
+    siblings,
+)
+
+
+def _registry() -> dict[str, Rule]:
+    registry: dict[str, Rule] = {}
+    for module in _MODULES:
+        for rule in module.RULES:
+            if rule.id in registry:
+                raise RuntimeError(f"duplicate rule id {rule.id}")
+            registry[rule.id] = rule
+    return registry
+
+
+RULES: dict[str, Rule] = _registry()
+
+__all__ = ["RULES", "Rule"]

@@ -1,0 +1,44 @@
+"""The :class:`Rule` record and the helper every rule uses to build its findings.
+
+A rule is a pure function from a :class:`ManifestSet` to findings. It carries one severity so
+that ``--list-rules`` states exactly what a rule can produce, and its description cites the
+reference ID (``R1``, ``C6``, ``K3`` ... in ``shared/reference/aks-aso-reference.md``) it enforces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from generator.findings import Finding, JsonPath, Severity, Subject
+from generator.validate.model import ManifestSet
+
+
+class Located(Protocol):
+    """Anything a finding can be about: a top-level object or an ASO resource."""
+
+    @property
+    def subject(self) -> Subject: ...
+
+    @property
+    def path(self) -> JsonPath: ...
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    description: str
+    severity: Severity
+    check: Callable[[ManifestSet], Iterable[Finding]]
+
+    def at(self, where: Located, rel: JsonPath, message: str, hint: str | None = None) -> Finding:
+        """A finding at ``rel`` inside ``where`` (path made absolute from the document root)."""
+        return Finding(
+            severity=self.severity,
+            rule=self.id,
+            message=message,
+            subject=where.subject,
+            path=(*where.path, *rel),
+            hint=hint,
+        )

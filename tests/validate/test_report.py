@@ -1,0 +1,72 @@
+"""Text and JSON rendering of findings, and the rule table of ``--list-rules``."""
+
+from __future__ import annotations
+
+import json
+
+from generator.findings import Finding, Severity, Subject
+from generator.validate import known_rule_ids
+from generator.validate.report import describe_rules, render_json, render_text
+from generator.validate.rules import RULES
+
+DOC = Subject(file="c.yaml", document=1, kind="AzureASOManagedMachinePool", name="demo-pool0")
+EMBEDDED = DOC.embedded(
+    ("spec", "resources", 0), {"kind": "ManagedClustersAgentPool", "metadata": {"name": "p"}}
+)
+FINDINGS = [
+    Finding(
+        Severity.ERROR,
+        "CAPZ-POOL-NAME",
+        "'winpool1' is 8 characters; a Windows pool name has at most 6",
+        EMBEDDED,
+        ("spec", "resources", 0, "spec", "azureName"),
+        line=12,
+    ),
+    Finding(Severity.WARNING, "CAPZ-NS-MIXED", "has no namespace", DOC, ("metadata",)),
+]
+
+
+def test_render_text() -> None:
+    text = render_text(FINDINGS, documents=7)
+    assert text.splitlines() == [
+        "c.yaml:12: AzureASOManagedMachinePool/demo-pool0 > ManagedClustersAgentPool/p: spec.azureName: "
+        "'winpool1' is 8 characters; a Windows pool name has at most 6 (CAPZ-POOL-NAME)",
+        "c.yaml: AzureASOManagedMachinePool/demo-pool0: metadata: warning: has no namespace (CAPZ-NS-MIXED)",
+        "7 documents checked: 1 error, 1 warning",
+    ]
+
+
+def test_render_text_without_findings() -> None:
+    assert render_text([], documents=1) == "1 document checked: 0 errors, 0 warnings\n"
+
+
+def test_render_json() -> None:
+    text = render_json(FINDINGS, documents=7)
+    data = json.loads(text)
+    assert list(data) == ["findings", "summary"]
+    assert data["summary"] == {
+        "documents": 7,
+        "errors": 1,
+        "warnings": 1,
+        "text": "7 documents checked: 1 error, 1 warning",
+    }
+    first = data["findings"][0]
+    assert first["rule"] == "CAPZ-POOL-NAME"
+    assert first["path"] == "spec.resources[0].spec.azureName"
+    assert first["display_path"] == "spec.azureName"
+    assert first["embedded_path"] == "spec.resources[0]"
+    assert first["severity"] == "error" and first["line"] == 12
+    assert list(first) == sorted(first), "keys are in a stable (sorted) order"
+    assert render_json(FINDINGS, documents=7) == text
+
+
+def test_describe_rules_lists_every_rule() -> None:
+    table = describe_rules().splitlines()
+    assert table[0].split() == ["RULE", "SEVERITY", "DESCRIPTION"]
+    ids = [line.split()[0] for line in table[1:]]
+    assert ids == known_rule_ids()
+    pool_name = next(line for line in table if line.startswith("CAPZ-POOL-NAME "))
+    assert " error " in pool_name and "(C14, K3, O4)" in pool_name
+    mixed = next(line for line in table if line.startswith("CAPZ-NS-MIXED "))
+    assert " warning " in mixed
+    assert len(table) == 1 + 4 + len(RULES)

@@ -1,0 +1,173 @@
+"""Rule behaviour the example folders do not show well: resolution across document shapes, API
+generations and namespaces, and the helpers the rules rely on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from generator.documents import Document
+from generator.findings import format_path
+from generator.validate import ValidationOptions, validate_documents
+from generator.validate.model import ManifestSet
+from generator.validate.values import parse_version
+
+Parse = Callable[..., list[Document]]
+Load = Callable[[str], list[Document]]
+RULES_ONLY = ValidationOptions(schemas=False)
+
+
+def _rules(findings: list[Any]) -> list[tuple[str, str]]:
+    return [(f.rule, format_path(f.path)) for f in findings]
+
+
+def _edit(
+    docs: list[Document], kind: str, edit: Callable[[dict[str, Any]], None], nth: int = 0
+) -> list[Document]:
+    matches = [doc for doc in docs if doc.kind == kind]
+    edit(matches[nth].obj)
+    return docs
+
+
+def test_top_level_resource_group_satisfies_the_owner(template_docs: Load, parse: Parse) -> None:
+    docs = template_docs("aks-aso")
+    _edit(docs, "AzureASOManagedCluster", lambda obj: obj["spec"].update(resources=[]))
+    assert ("CAPZ-ASO-OWNER", "spec.resources[0].spec.owner.name") in _rules(
+        validate_documents(docs, None, RULES_ONLY)
+    )
+    group = parse(
+        "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\n"
+        "metadata: {name: demo, namespace: default}\nspec: {location: westeurope}\n"
+    )
+    assert validate_documents([*docs, *group], None, RULES_ONLY) == []
+
+
+def test_explicit_owner_kind_is_resolved(template_docs: Load) -> None:
+    extension: dict[str, Any] = {
+        "apiVersion": "kubernetesconfiguration.azure.com/v1api20230501",
+        "kind": "Extension",
+        "metadata": {
+            "name": "flux",
+            "annotations": {"serviceoperator.azure.com/credential-from": "aso-credentials"},
+        },
+        "spec": {
+            "owner": {
+                "group": "containerservice.azure.com",
+                "kind": "ManagedCluster",
+                "name": "demo",
+            }
+        },
+    }
+    docs = _edit(
+        template_docs("aks-aso"),
+        "AzureASOManagedControlPlane",
+        lambda o: o["spec"]["resources"].append(extension),
+    )
+    assert validate_documents(docs, None, RULES_ONLY) == []
+    extension["spec"]["owner"]["name"] = "other"
+    findings = validate_documents(docs, None, RULES_ONLY)
+    assert _rules(findings) == [("CAPZ-ASO-OWNER", "spec.resources[1].spec.owner.name")]
+    assert "owner ManagedCluster 'other' (containerservice.azure.com)" in findings[0].message
+
+
+def test_v1beta2_refs_with_api_group(template_docs: Load) -> None:
+    def to_v1beta2(cluster: dict[str, Any]) -> None:
+        for field in ("controlPlaneRef", "infrastructureRef"):
+            ref = cluster["spec"][field]
+            ref["apiGroup"] = ref.pop("apiVersion").split("/")[0]
+
+    docs = _edit(template_docs("aks-aso"), "Cluster", to_v1beta2)
+    assert validate_documents(docs, None, RULES_ONLY) == []
+    _edit(
+        docs,
+        "Cluster",
+        lambda o: o["spec"]["controlPlaneRef"].update(apiGroup="controlplane.cluster.x-k8s.io"),
+    )
+    assert _rules(validate_documents(docs, None, RULES_ONLY)) == [
+        ("CAPZ-REF-CONTROLPLANE", "spec.controlPlaneRef.apiGroup")
+    ]
+
+
+def test_templated_values_are_unknown_not_wrong(template_docs: Load) -> None:
+    docs = template_docs("aks-aso")
+    templated = "{{ .builtin.cluster.name }}"
+    _edit(
+        docs,
+        "AzureASOManagedMachinePool",
+        lambda o: o["spec"]["resources"][0]["spec"].update(mode=templated, azureName=templated),
+    )
+    _edit(
+        docs,
+        "AzureASOManagedMachinePool",
+        lambda o: o["spec"]["resources"][0]["spec"].update(owner={"name": templated}),
+        nth=1,
+    )
+    _edit(
+        docs,
+        "AzureASOManagedControlPlane",
+        lambda o: o["spec"]["resources"][0]["spec"].update(
+            dnsPrefix=templated, kubernetesVersion=templated
+        ),
+    )
+    assert validate_documents(docs, None, RULES_ONLY) == []
+
+
+def test_pool_without_system_mode_in_topology_cluster_is_not_reported(template_docs: Load) -> None:
+    assert validate_documents(template_docs("aks-aso-topology"), None, RULES_ONLY) == []
+
+
+def test_missing_namespace_resolves_against_any(template_docs: Load) -> None:
+    docs = template_docs("aks-aso")
+    for doc in docs:
+        del doc.obj["metadata"]["namespace"]
+    assert validate_documents(docs, None, RULES_ONLY) == []
+    manifests = ManifestSet(docs)
+    assert len(manifests.clusters) == 1 and len(manifests.clusters[0].pools) == 2
+
+
+def test_exact_namespace_wins_over_unset(parse: Parse) -> None:
+    docs = parse(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n---\n"
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: a}\n"
+    )
+    manifests = ManifestSet(docs)
+    found = manifests.find("Secret", "s", "a")
+    assert found is not None and found.namespace == "a"
+    unset = manifests.find("Secret", "s", None)
+    assert unset is not None and unset.namespace is None
+    assert manifests.find("Secret", "s", "b") is not None  # the unset one may land in b
+
+
+def test_clusters_are_checked_independently(template_docs: Load) -> None:
+    good = template_docs("aks-aso")
+    bad = [Document("bad.yaml", doc.index, doc.obj) for doc in template_docs("aks-aso")]
+    for doc in bad:
+        doc.obj["metadata"]["namespace"] = "other"
+    _edit(
+        bad,
+        "AzureASOManagedMachinePool",
+        lambda o: o["spec"]["resources"][0]["spec"].update(mode="User"),
+    )
+    findings = validate_documents([*good, *bad], None, RULES_ONLY)
+    assert [(f.rule, f.subject.name, f.subject.document) for f in findings] == [
+        ("CAPZ-POOL-SYSTEM", "demo", 0)
+    ]
+    assert findings[0].subject is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("v1.31.1", (1, 31, 1)),
+        ("1.31", (1, 31, None)),
+        ("v1.30.0-rc.1", (1, 30, 0)),
+        ("1.31.x", None),
+        ("latest", None),
+        ("{{ .builtin.cluster.topology.version }}", None),
+        (1.31, None),
+    ],
+)
+def test_parse_version(text: Any, parsed: Any) -> None:
+    assert parse_version(text) == parsed
