@@ -33,12 +33,18 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("generator.cli.validate", "validate_command"),
     "schemas": ("generator.cli.schemas", "schemas"),
     "flavors": ("generator.cli.flavors", "flavors"),
+    "release": ("generator.cli.release", "release"),
+    "migrate": ("generator.cli.migrate", "migrate"),
+    "kubeconform": ("generator.cli.kubeconform", "kubeconform"),
 }
 _SHORT_HELP: dict[str, str] = {
     "generate": "Render templates or flavors into manifests.",
     "validate": "Validate manifests, including embedded ASO resources.",
     "schemas": "List, import and sync the schemas used for validation.",
     "flavors": "List and describe the available flavors.",
+    "release": "Export every flavor as a clusterctl provider repository.",
+    "migrate": "Convert legacy AzureManaged* manifests to the ASO-based API.",
+    "kubeconform": "Run kubeconform with capzgen's schemas (passthrough).",
 }
 
 log = logging.getLogger("generator")
