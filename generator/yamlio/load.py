@@ -1,0 +1,154 @@
+"""Multi-document YAML to Python objects: fast when safe, precise when it matters.
+
+Two parsers read the same text into the same values:
+
+* the fast path, ``ryaml`` (Rust, YAML 1.2 core schema), about twice as fast as building values
+  from libyaml events in Python (scan included), used when :func:`~generator.yamlio.detect.needs_precise`
+  finds nothing on which YAML 1.2 and Kubernetes' go-yaml v2 could disagree;
+* the precise path (:mod:`generator.yamlio.precise`), libyaml's C parser with go-yaml v2 rules,
+  used otherwise and whenever the fast path fails for any reason, so every error message comes
+  from one place and carries a line, a column and the document index.
+
+Both paths see the separator rule of clusterctl's splitter first: a line starting with ``---``
+may only carry a comment after it (``--- a: 1`` is valid YAML, but clusterctl refuses it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from ryaml._ryaml import loads_all
+
+from generator.documents import Document
+from generator.errors import Location, YamlError
+from generator.yamlio.detect import needs_precise
+from generator.yamlio.gcpause import gc_paused
+from generator.yamlio.limits import MAX_BYTES, MAX_DEPTH, MAX_NODES
+from generator.yamlio.precise import parse_documents
+from generator.yamlio.source import iter_files, read_source
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "iter_files",
+    "load_documents",
+    "read_source",
+]
+
+
+def _first_content_line(text: str, pos: int, end: int, line: int) -> int | None:
+    """Line number of the first line in ``text[pos:end]`` that is not blank or a comment."""
+    while pos < end:
+        eol = text.find("\n", pos, end)
+        if eol == -1:
+            eol = end
+        stripped = text[pos:eol].lstrip(" \t")
+        if stripped and stripped[0] not in "#\r":
+            return line
+        pos = eol + 1
+        line += 1
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where the documents of a text are, found from its ``---`` lines alone."""
+
+    separators: list[int]  # offsets of the "---" lines
+    starts: list[int]  # first content line of every document (1-based)
+
+
+def layout(text: str, source: str) -> Layout:
+    """Find the documents of ``text``, checking each ``---`` line on the way.
+
+    A ``---`` at the start of a line always begins a document in YAML (inside a scalar it is
+    an error), so these positions are exact; the fast path uses them as ``start_line`` and to
+    check that ryaml saw the same number of documents as libyaml will.
+    """
+    separators = [0] if text.startswith("---") else []
+    found = text.find("\n---")
+    while found != -1:
+        separators.append(found + 1)
+        found = text.find("\n---", found + 4)
+    starts: list[int] = []
+    first_end = separators[0] if separators else len(text)
+    implicit = _first_content_line(text, 0, first_end, 1)
+    if implicit is not None:
+        starts.append(implicit)
+    line = 1
+    previous = 0
+    for number, offset in enumerate(separators):
+        line += text.count("\n", previous, offset)
+        previous = offset
+        eol = text.find("\n", offset)
+        eol = len(text) if eol == -1 else eol
+        rest = text[offset + 3 : eol]
+        trailing = rest.strip(" \t\r")
+        if trailing and (rest[0] not in " \t" or not trailing.startswith("#")):
+            raise YamlError(
+                f'invalid document separator "{text[offset:eol].rstrip()}": only a comment may '
+                'follow "---" on its line',
+                location=Location(file=source, line=line, column=1, document=len(starts)),
+                hint='put the document content on the line after "---"',
+            )
+        end = separators[number + 1] if number + 1 < len(separators) else len(text)
+        content = _first_content_line(text, eol + 1, end, line + 1)
+        starts.append(line if content is None else content)
+    return Layout(separators, starts)
+
+
+def _shallow(text: str, separators: list[int]) -> bool:
+    """Whether no document can nest flow collections deeper than MAX_DEPTH.
+
+    libyaml (inside ryaml too) slows down quadratically with flow nesting depth, and ryaml reads
+    a whole document before its own depth check, so ``{a: {a: ...`` a million times deep would
+    hang it. Counting every ``[`` and ``{`` of a document over-estimates its depth (brackets in
+    strings count too), which is the safe direction; such texts go to the precise path, which
+    stops at MAX_DEPTH.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return True
+    bounds = [0, *separators, len(text)]
+    return all(
+        text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH
+        for start, end in pairwise(bounds)
+    )
+
+
+def _fast_documents(text: str, source: str, found: Layout) -> list[Document] | None:
+    """ryaml's reading, or None when it fails or disagrees on the number of documents."""
+    if not _shallow(text, found.separators):
+        return None
+    try:
+        with gc_paused():
+            objects: list[Any] | None = loads_all(text)
+    except Exception:  # any failure: the precise path re-reads and explains
+        return None
+    objects = objects or []
+    if len(objects) != len(found.starts):
+        return None
+    return [
+        Document(source, index, obj, start_line=line)
+        for index, (obj, line) in enumerate(zip(objects, found.starts, strict=True))
+    ]
+
+
+def load_documents(text: str, *, source: str) -> list[Document]:
+    """Every document of ``text`` (empty ones too, as ``obj=None``), values as Kubernetes reads them.
+
+    Non-mapping documents are returned as they are; deciding that a document must be a
+    Kubernetes object is validation's job. Keys are always strings (Kubernetes converts ``1:``
+    to ``"1"``); a duplicate key, a syntax error or a broken limit is a YamlError.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    found = layout(text, source)
+    if not needs_precise(text):
+        documents = _fast_documents(text, source, found)
+        if documents is not None:
+            return documents
+    with gc_paused():
+        return parse_documents(text, source=source, max_depth=MAX_DEPTH, max_nodes=MAX_NODES)

@@ -1,0 +1,345 @@
+"""Precise loading: libyaml's C parser, go-yaml v2 scalar rules, and hard limits.
+
+PyYAML's own composer recurses in C once per nesting level and crashes the process on a deeply
+nested input (``[[[[...`` a hundred thousand times), so documents are built here from the parser's
+event stream with an explicit stack: nesting, alias expansion and every error are under our
+control and reported with a line, a column and the document index.
+
+Semantics are those of go-yaml v2 as Kubernetes uses it: scalars resolve by
+:func:`~generator.yamlio.scalars.resolve_plain`, keys become strings like sigs.k8s.io/yaml makes
+them, ``<<`` merges mappings in text order (later wins, like go-yaml v2), unknown tags are
+ignored. Unlike Kubernetes, a key that appears twice in one mapping is an error rather than
+"last one wins": it is almost always a mistake that silently drops configuration.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, Final
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+
+from generator.documents import Document
+from generator.errors import Location, YamlError
+from generator.yamlio.scalars import InvalidKey, key_text, resolve_plain
+
+_NO_KEY: Final = object()
+_MERGE: Final = object()
+_TAG: Final = "tag:yaml.org,2002:"
+
+
+class _Frame:
+    """An open mapping or sequence while its events are being read."""
+
+    __slots__ = (
+        "anchor",
+        "container",
+        "explicit",
+        "is_map",
+        "key",
+        "key_lines",
+        "key_mark",
+        "mark",
+        "start",
+    )
+
+    def __init__(self, container: Any, is_map: bool, anchor: str | None, mark: Any, start: int):
+        self.container = container
+        self.is_map = is_map
+        self.anchor = anchor
+        self.mark = mark
+        self.start = start  # node count before this node, to size it for alias accounting
+        self.key: Any = _NO_KEY
+        self.explicit: set[str] | None = None  # explicit keys, tracked once a merge happened
+        self.key_lines: dict[str, int] | None = None  # first line of each key (re-read only)
+        self.key_mark: Any = None  # mark of the key being read (re-read only)
+
+
+class _DuplicateKey(Exception):
+    """Internal: a duplicate was found; the caller re-reads with key lines to report both."""
+
+
+class _Anchor:
+    __slots__ = ("height", "size", "value")
+
+    def __init__(self, value: Any, size: int) -> None:
+        self.value = value
+        self.size = size
+        self.height: int | None = None
+
+
+def _fail(message: str, source: str, mark: Any, document: int) -> YamlError:
+    return YamlError(
+        message,
+        location=Location(
+            file=source,
+            line=mark.line + 1 if mark is not None else None,
+            column=mark.column + 1 if mark is not None else None,
+            document=max(document, 0),
+        ),
+    )
+
+
+def _copy(value: Any) -> Any:
+    """Independent copy of an aliased value, so that editing one occurrence leaves the others."""
+    if type(value) is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copy(item) for item in value]
+    return value
+
+
+def _height(value: Any) -> int:
+    if type(value) is dict:
+        return 1 + max((_height(item) for item in value.values()), default=0)
+    if type(value) is list:
+        return 1 + max((_height(item) for item in value), default=0)
+    return 0
+
+
+def _tagged_scalar(event: ScalarEvent) -> Any:
+    """A scalar with an explicit tag, as go-yaml v2 reads it into ``interface{}``."""
+    tag, text = event.tag, event.value
+    if tag in ("!", _TAG + "str", _TAG + "timestamp"):
+        return text
+    expected = {_TAG + "int": "int", _TAG + "float": "float", _TAG + "bool": "bool"}
+    if tag in expected or tag == _TAG + "null":
+        value = resolve_plain(text)
+        kind = expected.get(tag, "null")
+        if kind == "null" and value is None:
+            return None
+        if kind == "bool" and isinstance(value, bool):
+            return value
+        if kind in ("int", "float") and isinstance(value, int) and not isinstance(value, bool):
+            return float(value) if kind == "float" else value
+        if kind == "float" and isinstance(value, float):
+            return value
+        raise ValueError(f"cannot read {text!r} as !!{kind}")
+    if tag == _TAG + "binary":
+        try:
+            return base64.b64decode("".join(text.split()), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError) as exc:
+            raise ValueError(f"!!binary value is not base64 of UTF-8 text ({exc})") from None
+    return text  # go-yaml keeps the text of a scalar with an unknown or local tag
+
+
+class _Builder:
+    """Turns one stream of events into documents. One instance per call; not reusable."""
+
+    def __init__(self, text: str, source: str, max_depth: int, max_nodes: int, track: bool):
+        self.text = text
+        self.source = source
+        self.max_depth = max_depth
+        self.max_nodes = max_nodes
+        self.track = track
+        self.document = -1
+
+    def fail(self, message: str, mark: Any) -> YamlError:
+        return _fail(message, self.source, mark, self.document)
+
+    def run(self) -> list[Document]:
+        loader = yaml.CSafeLoader(self.text)
+        get_event = loader.get_event
+        source, max_depth, track = self.source, self.max_depth, self.track
+        docs: list[Document] = []
+        stack: list[_Frame] = []
+        anchors: dict[str, _Anchor] = {}
+        nodes = 0
+        expanded = 0
+        root: Any = None
+        root_line = doc_line = 1
+        try:
+            while True:
+                event: Any = get_event()
+                cls = event.__class__
+                merge_key = False
+                if cls is ScalarEvent:
+                    nodes += 1
+                    if event.tag is None:
+                        if event.implicit[0]:
+                            value = resolve_plain(event.value)
+                            merge_key = event.value == "<<"
+                        else:
+                            value = event.value
+                    else:
+                        merge_key = event.tag == _TAG + "merge"
+                        try:
+                            value = _tagged_scalar(event)
+                        except ValueError as exc:
+                            raise self.fail(str(exc), event.start_mark) from None
+                    if event.anchor is not None:
+                        anchors[event.anchor] = _Anchor(value, 1)
+                    if not stack:
+                        root = value
+                        empty = event.value == "" and event.implicit[0] and event.tag is None
+                        root_line = doc_line if empty else event.start_mark.line + 1
+                        continue
+                elif cls is MappingStartEvent or cls is SequenceStartEvent:
+                    if len(stack) >= max_depth:
+                        raise self.fail(
+                            f"document nests deeper than {max_depth} levels", event.start_mark
+                        )
+                    if not stack:
+                        root_line = event.start_mark.line + 1
+                    is_map = cls is MappingStartEvent
+                    frame = _Frame(
+                        {} if is_map else [], is_map, event.anchor, event.start_mark, nodes
+                    )
+                    if track and is_map:
+                        frame.key_lines = {}
+                    nodes += 1
+                    stack.append(frame)
+                    continue
+                elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                    frame = stack.pop()
+                    value = frame.container
+                    if frame.anchor is not None:
+                        anchors[frame.anchor] = _Anchor(value, nodes - frame.start)
+                    if not stack:
+                        root = value
+                        continue
+                elif cls is AliasEvent:
+                    entry = anchors.get(event.anchor)
+                    if entry is None:
+                        raise self.fail(self._alias_problem(event.anchor, stack), event.start_mark)
+                    if entry.height is None:
+                        entry.height = _height(entry.value)
+                    if len(stack) + entry.height > max_depth:
+                        raise self.fail(
+                            f"document nests deeper than {max_depth} levels "
+                            f"(through alias *{event.anchor})",
+                            event.start_mark,
+                        )
+                    expanded += entry.size
+                    nodes += entry.size
+                    if expanded > self.max_nodes:
+                        raise self.fail(
+                            f"alias expansion exceeds {self.max_nodes} nodes", event.start_mark
+                        )
+                    value = _copy(entry.value)
+                    if not stack:
+                        root = value
+                        root_line = event.start_mark.line + 1
+                        continue
+                elif cls is DocumentStartEvent:
+                    self.document += 1
+                    anchors = {}
+                    root = None
+                    doc_line = root_line = event.start_mark.line + 1
+                    continue
+                elif cls is DocumentEndEvent:
+                    docs.append(Document(source, self.document, root, start_line=root_line))
+                    continue
+                elif cls is StreamEndEvent:
+                    break
+                else:  # StreamStartEvent
+                    continue
+
+                # Attach ``value`` to the innermost open collection.
+                top = stack[-1]
+                if not top.is_map:
+                    top.container.append(value)
+                elif top.key is _NO_KEY:
+                    if merge_key:
+                        top.key = _MERGE
+                    else:
+                        try:
+                            top.key = key_text(value)
+                        except InvalidKey as exc:
+                            mark = event.start_mark if cls is not MappingEndEvent else None
+                            raise self.fail(str(exc), mark or top.mark) from None
+                        if top.key_lines is not None:
+                            top.key_mark = event.start_mark
+                            top.key_lines.setdefault(top.key, event.start_mark.line + 1)
+                else:
+                    key = top.key
+                    top.key = _NO_KEY
+                    mapping = top.container
+                    if key is _MERGE:
+                        self._merge(top, value, event)
+                    elif top.explicit is None:
+                        if key in mapping:
+                            self._duplicate(top, key)
+                        mapping[key] = value
+                    else:
+                        if key in top.explicit:
+                            self._duplicate(top, key)
+                        top.explicit.add(key)
+                        mapping[key] = value
+        except yaml.MarkedYAMLError as exc:
+            raise self._syntax_error(exc) from None
+        except yaml.reader.ReaderError as exc:
+            raise self._reader_error(exc) from None
+        finally:
+            loader.dispose()
+        return docs
+
+    def _alias_problem(self, name: str, stack: list[_Frame]) -> str:
+        if any(frame.anchor == name for frame in stack):
+            return f"alias *{name} refers to a node that contains it"
+        return f"alias *{name} has no anchor &{name} before it in this document"
+
+    def _merge(self, frame: _Frame, value: Any, event: Any) -> None:
+        """go-yaml v2 ``<<``: copy the source mapping(s) in, overwriting, earlier sources win."""
+        if type(value) is dict:
+            sources = [value]
+        elif type(value) is list and all(type(item) is dict for item in value):
+            sources = list(reversed(value))
+        else:
+            raise self.fail(
+                "map merge requires map or sequence of maps as the value", event.start_mark
+            )
+        mapping = frame.container
+        if frame.explicit is None:
+            frame.explicit = set(mapping)
+        for item in sources:
+            mapping.update(item)
+
+    def _duplicate(self, frame: _Frame, key: str) -> None:
+        if frame.key_lines is None or frame.key_mark is None:
+            raise _DuplicateKey  # re-read with key positions recorded, see parse_documents
+        raise self.fail(
+            f'duplicate key "{key}" (first at line {frame.key_lines[key]})', frame.key_mark
+        )
+
+    def _syntax_error(self, exc: yaml.MarkedYAMLError) -> YamlError:
+        problem = exc.problem or "invalid YAML"
+        if exc.context:
+            problem = f"{problem} ({exc.context})"
+        return self.fail(problem, exc.problem_mark or exc.context_mark)
+
+    def _reader_error(self, exc: yaml.reader.ReaderError) -> YamlError:
+        offset = exc.position
+        line = self.text.encode("utf-8", "surrogatepass")[:offset].count(b"\n") + 1
+        character = exc.character
+        what = f"U+{character:04X}" if isinstance(character, int) else repr(character)
+        return YamlError(
+            f"{exc.reason}: character {what} is not allowed in YAML",
+            location=Location(file=self.source, line=line, document=max(self.document, 0)),
+        )
+
+
+def parse_documents(text: str, *, source: str, max_depth: int, max_nodes: int) -> list[Document]:
+    """Every document of ``text`` with go-yaml v2 values; YamlError with a location otherwise."""
+    try:
+        return _Builder(text, source, max_depth, max_nodes, track=False).run()
+    except _DuplicateKey:
+        return _Builder(text, source, max_depth, max_nodes, track=True).run()
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        raise YamlError(
+            f"text contains an unpaired surrogate U+{ord(text[exc.start]):04X}",
+            location=Location(file=source, line=line),
+        ) from None

@@ -1,0 +1,172 @@
+"""Reading input files safely: bounded size, strict UTF-8, no binary data, clear errors.
+
+A manifest is text a person wrote or a tool rendered. Anything else (a 50 MB blob, a binary, a
+UTF-16 file, a pipe that never ends) is rejected early with the file name and the place, before
+any parser sees it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import BinaryIO, Final
+
+from generator.errors import InputOutputError, Location, YamlError
+from generator.yamlio.limits import MAX_BYTES
+
+STDIN: Final = "-"
+STDIN_NAME: Final = "<stdin>"
+YAML_SUFFIXES: Final = (".yaml", ".yml", ".json")
+_CHUNK: Final = 1 << 20
+# C0 controls other than TAB, LF, CR, and DEL: YAML forbids them and they mean "binary".
+_ASCII_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# C1 controls other than NEL, and the two non-characters YAML forbids.
+_UNICODE_CONTROL: Final = re.compile("[\x80-\x84\x86-\x9f\ufffe\uffff]")
+
+
+def display_name(path: str) -> str:
+    return STDIN_NAME if path == STDIN else path
+
+
+def _read_bounded(stream: BinaryIO, name: str) -> bytes:
+    """Read at most MAX_BYTES + 1 bytes in chunks: memory stays bounded whatever the input."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > MAX_BYTES:
+            raise _too_large(name)
+        chunks.append(chunk)
+
+
+def _too_large(name: str) -> YamlError:
+    return YamlError(
+        f"input is larger than {MAX_BYTES // (1 << 20)} MiB",
+        location=Location(file=name),
+        hint="split the manifests into several files",
+    )
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in bytes) of a byte offset."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _binary_error(name: str, data: bytes, offset: int, what: str) -> YamlError:
+    line, column = _position(data, offset)
+    return YamlError(
+        f"not a text file: {what} at byte offset {offset}",
+        location=Location(file=name, line=line, column=column),
+        hint="capzgen reads UTF-8 YAML or JSON",
+    )
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """Strict UTF-8 (a leading BOM is dropped); binary content is a YamlError with its place."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise YamlError(
+            "file is UTF-16 encoded",
+            location=Location(file=name, line=1),
+            hint="save it as UTF-8",
+        )
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    control = _ASCII_CONTROL.search(data)
+    if control is not None:
+        byte = control.group()[0]
+        raise _binary_error(name, data, control.start(), f"control character 0x{byte:02X}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _binary_error(name, data, exc.start, "invalid UTF-8") from None
+    if not text.isascii():
+        match = _UNICODE_CONTROL.search(text)
+        if match is not None:
+            offset = len(text[: match.start()].encode("utf-8"))
+            what = f"character U+{ord(match.group()):04X}"
+            raise _binary_error(name, data, offset, what)
+    return text
+
+
+def read_source(path: str) -> str:
+    """Text of a file, or of standard input for ``-``, checked as described in the module doc.
+
+    The size limit is enforced while reading, so a huge file or an endless pipe fails after
+    MAX_BYTES without being held in memory.
+    """
+    name = display_name(path)
+    try:
+        if path == STDIN:
+            data = _read_bounded(sys.stdin.buffer, name)
+        else:
+            with open(path, "rb") as stream:
+                size = os.fstat(stream.fileno()).st_size
+                if size > MAX_BYTES:
+                    raise _too_large(name)
+                data = _read_bounded(stream, name)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise InputOutputError(
+            f"cannot read {name}: {reason}", location=Location(file=name)
+        ) from None
+    return decode_source(data, name)
+
+
+def _is_hidden(name: str) -> bool:
+    return name.startswith(".")
+
+
+def _folder_files(folder: str) -> list[str]:
+    """YAML/JSON files below ``folder``, hidden entries skipped, sorted by path components."""
+    found: list[tuple[tuple[str, ...], str]] = []
+
+    def fail(exc: OSError) -> None:
+        where = exc.filename or folder
+        raise InputOutputError(
+            f"cannot list {where}: {exc.strerror or exc}", location=Location(file=str(where))
+        )
+
+    for root, dirs, files in os.walk(folder, onerror=fail):
+        dirs[:] = [name for name in dirs if not _is_hidden(name)]
+        for name in files:
+            if _is_hidden(name) or not name.lower().endswith(YAML_SUFFIXES):
+                continue
+            full = os.path.join(root, name)
+            parts = tuple(os.path.relpath(full, folder).split(os.sep))
+            found.append((parts, full))
+    found.sort()
+    return [full for _, full in found]
+
+
+def iter_files(paths: Sequence[str]) -> list[str]:
+    """Input files in a deterministic order: arguments as given, folders expanded and sorted.
+
+    A file named explicitly is taken whatever its extension; inside folders only ``*.yaml``,
+    ``*.yml`` and ``*.json`` count (case-insensitive), hidden files and folders are skipped and
+    symbolic links to folders are not followed (no cycles). A file reached twice is listed once.
+    """
+    result: list[str] = []
+    seen: set[str] = set()
+    for path in paths:
+        if path == STDIN:
+            candidates = [path]
+        elif os.path.isdir(path):
+            candidates = _folder_files(path)
+        elif os.path.exists(path):
+            candidates = [path]
+        else:
+            raise InputOutputError(
+                f"{path}: no such file or directory", location=Location(file=path)
+            )
+        for candidate in candidates:
+            identity = candidate if candidate == STDIN else os.path.realpath(candidate)
+            if identity not in seen:
+                seen.add(identity)
+                result.append(candidate)
+    return result

@@ -1,0 +1,171 @@
+"""The go-yaml v2 scalar rules, key conversion and float formatting, checked directly."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from generator.yamlio.detect import needs_precise
+from generator.yamlio.scalars import (
+    InvalidKey,
+    go_format_float,
+    key_text,
+    needs_quotes,
+    resolve_plain,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("", None),
+        ("plain", "plain"),
+        ("<<", "<<"),
+        ("+1", 1),
+        ("-0x10", -16),
+        ("0b_1_0", 2),
+        ("1__0", 10),
+        ("1_", 1),
+        ("._5", "._5"),
+        (".5_5", 0.55),
+        ("+.5", 0.5),
+        ("1.5e+3", 1500.0),
+        ("1e400", "1e400"),
+        ("18446744073709551615", 18446744073709551615),
+        ("18446744073709551616", 1.8446744073709552e19),
+        ("+18446744073709551615", 1.8446744073709552e19),
+        ("0x", "0x"),
+        ("-", "-"),
+        ("0xg", "0xg"),
+        ("١", "١"),
+    ],
+)
+def test_resolve_plain(text: str, value: object) -> None:
+    result = resolve_plain(text)
+    assert result == value
+    assert type(result) is type(value)
+
+
+def test_nan() -> None:
+    assert math.isnan(resolve_plain(".NaN"))
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("a", "a"),
+        (True, "true"),
+        (False, "false"),
+        (7, "7"),
+        (1.5, "1.5"),
+        (1e6, "1e+06"),
+        (0.1, "0.1"),
+        (1000.0, "1000"),
+        (math.inf, ".inf"),
+        (1e39, ".inf"),
+        (-0.0, "-0"),
+    ],
+)
+def test_key_text(value: object, text: str) -> None:
+    assert key_text(value) == text
+
+
+@pytest.mark.parametrize("value", [None, [1], {"a": 1}])
+def test_key_text_rejects(value: object) -> None:
+    with pytest.raises(InvalidKey):
+        key_text(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.1, "0.1"),
+        (123456.5, "123456.5"),
+        (1234567.5, "1.2345675e+06"),
+        (0.0001, "0.0001"),
+        (0.00001, "1e-05"),
+        (-2.5e-10, "-2.5e-10"),
+        (1e100, "1e+100"),
+        (math.nan, ".nan"),
+        (-math.inf, "-.inf"),
+    ],
+)
+def test_go_format_float(value: float, text: str) -> None:
+    assert go_format_float(value) == text
+
+
+@pytest.mark.parametrize("text", ["yes", "NULL", "0x1F", "1_000", "2001-12-14", "-1:30", "<<", ""])
+def test_needs_quotes(text: str) -> None:
+    assert needs_quotes(text)
+
+
+@pytest.mark.parametrize("text", ["name", "v1", "1.2.3", "a_b", "yess", "0x1G", "${A}"])
+def test_does_not_need_quotes(text: str) -> None:
+    assert not needs_quotes(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: no\n",
+        "a: Off # comment\n",
+        "- y\n",
+        "k: [on, x]\n",
+        "yes: 1\n",
+        "a: n \n",
+        "a: 010\n",
+        "a: 0X1\n",
+        "a: 1_000\n",
+        "a: +_1\n",
+        "a: 0x_1\n",
+        "1: a\n",
+        "1.5: a\n",
+        "~: a\n",
+        ": a\n",
+        "- : a\n",
+        "true: a\n",
+        "NULL: a\n",
+        "{.inf: 1}\n",
+        "0xff: a\n",
+        "? a\n: b\n",
+        "a: &x 1\n",
+        "a: *x\n",
+        "a: !t 1\n",
+        "<<: {}\n",
+        "%YAML 1.2\n---\na: 1\n",
+        "a\n...\n",
+        "a: 1\rb: 2\r",
+        "a: 1\u2028b: 2\n",
+        '{"a":010}',
+        'a: "x"\nb: no',
+    ],
+)
+def test_needs_precise_flags(text: str) -> None:
+    assert needs_precise(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: name\n",
+        "a: 'no'\n",
+        'a: "010"\n',
+        "a: v1.0\n",
+        "a: 10\n",
+        "a: 0\n",
+        "a: -5\n",
+        "a: 0x1F\n",
+        "a: Standard_D2s_v3\n",
+        'startTime: "02:00"\nutcOffset: "-05:00"\n',
+        "a: this is on the list\n",
+        "# turn it on for now\na: b\n",
+        "a: 1.5\n",
+        "a: [1, 2]\n",
+        "image: repo/x:1.2.3\n",
+        "a: no-op\n",
+        "#!/bin/bash\na: b\n",
+    ],
+)
+def test_needs_precise_lets_ordinary_text_through(text: str) -> None:
+    assert not needs_precise(text)
