@@ -75,7 +75,7 @@ def load_catalog_schema(path: Path) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise SchemaStoreError("schema file does not hold a JSON object", location=location)
     for repair in repair_schema(raw):
-        log.warning("%s: repaired a converter defect: %s", path, repair.describe())
+        log.info("%s: repaired a converter defect: %s", path, repair.describe())
     try:
         return convert_root(raw)
     except SchemaFormatError as error:
