@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from generator.documents import Document
 from generator.errors import YamlError
@@ -18,6 +19,9 @@ from generator.schemastore.types import SchemaLookup
 from generator.validate.engine import ValidationOptions, validate_documents
 from generator.yamlio.load import iter_files, load_documents, read_source
 from generator.yamlio.locate import LineLocator
+
+if TYPE_CHECKING:
+    from generator.kubeconform import KubeconformOptions
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +36,7 @@ class SourceText:
 class CheckReport:
     documents: list[Document] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # problems of a second opinion (kubeconform)
 
     @property
     def document_count(self) -> int:
@@ -57,8 +62,13 @@ def yaml_error_finding(error: YamlError, source: str) -> Finding:
 
 
 def check_sources(
-    sources: Sequence[SourceText], store: SchemaLookup | None, options: ValidationOptions
+    sources: Sequence[SourceText],
+    store: SchemaLookup | None,
+    options: ValidationOptions,
+    *,
+    kubeconform: KubeconformOptions | None = None,
 ) -> CheckReport:
+    """Validate ``sources`` together; with ``kubeconform``, merge kubeconform's findings too."""
     report = CheckReport()
     texts: dict[str, str] = {}
     for source in sources:
@@ -69,19 +79,42 @@ def check_sources(
             report.findings.append(yaml_error_finding(error, source.name))
     log.info("validating %d documents", report.document_count)
     findings = validate_documents(report.documents, store, options)
+    if kubeconform is not None:
+        findings = [*findings, *_second_opinion(report, store, options, kubeconform)]
     report.findings = sort_findings([*report.findings, *_with_lines(findings, texts)])
     return report
 
 
 def check_paths(
-    paths: Sequence[str], store: SchemaLookup | None, options: ValidationOptions
+    paths: Sequence[str],
+    store: SchemaLookup | None,
+    options: ValidationOptions,
+    *,
+    kubeconform: KubeconformOptions | None = None,
 ) -> CheckReport:
     """Validate files, folders (recursively *.yaml, *.yml, *.json) and ``-`` (stdin)."""
     names: list[str] = []
     for path in paths:
         names.extend(["-"] if path == "-" else iter_files([path]))
     sources = [SourceText("<stdin>" if n == "-" else n, read_source(n)) for n in names]
-    return check_sources(sources, store, options)
+    return check_sources(sources, store, options, kubeconform=kubeconform)
+
+
+def _second_opinion(
+    report: CheckReport,
+    store: SchemaLookup | None,
+    options: ValidationOptions,
+    kubeconform: KubeconformOptions,
+) -> list[Finding]:
+    """kubeconform's findings (rules the user disabled are dropped from them too); problems with
+    kubeconform itself become notes, logged as one warning line each."""
+    from generator.kubeconform import run_kubeconform
+
+    result = run_kubeconform(report.documents, store, kubeconform)
+    for note in result.notes:
+        log.warning("%s", note)
+    report.notes.extend(result.notes)
+    return [f for f in result.findings if f.rule not in options.disabled_rules]
 
 
 def _with_lines(findings: Sequence[Finding], texts: dict[str, str]) -> list[Finding]:

@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.findings import Finding
 
 
 class ExitCode(IntEnum):
@@ -131,7 +135,7 @@ class FlavorError(CapzgenError):
 class ValidationFailed(CapzgenError):
     """Validation produced error findings; the findings travel with the exception."""
 
-    def __init__(self, findings: Sequence[object], *, summary: str) -> None:
+    def __init__(self, findings: Sequence[Finding], *, summary: str) -> None:
         super().__init__(summary)
         self.findings = tuple(findings)
 

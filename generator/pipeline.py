@@ -54,10 +54,18 @@ def base_layers(inputs: Inputs) -> list[Layer]:
 # --- generate yaml -------------------------------------------------------------------------------
 
 
-def substitute_template(text: str, store: VariableStore) -> str:
-    from generator.envsubst import substitute
+def substitute_template(text: str, store: VariableStore, *, source: str) -> str:
+    """clusterctl's substitution; a syntax error is reported with the file it came from."""
+    from dataclasses import replace
 
-    return substitute(text, store.lookup, store.is_set)
+    from generator.envsubst import substitute
+    from generator.errors import TemplateSyntaxError
+
+    try:
+        return substitute(text, store.lookup, store.is_set)
+    except TemplateSyntaxError as error:
+        error.location = replace(error.location or Location(), file=source)
+        raise
 
 
 def parse_objects(text: str, source: str) -> list[Any]:
@@ -82,7 +90,7 @@ def generate_yaml(text: str, *, source: str, inputs: Inputs) -> str:
     from generator.yamlio.emit import dump_documents
 
     store = VariableStore(base_layers(inputs))
-    return dump_documents(parse_objects(substitute_template(text, store), source))
+    return dump_documents(parse_objects(substitute_template(text, store, source=source), source))
 
 
 def list_yaml_variables(text: str) -> str:
@@ -108,6 +116,9 @@ class ClusterRequest:
     flavors_dirs: Sequence[Path] = ()
     validate: bool = True
     disabled_rules: frozenset[str] = frozenset()
+    cel: bool = True  # evaluate the CRDs' CEL rules
+    kubeconform: bool = False  # also run kubeconform (a second opinion) when it is installed
+    kubeconform_timeout: float = 60.0  # seconds
 
 
 @dataclass
@@ -201,7 +212,7 @@ def build_store(request: ClusterRequest, inputs: Inputs) -> VariableStore:
 def render_request(request: ClusterRequest, store: VariableStore) -> tuple[str, dict[str, Any]]:
     """Jinja (flavors only) then ``${VAR}`` substitution; returns text and the typed values used."""
     if request.template_text is not None:
-        return substitute_template(request.template_text, store), {}
+        return substitute_template(request.template_text, store, source=request.template_source), {}
     from generator.flavors.catalog import FlavorCatalog
     from generator.flavors.render import render_flavor
     from generator.flavors.values import resolve_values
@@ -211,7 +222,7 @@ def render_request(request: ClusterRequest, store: VariableStore) -> tuple[str, 
     values, _sources = resolve_values(flavor, store)
     log.info("rendering flavor %s", flavor.name)
     rendered = render_flavor(flavor, values, catalog.template_search_path(flavor))
-    return substitute_template(rendered, store), values
+    return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values
 
 
 def generate_cluster(request: ClusterRequest, inputs: Inputs) -> ClusterResult:
@@ -239,10 +250,16 @@ def validate_output(output: str, request: ClusterRequest) -> list[Finding]:
     from generator.validate.engine import ValidationOptions
 
     store = SchemaStore.from_search_path(list(request.schema_dirs))
+    kubeconform = None
+    if request.kubeconform:
+        from generator.kubeconform import KubeconformOptions
+
+        kubeconform = KubeconformOptions(timeout=request.kubeconform_timeout)
     report = check_sources(
         [SourceText(GENERATED_SOURCE, output)],
         store,
-        ValidationOptions(disabled_rules=request.disabled_rules),
+        ValidationOptions(disabled_rules=request.disabled_rules, cel=request.cel),
+        kubeconform=kubeconform,
     )
     if report.has_errors:
         raise ValidationFailed(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,21 @@ def _shared_dir() -> Path:
 
 
 SHARED = _shared_dir()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Tests never read or write the user's schema cache; one cache is shared per session so
+    converted CRDs are memoised once. Modules with their own isolation override it per test."""
+    saved = {key: os.environ.get(key) for key in ("CAPZGEN_CACHE_DIR", "CAPZGEN_SCHEMA_PATH")}
+    os.environ["CAPZGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("schema-cache"))
+    os.environ.pop("CAPZGEN_SCHEMA_PATH", None)
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture(scope="session")
@@ -58,14 +73,18 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]):
     """Call ``generator.cli.main(argv)`` in-process and capture what it prints."""
     from generator.cli import main
 
-    def run(argv: Sequence[str], *, env: dict[str, str] | None = None, stdin: str | None = None) -> CliResult:
+    def run(
+        argv: Sequence[str], *, env: dict[str, str] | None = None, stdin: str | None = None
+    ) -> CliResult:
         for key, value in (env or {}).items():
             monkeypatch.setenv(key, value)
         if stdin is not None:
             import io
             import sys
 
-            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
+            monkeypatch.setattr(
+                sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
+            )
         capfd.readouterr()
         code = main(list(argv))
         out, err = capfd.readouterr()

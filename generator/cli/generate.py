@@ -122,6 +122,23 @@ def generate_yaml_command(from_: str, config: Path | None, list_variables: bool)
     metavar="ID",
     help="Disable a validation rule (repeatable).",
 )
+@click.option(
+    "--no-cel", is_flag=True, help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations)."
+)
+@click.option(
+    "--kubeconform",
+    "use_kubeconform",
+    is_flag=True,
+    help="Also validate with kubeconform (if installed), offline, with capzgen's schemas.",
+)
+@click.option(
+    "--kubeconform-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Stop kubeconform after this long (its findings are then missing).",
+)
 def generate_cluster_command(
     name: str,
     flavor: str | None,
@@ -138,6 +155,9 @@ def generate_cluster_command(
     flavors_dirs: tuple[Path, ...],
     no_validate: bool,
     disabled_rules: tuple[str, ...],
+    no_cel: bool,
+    use_kubeconform: bool,
+    kubeconform_timeout: float,
 ) -> None:
     """Generate a complete, validated cluster definition named NAME.
 
@@ -165,6 +185,9 @@ def generate_cluster_command(
         flavors_dirs=flavors_dirs,
         validate=not no_validate,
         disabled_rules=frozenset(disabled_rules),
+        cel=not no_cel,
+        kubeconform=use_kubeconform,
+        kubeconform_timeout=kubeconform_timeout,
     )
     inputs = Inputs(
         environ=environ(),

@@ -64,14 +64,24 @@ def schemas(ctx: click.Context, schema_dirs: tuple[Path, ...]) -> None:
 @click.option(
     "--all", "show_all", is_flag=True, help="Also show schemas shadowed by earlier sources."
 )
+@click.option(
+    "--cel",
+    "show_cel",
+    is_flag=True,
+    help="List every CEL rule (x-kubernetes-validations) instead, with whether capzgen evaluates "
+    "it: evaluable, unsupported (and why) or transition (needs the stored object).",
+)
 @click.pass_context
 def list_command(
-    ctx: click.Context, schema_dirs: tuple[Path, ...], output: str, show_all: bool
+    ctx: click.Context, schema_dirs: tuple[Path, ...], output: str, show_all: bool, show_cel: bool
 ) -> None:
     """One line per group/version/kind and the source it comes from."""
     from generator.schemastore.store import SchemaStore
 
     dirs = [*ctx.obj.get("schema_dirs", ()), *schema_dirs]
+    if show_cel:
+        _list_cel(SchemaStore.from_search_path(dirs), output)
+        return
     infos = [i for i in SchemaStore.from_search_path(dirs).entries() if show_all or not i.shadowed]
     if output == "json":
         rows = [
@@ -92,6 +102,28 @@ def list_command(
     for name, info in zip(names, infos, strict=True):
         suffix = "  (shadowed)" if info.shadowed else ""
         click.echo(f"{name:<{width}}  {info.source}{suffix}")
+
+
+def _list_cel(store: Any, output: str) -> None:
+    from generator.cel.inventory import rule_inventory
+
+    entries = rule_inventory(store)
+    if output == "json":
+        click.echo(json.dumps([entry.to_json() for entry in entries], indent=2))
+        return
+    for entry in entries:
+        status = entry.status.value + (f" ({entry.detail})" if entry.detail else "")
+        click.echo(
+            f"{entry.gvk.api_version} {entry.gvk.kind}  {entry.path or '(object)'}  {status}\n"
+            f"    rule: {entry.rule.rule}"
+        )
+    counts = dict.fromkeys(("evaluable", "unsupported", "transition"), 0)
+    for entry in entries:
+        counts[entry.status.value] += 1
+    click.echo(
+        f"{len(entries)} CEL rule(s): {counts['evaluable']} evaluable, "
+        f"{counts['unsupported']} unsupported, {counts['transition']} transition"
+    )
 
 
 @schemas.command("import")

@@ -29,6 +29,24 @@ from generator.errors import ExitCode, UsageError
     "--output", "output", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.option("--list-rules", is_flag=True, help="List the semantic rules and exit.")
+@click.option(
+    "--no-cel", is_flag=True, help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations)."
+)
+@click.option(
+    "--kubeconform",
+    "use_kubeconform",
+    is_flag=True,
+    help="Also run kubeconform (if installed) with capzgen's schemas, offline, on every object and "
+    "embedded resource, and merge its findings (marked [kubeconform]).",
+)
+@click.option(
+    "--kubeconform-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Stop kubeconform after this long (its findings are then missing).",
+)
 def validate_command(
     paths: tuple[str, ...],
     schema_dirs: tuple[Path, ...],
@@ -36,12 +54,18 @@ def validate_command(
     disabled_rules: tuple[str, ...],
     output: str,
     list_rules: bool,
+    no_cel: bool,
+    use_kubeconform: bool,
+    kubeconform_timeout: float,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
     Every document is checked against the schema of its apiVersion/kind, every ASO resource in
     spec.resources against its own schema, and the cluster as a whole against CAPZ's rules.
-    Exit status: 0 valid, 1 findings with severity error, 2 usage or I/O problems.
+    The CEL rules of the CRDs (x-kubernetes-validations) are evaluated too, as the API server does.
+    Exit status: 0 valid, 1 findings with severity error, 2 usage or I/O problems. With
+    --kubeconform, kubeconform's findings count like capzgen's; a kubeconform that is missing,
+    fails or times out is reported in one warning line and does not change the exit status.
     """
     from generator.validate.engine import ValidationOptions, known_rule_ids
     from generator.validate.report import describe_rules, render_json, render_text
@@ -62,9 +86,16 @@ def validate_command(
 
     store = SchemaStore.from_search_path(list(schema_dirs))
     options = ValidationOptions(
-        disabled_rules=frozenset(disabled_rules), ignore_missing_schemas=ignore_missing_schemas
+        disabled_rules=frozenset(disabled_rules),
+        ignore_missing_schemas=ignore_missing_schemas,
+        cel=not no_cel,
     )
-    report = check_paths(list(paths), store, options)
+    kubeconform = None
+    if use_kubeconform:
+        from generator.kubeconform import KubeconformOptions
+
+        kubeconform = KubeconformOptions(timeout=kubeconform_timeout)
+    report = check_paths(list(paths), store, options, kubeconform=kubeconform)
     render = render_json if output == "json" else render_text
     click.echo(render(report.findings, report.document_count), nl=False)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)

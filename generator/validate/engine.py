@@ -27,6 +27,9 @@ class ValidationOptions:
     disabled_rules: frozenset[str] = frozenset()
     ignore_missing_schemas: bool = False
     schemas: bool = True  # False (or no store): skip JSON Schema validation, keep the rules
+    cel: bool = (
+        True  # evaluate the schemas' CEL rules (x-kubernetes-validations), as the API server
+    )
 
 
 def known_rule_ids() -> list[str]:
@@ -51,6 +54,10 @@ def validate_documents(
             findings.append(problem)
     for top in manifests.objects:
         findings.extend(check_object(top, settings))
+    if options.cel and settings.store is not None:
+        from generator.cel import check_cel
+
+        findings.extend(check_cel(manifests, settings.store))
     findings = [finding for finding in findings if finding.rule not in disabled]
     for rule_id, rule in RULES.items():
         if rule_id not in disabled:

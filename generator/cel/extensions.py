@@ -1,0 +1,219 @@
+"""Kubernetes CEL library functions that cel-python does not ship, with cel-go's semantics.
+
+The API server evaluates ``x-kubernetes-validations`` with cel-go plus Kubernetes' libraries. The
+CRDs capzgen validates (Cluster API v1.13, CAPZ v1.26) only use standard CEL (``has``, ``size``,
+``matches``, ``in`` and the ``all``/``exists``/``exists_one``/``filter`` macros), which cel-python
+implements. The functions below are the simple, exactly specified ones from cel-go's ``ext.Strings``
+and Kubernetes' ``lists`` and ``regex`` libraries, so that user-supplied CRDs using them are
+evaluated too. Every other library (``isURL``/``url``, ``ip``/``cidr``, ``quantity``, ``format.*``,
+``sets.*``, optional types ...) is *not* implemented: rules using it are reported as unsupported by
+``capzgen schemas list --cel`` instead of being evaluated approximately.
+
+Indexes count Unicode code points, as cel-go does. A misuse returns a :class:`CELEvalError`, which
+the evaluator turns into a "could not be evaluated" warning naming the rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import re2  # type: ignore[import-untyped]
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _error(message: str) -> CELEvalError:
+    return CELEvalError(message, ValueError, None)
+
+
+def _string(value: Any, function: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{function}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def _int(value: Any, function: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{function}: expected an int, got {type(value).__name__}")
+    return int(value)
+
+
+# --- strings (cel-go ext.Strings) ----------------------------------------------------------------
+
+
+def char_at(text: Any, index: Any) -> Any:
+    value, position = _string(text, "charAt"), _int(index, "charAt")
+    if position < 0 or position > len(value):
+        return _error(f"index out of range: {position}")
+    return celtypes.StringType(value[position : position + 1])
+
+
+def index_of(target: Any, needle: Any, offset: Any = None) -> Any:
+    if isinstance(target, list):
+        return _list_index(target, needle, last=False)
+    value, sub = _string(target, "indexOf"), _string(needle, "indexOf")
+    start = 0 if offset is None else _int(offset, "indexOf")
+    if start < 0 or start > len(value):
+        return _error(f"index out of range: {start}")
+    return celtypes.IntType(value.find(sub, start))
+
+
+def last_index_of(target: Any, needle: Any, offset: Any = None) -> Any:
+    if isinstance(target, list):
+        return _list_index(target, needle, last=True)
+    value, sub = _string(target, "lastIndexOf"), _string(needle, "lastIndexOf")
+    end = len(value) if offset is None else _int(offset, "lastIndexOf")
+    if end < 0 or end > len(value):
+        return _error(f"index out of range: {end}")
+    # cel-go: the match may start at ``offset`` at the latest.
+    return celtypes.IntType(value.rfind(sub, 0, end + len(sub)))
+
+
+def lower_ascii(text: Any) -> Any:
+    return celtypes.StringType(_string(text, "lowerAscii").translate(_ASCII_LOWER))
+
+
+def upper_ascii(text: Any) -> Any:
+    return celtypes.StringType(_string(text, "upperAscii").translate(_ASCII_UPPER))
+
+
+def replace(text: Any, old: Any, new: Any, count: Any = None) -> Any:
+    value = _string(text, "replace")
+    limit = -1 if count is None else _int(count, "replace")
+    replaced = value.replace(_string(old, "replace"), _string(new, "replace"), limit)
+    return celtypes.StringType(replaced)
+
+
+def split(text: Any, separator: Any, count: Any = None) -> Any:
+    value, sep = _string(text, "split"), _string(separator, "split")
+    limit = -1 if count is None else _int(count, "split")
+    if limit == 0:
+        return celtypes.ListType([])
+    if sep == "":  # Go splits into code points
+        parts = list(value)
+        if limit > 0 and len(parts) > limit:
+            parts = [*parts[: limit - 1], "".join(parts[limit - 1 :])]
+    else:
+        parts = value.split(sep, limit - 1 if limit > 0 else -1)
+    return celtypes.ListType([celtypes.StringType(part) for part in parts])
+
+
+def substring(text: Any, start: Any, end: Any = None) -> Any:
+    value = _string(text, "substring")
+    begin = _int(start, "substring")
+    stop = len(value) if end is None else _int(end, "substring")
+    if begin < 0 or begin > len(value):
+        return _error(f"index out of range: {begin}")
+    if stop < 0 or stop > len(value):
+        return _error(f"index out of range: {stop}")
+    if begin > stop:
+        return _error(f"invalid substring range. start: {begin}, end: {stop}")
+    return celtypes.StringType(value[begin:stop])
+
+
+def trim(text: Any) -> Any:
+    return celtypes.StringType(_string(text, "trim").strip())
+
+
+def join(items: Any, separator: Any = None) -> Any:
+    if not isinstance(items, list):
+        raise TypeError(f"join: expected a list, got {type(items).__name__}")
+    sep = "" if separator is None else _string(separator, "join")
+    return celtypes.StringType(sep.join(_string(item, "join") for item in items))
+
+
+# --- lists (Kubernetes library) ------------------------------------------------------------------
+
+
+def _list(value: Any, function: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{function}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _list_index(items: list[Any], needle: Any, *, last: bool) -> Any:
+    positions = range(len(items) - 1, -1, -1) if last else range(len(items))
+    for position in positions:
+        if items[position] == needle:
+            return celtypes.IntType(position)
+    return celtypes.IntType(-1)
+
+
+def is_sorted(items: Any) -> Any:
+    values = _list(items, "isSorted")
+    return celtypes.BoolType(all(a <= b for a, b in itertools.pairwise(values)))
+
+
+def sum_(items: Any) -> Any:
+    values = _list(items, "sum")
+    if not values:
+        return celtypes.IntType(0)
+    total = values[0]
+    for value in values[1:]:
+        total = total + value
+    return total
+
+
+def max_(items: Any) -> Any:
+    values = _list(items, "max")
+    if not values:
+        return _error("max of an empty list")
+    return max(values)
+
+
+# --- regex (Kubernetes library) ------------------------------------------------------------------
+
+
+def find(text: Any, pattern: Any) -> Any:
+    value, regex = _string(text, "find"), _string(pattern, "find")
+    try:
+        match = re2.search(regex, value)
+    except re2.error as error:
+        return _error(f"invalid regular expression: {error}")
+    return celtypes.StringType(match.group(0) if match else "")
+
+
+def find_all(text: Any, pattern: Any, count: Any = None) -> Any:
+    value, regex = _string(text, "findAll"), _string(pattern, "findAll")
+    limit = -1 if count is None else _int(count, "findAll")
+    try:
+        compiled = re2.compile(regex)
+    except re2.error as error:
+        return _error(f"invalid regular expression: {error}")
+    found: list[Any] = []
+    if limit != 0:
+        for match in compiled.finditer(value):
+            found.append(celtypes.StringType(match.group(0)))
+            if 0 < limit <= len(found):
+                break
+    return celtypes.ListType(found)
+
+
+def dyn(value: Any) -> Any:
+    """``dyn(x)`` only tells cel-go's type checker to stop checking; the value is unchanged."""
+    return value
+
+
+EXTENSIONS: dict[str, Callable[..., Any]] = {
+    "charAt": char_at,
+    "indexOf": index_of,
+    "lastIndexOf": last_index_of,
+    "lowerAscii": lower_ascii,
+    "upperAscii": upper_ascii,
+    "replace": replace,
+    "split": split,
+    "substring": substring,
+    "trim": trim,
+    "join": join,
+    "isSorted": is_sorted,
+    "sum": sum_,
+    "max": max_,
+    "find": find,
+    "findAll": find_all,
+    "dyn": dyn,
+}

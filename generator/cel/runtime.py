@@ -1,0 +1,234 @@
+"""cel-python as capzgen uses it: one environment, programs compiled once per rule text, values
+converted the way the API server types them.
+
+Kubernetes gives ``self`` the CEL type its schema declares, so the conversion follows the schema:
+``type: number`` makes an int a double, ``format: date-time``/``duration`` strings become
+timestamps/durations, and property names of objects with declared properties are escaped
+(``x-y`` is ``self.x__dash__y``, ``namespace`` is ``self.__namespace__``). Values of maps
+(``additionalProperties``) and of schema-less subtrees are converted as plain JSON.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import celpy
+import lark
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+from generator.cel.extensions import EXTENSIONS
+
+
+class CelSyntaxError(ValueError):
+    """Text cel-python cannot parse (first line of the parser's message)."""
+
+
+class CelEvaluationError(Exception):
+    """A rule that failed at run time (no such key, no such overload, division by zero ...)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _environment() -> celpy.Environment:
+    # The interpreting runner: cel-python's transpiling runner is faster but does not call
+    # custom functions and reduces every error to "evaluation error". Results are memoised per
+    # rule instead (generator.cel.validate), which is what makes repeated values cheap.
+    # celpy.Environment() sets the recursion limit to 2500 as a side effect; never lower it.
+    limit = sys.getrecursionlimit()
+    environment = celpy.Environment()
+    sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))
+    return environment
+
+
+@functools.lru_cache(maxsize=4096)
+def parse(expression: str) -> lark.Tree[Any]:
+    try:
+        tree: lark.Tree[Any] = _environment().compile(expression)
+    except Exception as error:  # CELParseError, and lark errors for exotic input
+        first = str(error).strip().splitlines()
+        raise CelSyntaxError(first[0] if first else type(error).__name__) from error
+    return tree
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """A compiled CEL expression."""
+
+    expression: str
+    runner: celpy.Runner
+
+    def evaluate(self, self_value: Any) -> Any:
+        """The result for ``self``; raises :class:`CelEvaluationError` for a run-time error."""
+        try:
+            result = self.runner.evaluate({"self": self_value})
+        except CELEvalError as error:
+            raise CelEvaluationError(describe_error(error)) from error
+        except RecursionError as error:
+            raise CelEvaluationError("expression nested too deeply") from error
+        except Exception as error:  # a cel-python defect must not stop validation
+            raise CelEvaluationError(f"{type(error).__name__}: {error}") from error
+        if isinstance(result, CELEvalError):
+            raise CelEvaluationError(describe_error(result))
+        return result
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_program(expression: str) -> Program:
+    """The program for ``expression``, compiled once per process (raises CelSyntaxError)."""
+    tree = parse(expression)
+    return Program(expression, _environment().program(tree, functions=dict(EXTENSIONS)))
+
+
+def describe_error(error: BaseException) -> str:
+    """cel-python errors carry (message, exception class, args): keep the message and the detail."""
+    args = error.args
+    message = str(args[0]) if args else type(error).__name__
+    if message == "no such overload" and len(args) > 2 and args[2]:
+        detail = args[2][0] if isinstance(args[2], tuple) and args[2] else args[2]
+        message = f"no such overload ({str(detail).splitlines()[0][:160]})"
+    return message
+
+
+# --- values ----------------------------------------------------------------------------------
+
+_RESERVED = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
+_PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@functools.lru_cache(maxsize=8192)
+def escape_property(name: str) -> str:
+    """Kubernetes' escaping of property names in CEL (``__`` first, then ``.``, ``-``, ``/``)."""
+    if name in _RESERVED:
+        return f"__{name}__"
+    if _PLAIN_NAME.match(name) and "__" not in name:
+        return name
+    return (
+        name.replace("__", "__underscores__")
+        .replace(".", "__dot__")
+        .replace("-", "__dash__")
+        .replace("/", "__slash__")
+    )
+
+
+def _types(schema: Mapping[str, Any]) -> tuple[str, ...]:
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return (declared,)
+    if isinstance(declared, list):
+        return tuple(t for t in declared if isinstance(t, str))
+    return ()
+
+
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+
+
+def matches_type(value: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether ``value`` has a type the schema node allows (no ``type``: anything)."""
+    types = _types(schema)
+    if not types:
+        return True
+    for name in types:
+        if name == "null":
+            if value is None:
+                return True
+            continue
+        allowed = _PY_TYPES.get(name)
+        if allowed is None:
+            return True  # an unknown type name: do not second-guess it
+        if isinstance(value, bool) and name != "boolean":
+            continue
+        if isinstance(value, allowed):
+            return True
+    return False
+
+
+def to_cel(value: Any, schema: Any = None) -> Any:
+    """``value`` as the API server's CEL sees it, typed by ``schema`` where one is known."""
+    node = schema if isinstance(schema, Mapping) else None
+    if isinstance(value, bool):
+        return celtypes.BoolType(value)
+    if isinstance(value, str):
+        return _string(value, node)
+    if isinstance(value, int):
+        if node is not None and "number" in _types(node) and "integer" not in _types(node):
+            return celtypes.DoubleType(float(value))
+        return celtypes.IntType(value)
+    if isinstance(value, float):
+        return celtypes.DoubleType(value)
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return _object(value, node)
+    if isinstance(value, list):
+        items = node.get("items") if node is not None else None
+        return celtypes.ListType([to_cel(item, items) for item in value])
+    if isinstance(value, datetime.datetime):
+        return celtypes.TimestampType(value)
+    if isinstance(value, datetime.date):
+        return celtypes.StringType(value.isoformat())
+    raise TypeError(f"a {type(value).__name__} value cannot be given to CEL")
+
+
+def _string(value: str, node: Mapping[str, Any] | None) -> Any:
+    fmt = node.get("format") if node is not None else None
+    try:
+        if fmt == "date-time":
+            return celtypes.TimestampType(value)
+        if fmt == "duration":
+            return celtypes.DurationType(value)
+    except (ValueError, TypeError):
+        pass  # not a valid timestamp/duration: the schema check says so; CEL sees the string
+    return celtypes.StringType(value)
+
+
+def _object(value: dict[str, Any], node: Mapping[str, Any] | None) -> Any:
+    properties = node.get("properties") if node is not None else None
+    if not isinstance(properties, Mapping):
+        properties = None
+    additional = node.get("additionalProperties") if node is not None else None
+    extra = additional if isinstance(additional, Mapping) else None
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        name = str(key)
+        if properties is not None and name in properties:
+            out[celtypes.StringType(escape_property(name))] = to_cel(item, properties[name])
+        else:
+            out[celtypes.StringType(name)] = to_cel(item, extra)
+    return celtypes.MapType(out)

@@ -1,0 +1,262 @@
+"""Evaluating the CEL rules of each object's schema, as the API server would on create.
+
+For every top-level object and every ASO resource embedded in one, the schema of its own
+apiVersion/kind is looked up; the object is walked along the schema's rule tree and every rule is
+evaluated at every node where a value is present (rules never apply to absent or null values),
+including each list item and map value. The API server's behaviour is followed where a manifest
+alone allows it:
+
+* a rule that is false is an error finding: ``<message> (rule: <rule>)`` at the node's path, or at
+  ``fieldPath`` below it when the rule names one; ``messageExpression`` replaces ``message`` when
+  it evaluates to a non-empty single-line string;
+* a rule that fails at run time (no such key, no such overload ...) makes the API server reject the
+  object too, but an evaluator other than cel-go may fail where cel-go would not: it is reported as
+  a *warning* naming the rule, and validation goes on;
+* a value whose type does not match the schema is not given to the node's rules (the schema check
+  reports the type, and cel-go would only add a "no such overload" on top);
+* transition rules (``oldSelf``) and rules using functions cel-python lacks are not evaluated; they
+  are listed by ``capzgen schemas list --cel`` and logged at info level (``-v``);
+* inside CAPZ ``*Template`` kinds, values holding Go-template text (``{{ ... }}``) are not given to
+  rules, as for schema patterns: their final value is unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+from celpy import celtypes
+
+from generator.cel.runtime import CelEvaluationError, matches_type, to_cel
+from generator.cel.tree import CelNode, CompiledRule, tree_for
+from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
+from generator.schemastore.types import SchemaLookup
+from generator.validate import kinds
+from generator.validate.model import AsoResource, ManifestSet, TopObject
+from generator.validate.schema_check import valid_api_version
+
+log = logging.getLogger(__name__)
+
+RULE_ID = "cel"
+ORIGIN = "cel"
+
+
+def check_cel(manifests: ManifestSet, store: SchemaLookup) -> list[Finding]:
+    """CEL findings of every object and embedded resource of ``manifests``."""
+    findings: list[Finding] = []
+    skipped: set[str] = set()
+    for top in manifests.objects:
+        findings.extend(_check(top, store, skipped))
+        for resource in top.resources:
+            findings.extend(_check(resource, store, skipped))
+    return findings
+
+
+def _check(where: TopObject | AsoResource, store: SchemaLookup, skipped: set[str]) -> list[Finding]:
+    obj = where.obj
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
+        return []
+    if not valid_api_version(api_version):
+        return []
+    handle = store.lookup(api_version, kind)
+    tree = tree_for(handle) if handle is not None else None
+    if tree is None:
+        return []
+    top = where.top if isinstance(where, AsoResource) else where
+    walker = _Walker(
+        subject=lambda: where.subject,
+        in_template=top.kind in kinds.TEMPLATE_KINDS,
+        skipped=skipped,
+    )
+    walker.walk(obj, tree, where.path)
+    return walker.findings
+
+
+class _Walker:
+    def __init__(
+        self, *, subject: Callable[[], Subject], in_template: bool, skipped: set[str]
+    ) -> None:
+        self._subject_of = subject
+        self._subject: Subject | None = None
+        self.in_template = in_template
+        self.skipped = skipped
+        self.findings: list[Finding] = []
+
+    @property
+    def subject(self) -> Subject:
+        if self._subject is None:
+            self._subject = self._subject_of()
+        return self._subject
+
+    def walk(self, value: Any, node: CelNode, path: JsonPath) -> None:
+        if value is None:
+            return
+        if (
+            node.rules
+            and matches_type(value, node.schema)
+            and not (self.in_template and _has_template(value))
+        ):
+            self._evaluate_rules(value, node, path)
+        if isinstance(value, dict):
+            for name, child in node.properties.items():
+                if name in value:
+                    self.walk(value[name], child, (*path, name))
+            if node.values is not None:
+                for key, item in value.items():
+                    if key not in node.properties:
+                        self.walk(item, node.values, (*path, key))
+        elif isinstance(value, list) and node.items is not None:
+            for index, item in enumerate(value):
+                self.walk(item, node.items, (*path, index))
+
+    def _evaluate_rules(self, value: Any, node: CelNode, path: JsonPath) -> None:
+        converted: list[Any] = []  # converted once, for the first rule that needs it
+        key = _memo_key(value)
+        for compiled in node.rules:
+            if compiled.program is None:
+                self._note_skipped(compiled)
+                continue
+            outcome = compiled.memo.get(key) if key is not None else None
+            if outcome is None:
+                outcome = _outcome(compiled, value, node, converted)
+                if key is not None:
+                    if len(compiled.memo) >= _MEMO_LIMIT:
+                        compiled.memo.clear()
+                    compiled.memo[key] = outcome
+            verdict, text = outcome
+            if verdict == _FAIL:
+                self._violation(compiled, text, path)
+            elif verdict == _ERROR:
+                self._warn(compiled, path, text)
+
+    def _violation(self, compiled: CompiledRule, message: str, path: JsonPath) -> None:
+        rule = compiled.rule
+        where = path
+        if rule.field_path is not None:
+            relative = parse_field_path(rule.field_path)
+            if relative is not None:
+                where = (*path, *relative)
+        self.findings.append(
+            Finding(
+                Severity.ERROR,
+                RULE_ID,
+                message,
+                self.subject,
+                where,
+                origin=ORIGIN,
+                hint=f"reason: {rule.reason}" if rule.reason else None,
+            )
+        )
+
+    def _warn(self, compiled: CompiledRule, path: JsonPath, problem: str) -> None:
+        self.findings.append(
+            Finding(
+                Severity.WARNING,
+                RULE_ID,
+                f"CEL rule could not be evaluated: {problem} (rule: {compiled.rule.rule}); "
+                "the API server rejects the object if its evaluation fails too",
+                self.subject,
+                path,
+                origin=ORIGIN,
+            )
+        )
+
+    def _note_skipped(self, compiled: CompiledRule) -> None:
+        text = compiled.rule.rule
+        if text not in self.skipped:
+            self.skipped.add(text)
+            log.info("CEL rule not evaluated (%s): %s", compiled.analysis.detail, text)
+
+
+_PASS, _FAIL, _ERROR = "pass", "fail", "error"
+_MEMO_LIMIT = 4096
+_MEMO_MAX_KEY = 8192
+
+
+def _memo_key(value: Any) -> Any:
+    """A hashable stand-in for ``value`` (None when it is too large or not JSON-like)."""
+    if value is None or isinstance(value, (str, int, float)):
+        return (type(value).__name__, value)
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+    return text if len(text) <= _MEMO_MAX_KEY else None
+
+
+def _outcome(
+    compiled: CompiledRule, value: Any, node: CelNode, converted: list[Any]
+) -> tuple[str, str]:
+    """``(verdict, text)``: pass, fail with the finding's message, or error with the problem."""
+    program = compiled.program
+    assert program is not None
+    if not converted:
+        try:
+            converted.append(to_cel(value, node.schema))
+        except (TypeError, ValueError) as error:
+            return _ERROR, str(error)
+    try:
+        result = program.evaluate(converted[0])
+    except CelEvaluationError as error:
+        return _ERROR, str(error)
+    if not isinstance(result, (bool, celtypes.BoolType)):
+        return _ERROR, f"the rule returned {type(result).__name__}, not a bool"
+    if bool(result):
+        return _PASS, ""
+    return _FAIL, compiled.rule.failure_message(_message_from(compiled, converted[0]))
+
+
+def _message_from(compiled: CompiledRule, converted: Any) -> str | None:
+    program = compiled.message_program
+    if program is None:
+        return None
+    try:
+        result = program.evaluate(converted)
+    except CelEvaluationError as error:
+        log.info("messageExpression %r failed: %s", compiled.rule.message_expression, error)
+        return None
+    if not isinstance(result, str):
+        return None
+    text = str(result).strip()
+    return text if text and "\n" not in text and "\r" not in text else None
+
+
+def _has_template(value: Any) -> bool:
+    if isinstance(value, str):
+        return "{{" in value
+    if isinstance(value, dict):
+        return any(_has_template(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_template(item) for item in value)
+    return False
+
+
+_FIELD_PATH_STEP = re.compile(
+    r"""\.(?P<name>[A-Za-z_$][A-Za-z0-9_$-]*)"""
+    r"""|\[\s*'(?P<single>(?:[^'\\]|\\.)*)'\s*\]"""
+    r"""|\[\s*"(?P<double>(?:[^"\\]|\\.)*)"\s*\]"""
+    r"""|\[\s*(?P<index>\d+)\s*\]"""
+)
+
+
+def parse_field_path(text: str) -> tuple[PathPart, ...] | None:
+    """``.spec.foo['a.b'][0]`` -> ``("spec", "foo", "a.b", 0)``; None if it is not such a path."""
+    parts: list[PathPart] = []
+    position = 0
+    while position < len(text):
+        match = _FIELD_PATH_STEP.match(text, position)
+        if match is None:
+            return None
+        if match["name"] is not None:
+            parts.append(match["name"])
+        elif match["index"] is not None:
+            parts.append(int(match["index"]))
+        else:
+            quoted = match["single"] if match["single"] is not None else match["double"]
+            parts.append(re.sub(r"\\(.)", r"\1", quoted))
+        position = match.end()
+    return tuple(parts) if parts else None

@@ -1,0 +1,91 @@
+"""``capzgen kubeconform [--schema-dir DIR]... -- ARGS...``: kubeconform with capzgen's schemas.
+
+Every schema on capzgen's search path (``--schema-dir``, ``$CAPZGEN_SCHEMA_PATH``, the cache, the
+core kinds) is written to a temporary folder in kubeconform's layout, and kubeconform runs as
+``kubeconform -schema-location <that folder's template> ARGS...`` with the terminal's stdin, stdout
+and stderr. Only that location is given, so kubeconform works offline; add ``-schema-location
+default`` to ARGS to let it download what capzgen lacks. The exit status is kubeconform's, or 2
+when kubeconform cannot be run (not installed, cannot start, ``--timeout`` exceeded).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import click
+
+from generator.cli.common import schema_dir_option
+from generator.errors import ExitCode
+
+
+@click.command(
+    "kubeconform",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@schema_dir_option
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop kubeconform after this long (exit status 2). Default: no limit.",
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="[--] ARGS...")
+def kubeconform(schema_dirs: tuple[Path, ...], timeout: float | None, args: tuple[str, ...]) -> int:
+    """Run kubeconform with capzgen's schemas prepended to its schema locations.
+
+    \b
+    Example:
+      capzgen kubeconform --schema-dir ./crds -- -strict -summary manifests/
+    """
+    from generator.kubeconform import (
+        INSTALL_HINT,
+        NOT_FOUND,
+        KubeconformOptions,
+        find_binary,
+        schema_location,
+        store_layout,
+    )
+    from generator.schemastore.store import SchemaStore
+
+    binary = find_binary(KubeconformOptions())
+    if binary is None:
+        click.echo(f"Error: {NOT_FOUND}", err=True)
+        return int(ExitCode.USAGE)
+    store = SchemaStore.from_search_path(list(schema_dirs))
+    with store_layout(store) as root:
+        argv = [binary, "-schema-location", schema_location(root), *args]
+        own_group = timeout is not None  # then the whole group is killed on timeout
+        try:
+            process = subprocess.Popen(argv, start_new_session=own_group)
+        except OSError as error:
+            click.echo(
+                f"Error: kubeconform ({binary}) could not be started: "
+                f"{error.strerror or error}; {INSTALL_HINT}",
+                err=True,
+            )
+            return int(ExitCode.USAGE)
+        try:
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _stop(process, own_group)
+            click.echo(f"Error: kubeconform did not finish within {timeout:g}s", err=True)
+            return int(ExitCode.USAGE)
+        except BaseException:
+            _stop(process, own_group)
+            raise
+    return code if code >= 0 else 128 - code
+
+
+def _stop(process: subprocess.Popen[bytes], own_group: bool) -> None:
+    try:
+        if own_group and hasattr(os, "killpg"):
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()

@@ -1,0 +1,82 @@
+"""Fixtures of the CEL tests: a schema store over ../shared, and stores over synthetic CRDs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.schemastore.store import SchemaStore
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("capzgen-cache")
+
+
+@pytest.fixture
+def isolated_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CAPZGEN_CACHE_DIR", str(cache_dir))
+    monkeypatch.delenv("CAPZGEN_SCHEMA_PATH", raising=False)
+    return cache_dir
+
+
+@pytest.fixture
+def shared_store(shared_schema_dirs: list[Path], isolated_cache: Path) -> SchemaStore:
+    return SchemaStore.from_search_path(shared_schema_dirs)
+
+
+def crd(
+    kind: str,
+    spec_schema: dict[str, Any],
+    *,
+    group: str = "example.com",
+    version: str = "v1",
+) -> dict[str, Any]:
+    """A CustomResourceDefinition whose ``spec`` has ``spec_schema``."""
+    plural = kind.lower() + "s"
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "names": {"kind": kind, "plural": plural, "singular": kind.lower()},
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": version,
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "apiVersion": {"type": "string"},
+                                "kind": {"type": "string"},
+                                "metadata": {"type": "object"},
+                                "spec": spec_schema,
+                            },
+                        }
+                    },
+                }
+            ],
+        },
+    }
+
+
+@pytest.fixture
+def crd_store(tmp_path: Path, isolated_cache: Path) -> Callable[..., SchemaStore]:
+    """``crd_store(crd, ...)``: a store whose first source holds exactly these CRDs."""
+
+    def make(*crds: dict[str, Any]) -> SchemaStore:
+        folder = tmp_path / "crds"
+        folder.mkdir(exist_ok=True)
+        for index, item in enumerate(crds):
+            (folder / f"crd-{index}.yaml").write_text(yaml.safe_dump(item))
+        return SchemaStore.from_search_path([folder], use_cache=False)
+
+    return make
