@@ -96,8 +96,18 @@ def check_paths(
     names: list[str] = []
     for path in paths:
         names.extend(["-"] if path == "-" else iter_files([path]))
-    sources = [SourceText("<stdin>" if n == "-" else n, read_source(n)) for n in names]
-    return check_sources(sources, store, options, kubeconform=kubeconform)
+    sources: list[SourceText] = []
+    unreadable: list[Finding] = []
+    for name in names:
+        label = "<stdin>" if name == "-" else name
+        try:
+            sources.append(SourceText(label, read_source(name)))
+        except YamlError as error:
+            # Binary or oversized content is a finding for that file; the others are still checked.
+            unreadable.append(yaml_error_finding(error, label))
+    report = check_sources(sources, store, options, kubeconform=kubeconform)
+    report.findings = sort_findings([*unreadable, *report.findings])
+    return report
 
 
 def _second_opinion(

@@ -43,12 +43,18 @@ def test_substitutes_from_the_environment_and_defaults(run_cli: Any, tmp_path: P
 
 
 def test_output_is_re_serialised_with_sorted_keys(run_cli: Any, tmp_path: Path) -> None:
-    result = run_cli(["generate", "yaml", "--from", write(tmp_path, "kind: X\napiVersion: v1\nb: 1\na: 2\n")])
+    result = run_cli(
+        ["generate", "yaml", "--from", write(tmp_path, "kind: X\napiVersion: v1\nb: 1\na: 2\n")]
+    )
     assert result.stdout == "a: 2\napiVersion: v1\nb: 1\nkind: X\n"
 
 
-def test_missing_variables_are_reported_together_and_nothing_printed(run_cli: Any, tmp_path: Path) -> None:
-    result = run_cli(["generate", "yaml", "--from", write(tmp_path, "a: ${C}\nb: ${A}\nc: ${B:=x}\n")])
+def test_missing_variables_are_reported_together_and_nothing_printed(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    result = run_cli(
+        ["generate", "yaml", "--from", write(tmp_path, "a: ${C}\nb: ${A}\nc: ${B:=x}\n")]
+    )
     assert result.exit_code == 1
     assert result.stdout == ""
     assert "value for variables [A, C] is not set" in result.stderr
@@ -71,7 +77,9 @@ def test_environment_beats_config_file_which_beats_defaults(run_cli: Any, tmp_pa
     result = run_cli(["generate", "yaml", "--from", template, "--config", str(config)])
     (doc,) = yaml.safe_load_all(result.stdout)
     assert (doc["metadata"]["name"], doc["data"]["region"]) == ("from-config", "config-region")
-    result = run_cli(["generate", "yaml", "--from", template, "--config", str(config)], env={"NAME": "env"})
+    result = run_cli(
+        ["generate", "yaml", "--from", template, "--config", str(config)], env={"NAME": "env"}
+    )
     (doc,) = yaml.safe_load_all(result.stdout)
     assert doc["metadata"]["name"] == "env"
 
@@ -103,7 +111,10 @@ def test_missing_template_file_is_an_io_error(run_cli: Any, tmp_path: Path) -> N
 
 
 def test_substituted_text_that_is_not_yaml_names_the_document(run_cli: Any, tmp_path: Path) -> None:
-    result = run_cli(["generate", "yaml", "--from", write(tmp_path, "a: 1\n---\nb: ${V}\n")], env={"V": "[unclosed"})
+    result = run_cli(
+        ["generate", "yaml", "--from", write(tmp_path, "a: 1\n---\nb: ${V}\n")],
+        env={"V": "[unclosed"},
+    )
     assert result.exit_code == 1
     assert result.stdout == ""
     assert "Error:" in result.stderr

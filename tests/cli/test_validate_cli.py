@@ -1,0 +1,207 @@
+"""`capzgen validate`: real CAPZ templates, exit codes, output formats and hostile input."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.test_generate_yaml import FULL_VARIABLES
+
+CLEAN_TEMPLATES = [
+    "cluster-template-aks-aso.yaml",
+    "cluster-template-aks-aso-maintenance.yaml",
+    "cluster-template-aks-aso-clusterclass.yaml",
+    "cluster-template-aks-aso-topology.yaml",
+    "cluster-template-aks.yaml",
+    "cluster-template-aks-topology.yaml",
+]
+
+
+@pytest.fixture
+def schema_args(shared_schema_dirs: list[Path]) -> list[str]:
+    return [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
+
+
+def substituted(run_cli: Any, template: Path, tmp_path: Path) -> Path:
+    result = run_cli(["generate", "yaml", "--from", str(template)], env=FULL_VARIABLES)
+    assert result.exit_code == 0, result.stderr
+    out = tmp_path / template.name
+    out.write_text(result.stdout)
+    return out
+
+
+@pytest.mark.parametrize("name", CLEAN_TEMPLATES)
+def test_capz_released_templates_validate_clean(
+    run_cli: Any, corpus_dir: Path, tmp_path: Path, schema_args: list[str], name: str
+) -> None:
+    manifest = substituted(run_cli, corpus_dir / name, tmp_path)
+    result = run_cli(["validate", str(manifest), *schema_args])
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.endswith("0 errors, 0 warnings\n")
+
+
+def test_legacy_clusterclass_template_violates_its_own_crd(
+    run_cli: Any, corpus_dir: Path, tmp_path: Path, schema_args: list[str]
+) -> None:
+    """Checked by hand against crds/capz-v1.26.0: AzureManagedControlPlaneTemplate v1beta1
+    `spec.template.spec.required` = [identityRef, location, resourceGroupName, version], and CAPZ's
+    released aks-clusterclass template sets no resourceGroupName."""
+    manifest = substituted(run_cli, corpus_dir / "cluster-template-aks-clusterclass.yaml", tmp_path)
+    result = run_cli(["validate", str(manifest), *schema_args])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{manifest}:51: AzureManagedControlPlaneTemplate/c1-control-plane: spec.template.spec: "
+        'required field "resourceGroupName" is missing (schema)',
+        "8 documents checked: 1 error, 0 warnings",
+    ]
+
+
+BROKEN = """\
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata:
+  name: c1
+  namespace: default
+spec:
+  version: v1.31.1
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata:
+      name: c1
+      annotations:
+        serviceoperator.azure.com/credential-from: aso
+    spec:
+      location: eastus
+      dnsPrefx: c1
+      owner:
+        name: c1
+"""
+
+
+def test_typo_inside_an_embedded_managed_cluster_is_found_with_its_line(
+    run_cli: Any, tmp_path: Path, schema_args: list[str]
+) -> None:
+    path = tmp_path / "cp.yaml"
+    path.write_text(BROKEN)
+    result = run_cli(
+        ["validate", str(path), "--disable-rule", "CAPZ-REF-UNREFERENCED", *schema_args]
+    )
+    assert result.exit_code == 1
+    assert (
+        f"{path}:17: AzureASOManagedControlPlane/c1 > ManagedCluster/c1: spec.dnsPrefx: "
+        'unknown field "dnsPrefx" (schema)'
+    ) in result.stdout
+
+
+def test_json_output_carries_the_same_findings(
+    run_cli: Any, tmp_path: Path, schema_args: list[str]
+) -> None:
+    path = tmp_path / "cp.yaml"
+    path.write_text(BROKEN)
+    result = run_cli(["validate", str(path), "--output", "json", *schema_args])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    typo = [f for f in data["findings"] if f["rule"] == "schema"]
+    assert typo[0]["line"] == 17
+    assert typo[0]["embedded_kind"] == "ManagedCluster"
+
+
+def test_stdin_and_folders(run_cli: Any, tmp_path: Path, schema_args: list[str]) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "cp.yml").write_text(BROKEN)
+    (tmp_path / "notes.txt").write_text("not yaml: [")
+    from_folder = run_cli(["validate", str(tmp_path), *schema_args])
+    from_stdin = run_cli(["validate", "-", *schema_args], stdin=BROKEN)
+    assert from_folder.exit_code == from_stdin.exit_code == 1
+    assert "notes.txt" not in from_folder.stdout
+    assert "<stdin>:17:" in from_stdin.stdout
+
+
+def test_missing_schema_is_an_error_unless_ignored(
+    run_cli: Any, tmp_path: Path, schema_args: list[str]
+) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
+    result = run_cli(["validate", str(path), *schema_args])
+    assert result.exit_code == 1
+    assert "example.com/v1, Kind=Widget" in result.stdout
+    assert run_cli(["validate", str(path), "--ignore-missing-schemas", *schema_args]).exit_code == 0
+
+
+def test_usage_and_io_problems_exit_2(run_cli: Any, tmp_path: Path) -> None:
+    assert run_cli(["validate"]).exit_code == 2
+    missing = run_cli(["validate", str(tmp_path / "nope.yaml")])
+    assert missing.exit_code == 2
+    assert "nope.yaml" in missing.stderr
+
+
+def test_list_rules(run_cli: Any) -> None:
+    result = run_cli(["validate", "--list-rules"])
+    assert result.exit_code == 0
+    assert "CAPZ-POOL-NAME" in result.stdout
+
+
+# --- hostile input: a clear error naming the place, quickly, with nothing crashing -----------------
+
+
+def _alias_bomb() -> str:
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expect"),
+    [
+        ("bomb.yaml", _alias_bomb(), "alias"),
+        ("deep.yaml", "a: " + "[" * 10_000 + "]" * 10_000 + "\n", "deeper"),
+        ("garbage.yaml", bytes(range(256)) * 40, "not a text file"),
+        ("dup.yaml", "apiVersion: v1\nkind: Secret\nkind: ConfigMap\n", "duplicate key"),
+    ],
+)
+def test_hostile_input_is_a_located_error(
+    run_cli: Any, tmp_path: Path, name: str, content: str | bytes, expect: str
+) -> None:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    started = time.monotonic()
+    result = run_cli(["validate", str(path)])
+    assert time.monotonic() - started < 30  # a hang guard only; speed lives in `make bench`
+    assert result.exit_code in (1, 2)
+    assert str(path) in result.stdout + result.stderr
+    assert (
+        expect in (result.stdout + result.stderr).lower() or expect in result.stdout + result.stderr
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_oversized_file_is_refused(run_cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    with path.open("w") as handle:
+        line = "k" * 99 + "\n"
+        for _ in range(500_000):  # 50 MB
+            handle.write(line)
+    result = run_cli(["validate", str(path)])
+    assert result.exit_code in (1, 2)
+    assert "big.yaml" in result.stdout + result.stderr
+    assert "MiB" in result.stdout + result.stderr or "bytes" in result.stdout + result.stderr
+
+
+def test_one_unreadable_file_does_not_hide_the_others(
+    run_cli: Any, tmp_path: Path, schema_args: list[str]
+) -> None:
+    (tmp_path / "a-garbage.yaml").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "b-cp.yaml").write_text(BROKEN)
+    result = run_cli(["validate", str(tmp_path), *schema_args])
+    assert result.exit_code == 1
+    assert "a-garbage.yaml:1: ?/?: (object): not a text file" in result.stdout
+    assert 'unknown field "dnsPrefx"' in result.stdout
