@@ -76,8 +76,23 @@ def _fail(message: str) -> NoReturn:
     raise _FlavorFailure(message)
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept in capzgen's cache folder: compiling the flavor macros costs more
+    than rendering them, and a one-off `generate cluster` should not pay it every time. Jinja
+    checks each template's source checksum, so an edited flavor is recompiled."""
+    try:
+        from generator.schemastore.cache import cache_root
+
+        folder = cache_root() / "jinja"
+        folder.mkdir(parents=True, exist_ok=True)
+        return jinja2.FileSystemBytecodeCache(str(folder))
+    except OSError:
+        return None
+
+
 def build_environment(search_path: Sequence[Path]) -> SandboxedEnvironment:
     env = SandboxedEnvironment(
+        bytecode_cache=_bytecode_cache(),
         loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
