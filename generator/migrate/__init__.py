@@ -1,0 +1,23 @@
+"""``capzgen migrate``: legacy AzureManaged* manifests -> the ASO-based AzureASOManaged* API.
+
+* :mod:`~generator.migrate.tables` — the field mapping as data (reference §5);
+* :mod:`~generator.migrate.legacy` — converters for AzureManagedControlPlane/Cluster/MachinePool;
+* :mod:`~generator.migrate.versions` — v1alpha1 -> v1beta1 and removed ASO apiVersions;
+* :mod:`~generator.migrate.credentials`, :mod:`~generator.migrate.checklist` — what goes to stderr;
+* :mod:`~generator.migrate.engine` — :func:`migrate_text`, which wires them.
+
+The package never prints or writes; the CLI (``generator.cli.migrate``) does.
+"""
+
+from generator.migrate.engine import MigrationOptions, migrate_text
+from generator.migrate.mergepatch import merge_patch
+from generator.migrate.model import MigrationError, MigrationResult, Note
+
+__all__ = [
+    "MigrationError",
+    "MigrationOptions",
+    "MigrationResult",
+    "Note",
+    "merge_patch",
+    "migrate_text",
+]

@@ -1,0 +1,130 @@
+"""What a migration produces besides the objects: notes for stderr, credential needs, checklists.
+
+Every note names the object and the field it is about, so a user can find it in the input:
+``unmapped: AzureManagedControlPlane/my-cluster: spec.azureEnvironment: <reason>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.errors import CapzgenError, Location
+from generator.findings import PathPart, format_path
+
+UNMAPPED = "unmapped"  # a legacy field with no ASO equivalent (or one capzgen could not fill in)
+NOTE = "note"  # something the user should know: a default made explicit, a behaviour change
+
+
+class MigrationError(CapzgenError):
+    """Input that cannot be migrated: not Kubernetes objects, malformed legacy fields, nothing to do."""
+
+
+@dataclass(frozen=True)
+class Note:
+    category: str  # UNMAPPED or NOTE
+    kind: str
+    name: str
+    path: str  # JSON path in the input object ("spec.sshPublicKey"), or "(object)"
+    reason: str
+
+    def to_text(self) -> str:
+        return f"{self.category}: {self.kind}/{self.name}: {self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class SecretKey:
+    key: str
+    source: str  # where the value comes from (a value from the manifests, or what to copy)
+
+
+@dataclass(frozen=True)
+class CredentialNeed:
+    """The ASO credential Secret one migrated cluster names in its credential-from annotations."""
+
+    namespace: str
+    name: str
+    cluster: str
+    keys: tuple[SecretKey, ...]
+    hint: str = ""
+
+    def to_lines(self) -> list[str]:
+        lines = [
+            f"credentials: Cluster {self.cluster} needs Secret {self.namespace}/{self.name} "
+            "(named by serviceoperator.azure.com/credential-from; capzgen writes no secret values) with:"
+        ]
+        width = max(len(k.key) for k in self.keys)
+        lines += [f"  {k.key.ljust(width)}  {k.source}" for k in self.keys]
+        if self.hint:
+            lines.append(f"  ({self.hint})")
+        return lines
+
+
+@dataclass
+class Checklist:
+    title: str
+    steps: list[str] = field(default_factory=list)
+
+    def to_lines(self) -> list[str]:
+        lines = [self.title]
+        for number, step in enumerate(self.steps, start=1):
+            head, *rest = step.split("\n")
+            lines.append(f"  {number}. {head}")
+            lines += [f"     {line}" for line in rest]
+        return lines
+
+
+@dataclass
+class MigrationResult:
+    objects: list[dict[str, Any]]
+    notes: list[Note] = field(default_factory=list)
+    credentials: list[CredentialNeed] = field(default_factory=list)
+    checklists: list[Checklist] = field(default_factory=list)
+    summary: str = ""
+
+    @property
+    def unmapped(self) -> list[Note]:
+        return [n for n in self.notes if n.category == UNMAPPED]
+
+    def text(self) -> str:
+        """The migrated manifests as multi-document YAML (deterministic, keys sorted)."""
+        from generator.yamlio.emit import dump_documents
+
+        return str(dump_documents(self.objects))
+
+    def report(self) -> str:
+        """Everything for stderr: summary, notes, credential needs, then the checklists."""
+        lines = [self.summary] if self.summary else []
+        lines += [note.to_text() for note in self.notes]
+        for need in self.credentials:
+            lines += need.to_lines()
+        for checklist in self.checklists:
+            lines += checklist.to_lines()
+        return "".join(f"{line}\n" for line in lines)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an input object came from, for error locations and notes."""
+
+    source: str
+    document: int
+    line: int | None
+    kind: str
+    name: str
+
+    def location(self, path: Sequence[PathPart] = ()) -> Location:
+        return Location(
+            file=self.source,
+            line=self.line,
+            document=self.document,
+            kind=self.kind,
+            name=self.name,
+            path=format_path(list(path)) or None,
+        )
+
+    def error(
+        self, message: str, path: Sequence[PathPart] = (), hint: str | None = None
+    ) -> MigrationError:
+        return MigrationError(message, location=self.location(path), hint=hint)

@@ -1,0 +1,99 @@
+"""Reading a legacy spec field by field while recording what was read.
+
+Whatever a converter never reads is, by construction, a field it could not map: the engine lists
+those leaves as ``unmapped`` instead of dropping them silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from generator.findings import PathPart, format_path
+from generator.migrate.model import Origin
+from generator.migrate.values import get_path, parse_path
+
+
+class SpecReader:
+    def __init__(self, spec: dict[str, Any], origin: Origin, base: list[PathPart]) -> None:
+        self.spec = spec
+        self.origin = origin
+        self.base = base  # path of ``spec`` inside the object, e.g. ["spec"]
+        self._taken: list[list[PathPart]] = []
+
+    def where(self, path: str) -> list[PathPart]:
+        return [*self.base, *parse_path(path)]
+
+    def take(self, path: str) -> Any:
+        """The value at ``path`` (None if absent); the whole subtree counts as read."""
+        parts: list[PathPart] = list(parse_path(path))
+        self._taken.append(parts)
+        return get_path(self.spec, parts)
+
+    def text(self, path: str) -> str | None:
+        value = self.take(path)
+        if value is None or value == "":
+            return None
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.origin.error(f"expected a string, got {_type_name(value)}", self.where(path))
+        return str(value)
+
+    def boolean(self, path: str) -> bool | None:
+        value = self.take(path)
+        if value is None:
+            return None
+        if not isinstance(value, bool):
+            raise self.origin.error(f"expected true or false, got {value!r}", self.where(path))
+        return value
+
+    def mapping(self, path: str) -> dict[str, Any] | None:
+        value = self.take(path)
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise self.origin.error(
+                f"expected a mapping, got {_type_name(value)}", self.where(path)
+            )
+        return value
+
+    def sequence(self, path: str) -> list[Any]:
+        value = self.take(path)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.origin.error(f"expected a list, got {_type_name(value)}", self.where(path))
+        return value
+
+    def peek(self, path: str) -> Any:
+        """The value at ``path`` without marking it read."""
+        return get_path(self.spec, path)
+
+    def has(self, path: str) -> bool:
+        return get_path(self.spec, path) is not None
+
+    def leftovers(self) -> Iterator[str]:
+        """Paths (absolute in the object) of the leaves nothing has read."""
+        for parts, empty in _leaves(self.spec, []):
+            if any(parts[: len(taken)] == taken for taken in self._taken):
+                continue
+            if empty and any(taken[: len(parts)] == parts for taken in self._taken):
+                continue  # an empty parent of fields that were read ("scaling: {}")
+            yield format_path([*self.base, *parts])
+
+
+def _leaves(node: Any, path: list[PathPart]) -> Iterator[tuple[list[PathPart], bool]]:
+    """Leaf paths, each with whether it is an empty mapping or list."""
+    if isinstance(node, dict) and node:
+        for key, value in node.items():
+            yield from _leaves(value, [*path, key])
+    elif isinstance(node, list) and node:
+        for index, value in enumerate(node):
+            yield from _leaves(value, [*path, index])
+    elif path:
+        yield path, isinstance(node, (dict, list))
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", bool: "a boolean", type(None): "null"}.get(
+        type(value), type(value).__name__
+    )
