@@ -42,6 +42,10 @@ def placeholder_values(flavor: Flavor) -> dict[str, Any]:
                     ("true" if default else "false") if isinstance(default, bool) else str(default)
                 )
                 values[name] = Placeholder(f"${{{name}:={text}}}")
+            elif spec.has_default and spec.default == "":
+                # clusterctl treats an empty default as "required"; two quote characters are the
+                # idiom its book recommends for an optional empty string.
+                values[name] = Placeholder(f'${{{name}:=""}}')
             else:
                 values[name] = Placeholder(f"${{{name}}}")
         else:
