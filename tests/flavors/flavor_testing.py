@@ -9,8 +9,10 @@ from typing import Any
 
 import yaml
 
+from generator.findings import format_path
 from generator.flavors import render, values
 from generator.flavors.catalog import FlavorCatalog
+from generator.schemastore.store import SchemaStore
 from generator.variables import VariableStore, override_layer
 
 # The minimum every aks-shaped flavor needs.
@@ -20,7 +22,8 @@ AKS_REQUIRED = {
     "KUBERNETES_VERSION": "v1.33.1",
 }
 GO_EXPRESSION = re.compile(r"\{\{.*?\}\}")
-_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^}]*))?\}")
+# Innermost placeholders first: a default may itself hold one (``${A:=${B}}``).
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^${}]*))?\}")
 
 
 def render_text(
@@ -44,7 +47,8 @@ def load_objects(text: str) -> list[dict[str, Any]]:
 
 
 def substitute(text: str, settings: Mapping[str, Any]) -> str:
-    """Enough of clusterctl's envsubst for CAPZ's templates: ``${NAME}`` and ``${NAME:=default}``."""
+    """Enough of clusterctl's envsubst for CAPZ's templates: ``${NAME}``, ``${NAME:=default}`` and
+    defaults that are placeholders themselves (``${AZURE_RESOURCE_GROUP:=${CLUSTER_NAME}}``)."""
 
     def replace(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
@@ -53,7 +57,11 @@ def substitute(text: str, settings: Mapping[str, Any]) -> str:
         assert default is not None, f"the CAPZ template needs {name}, the test did not set it"
         return default
 
-    return _PLACEHOLDER.sub(replace, text)
+    while True:
+        substituted = _PLACEHOLDER.sub(replace, text)
+        if substituted == text:
+            return substituted
+        text = substituted
 
 
 def capz_objects(
@@ -128,3 +136,54 @@ def parse_patch_templates(obj: Any) -> Any:
     if isinstance(obj, list):
         return [parse_patch_templates(item) for item in obj]
     return obj
+
+
+def shared_schema_store(shared_dir: Path, cache_dir: Path) -> SchemaStore:
+    """The CAPZ v1.26.0 and CAPI v1.13.3 CRDs plus the ASO schemas, with a private cache folder
+    (``CAPZGEN_CACHE_DIR``) and no ``CAPZGEN_SCHEMA_PATH`` from the environment."""
+    return SchemaStore.from_search_path(
+        [
+            shared_dir / "crds" / "capz-v1.26.0",
+            shared_dir / "crds" / "capi-v1.13.3",
+            shared_dir / "schemas",
+        ],
+        env={"CAPZGEN_CACHE_DIR": str(cache_dir)},
+    )
+
+
+def schema_problems(store: SchemaStore, objects: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Every schema violation of every object and of every ASO resource in its spec.resources,
+    as ``Kind/name[ > Kind/name]: path: message``; a kind without a schema is a problem too."""
+    problems = []
+    for obj in objects:
+        where = f"{obj['kind']}/{obj['metadata']['name']}"
+        checked = [(where, obj)] + [
+            (f"{where} > {item['kind']}/{item['metadata']['name']}", item)
+            for item in (obj.get("spec") or {}).get("resources", []) or []
+        ]
+        for label, item in checked:
+            handle = store.lookup(item["apiVersion"], item["kind"])
+            if handle is None:
+                problems.append(f"{label}: no schema for {item['apiVersion']} {item['kind']}")
+                continue
+            problems += [
+                f"{label}: {format_path(list(v.path))}: {v.message}"
+                for v in handle.iter_violations(item)
+            ]
+    return problems
+
+
+def managed_cluster_spec(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The spec of the one ManagedCluster (in the AzureASOManagedControlPlane)."""
+    (cluster,) = embedded(objects, "ManagedCluster")
+    return cluster["spec"]  # type: ignore[no-any-return]
+
+
+def agent_pool_spec(objects: Sequence[Mapping[str, Any]], azure_name: str) -> dict[str, Any]:
+    """The spec of the ManagedClustersAgentPool whose azureName is ``azure_name``."""
+    (pool,) = [
+        p
+        for p in embedded(objects, "ManagedClustersAgentPool")
+        if p["spec"]["azureName"] == azure_name
+    ]
+    return pool["spec"]  # type: ignore[no-any-return]

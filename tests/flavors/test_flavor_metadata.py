@@ -15,11 +15,29 @@ from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.model import Flavor
 from tests.flavors.flavor_testing import AKS_REQUIRED, load_objects, render_text
 
-BUILTIN = ["aks", "aks-clusterclass", "aks-maintenance", "aks-topology"]
+BUILTIN = [
+    "aks",
+    "aks-clusterclass",
+    "aks-legacy",
+    "aks-maintenance",
+    "aks-multi-tenancy",
+    "aks-topology",
+]
+LEGACY_IDS = {
+    "AZURE_SUBSCRIPTION_ID": "00000000-0000-0000-0000-000000000001",
+    "CLUSTER_IDENTITY_NAME": "cluster-identity",
+}
 # One value set per flavor that satisfies every required variable.
 REQUIRED_VALUES = {
     "aks": AKS_REQUIRED,
     "aks-maintenance": AKS_REQUIRED,
+    "aks-legacy": {**AKS_REQUIRED, **LEGACY_IDS},
+    "aks-multi-tenancy": {
+        **AKS_REQUIRED,
+        **LEGACY_IDS,
+        "AZURE_TENANT_ID": "00000000-0000-0000-0000-000000000002",
+        "AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY": "00000000-0000-0000-0000-000000000003",
+    },
     "aks-clusterclass": {**AKS_REQUIRED, "CLUSTER_CLASS_NAME": "aks-class"},
     "aks-topology": {
         "CLUSTER_NAME": "my-cluster",
