@@ -22,6 +22,13 @@ def schema_args(shared_schema_dirs: list[Path]) -> list[str]:
     return [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
 
 
+CAPZ_ENV = {
+    "AZURE_LOCATION": "eastus",
+    "ASO_CREDENTIAL_SECRET_NAME": "aso-credentials",
+    "AZURE_NODE_MACHINE_TYPE": "Standard_D2s_v3",
+}
+
+
 def kinds(text: str) -> list[str]:
     return [d["kind"] for d in yaml.safe_load_all(text) if d]
 
@@ -128,11 +135,34 @@ def test_missing_and_mistyped_variables_are_named_together(
 
 
 def test_invalid_output_is_never_written(
-    run_cli: Any, schema_args: list[str], tmp_path: Path
+    run_cli: Any, schema_args: list[str], tmp_path: Path, corpus_dir: Path
 ) -> None:
     target = tmp_path / "out.yaml"
     target.write_text("previous content\n")
-    # A one-letter cluster name passes the flavor's variable schema but not AKS's dnsPrefix rule.
+    # clusterctl's injected WORKER_MACHINE_COUNT=0 makes CAPZ's System pool invalid.
+    template = str(corpus_dir / "cluster-template-aks-aso.yaml")
+    result = run_cli(
+        [
+            "generate",
+            "cluster",
+            "c1",
+            "--from",
+            template,
+            "--kubernetes-version",
+            "v1.31.1",
+            "--write-to",
+            str(target),
+            *schema_args,
+        ],
+        env=CAPZ_ENV,
+    )
+    assert result.exit_code == 1
+    assert "CAPZ-POOL-SCALESET" in result.stderr
+    assert target.read_text() == "previous content\n"
+    assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
+
+
+def test_too_short_cluster_name_is_a_variable_error(run_cli: Any, schema_args: list[str]) -> None:
     result = run_cli(
         [
             "generate",
@@ -142,15 +172,11 @@ def test_invalid_output_is_never_written(
             "AZURE_LOCATION=eastus",
             "--kubernetes-version",
             "v1.31.1",
-            "--write-to",
-            str(target),
             *schema_args,
         ]
     )
     assert result.exit_code == 1
-    assert "CAPZ-MC-DNSPREFIX" in result.stderr
-    assert target.read_text() == "previous content\n"
-    assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
+    assert "CLUSTER_NAME" in result.stderr
 
 
 def test_write_to_replaces_the_file_atomically(
@@ -221,13 +247,6 @@ def test_unknown_flavor_lists_the_available_ones(run_cli: Any) -> None:
     assert result.exit_code == 1
     assert "unknown flavor 'nope'" in result.stderr
     assert "aks-maintenance" in result.stderr
-
-
-CAPZ_ENV = {
-    "AZURE_LOCATION": "eastus",
-    "ASO_CREDENTIAL_SECRET_NAME": "aso-credentials",
-    "AZURE_NODE_MACHINE_TYPE": "Standard_D2s_v3",
-}
 
 
 def test_from_capz_template_injects_zero_workers_like_clusterctl(
