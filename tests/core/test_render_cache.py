@@ -24,4 +24,6 @@ def test_edited_user_flavor_is_recompiled(tmp_path: Path, monkeypatch: pytest.Mo
     assert render_flavor(flavor, {"X": "v"}, catalog.template_search_path(flavor)) == 'first: "v"\n'
     assert any((tmp_path / "cache" / "jinja").iterdir())
     template.write_text("second: {{ X | yaml }}\n")
-    assert render_flavor(flavor, {"X": "v"}, catalog.template_search_path(flavor)) == 'second: "v"\n'
+    assert (
+        render_flavor(flavor, {"X": "v"}, catalog.template_search_path(flavor)) == 'second: "v"\n'
+    )
