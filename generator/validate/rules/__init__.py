@@ -12,6 +12,7 @@ from generator.validate.rules import (
     credentials,
     managedcluster,
     namespaces,
+    network,
     owned,
     owners,
     pools,
@@ -33,6 +34,7 @@ _MODULES = (
     namespaces,
     credentials,
     managedcluster,
+    network,
     siblings,
 )
 

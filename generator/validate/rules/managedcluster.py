@@ -1,4 +1,4 @@
-"""ManagedCluster constraints AKS enforces at create time (K10, K11, K13–K18, K20, K24, K25).
+"""ManagedCluster constraints AKS enforces at create time (K10, K11, K13–K18, K20, K24, K25, §4.3).
 
 These come from the legacy CAPZ webhooks, which encoded AKS behaviour, and from ASO schema
 descriptions. For the ASO API nothing checks them before Azure does.
@@ -18,6 +18,7 @@ from generator.validate.values import (
     as_dict,
     as_list,
     dig,
+    is_templated,
     known_str,
     parse_ip_network,
     parse_ipv4,
@@ -155,6 +156,34 @@ def _check_api_access(ms: ManifestSet) -> Iterator[Finding]:
     for res, spec in _clusters(ms):
         for path, message in _api_access_problems(spec):
             yield API_ACCESS.at(res, path, message)
+
+
+def _private_cluster_problems(profile: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Settings AKS ignores on a public cluster (§4.3). A custom zone is CAPZ-MC-APISERVER's (K15);
+    ``system`` is AKS's default, so writing it changes nothing (migrated legacy specs carry it)."""
+    private = profile.get("enablePrivateCluster")
+    if private is True or is_templated(private):
+        return
+    zone = known_str(profile.get("privateDNSZone"))
+    if zone is not None and zone.lower() == "none":
+        yield (
+            "privateDNSZone",
+            f"{zone!r} is ignored without enablePrivateCluster: true (a private DNS zone is only "
+            "used by a private cluster)",
+        )
+    if profile.get("enablePrivateClusterPublicFQDN") is True:
+        yield (
+            "enablePrivateClusterPublicFQDN",
+            "is ignored without enablePrivateCluster: true (the public FQDN is an addition to a "
+            "private cluster)",
+        )
+
+
+def _check_private_cluster(ms: ManifestSet) -> Iterator[Finding]:
+    for res, spec in _clusters(ms):
+        profile = as_dict(spec.get("apiServerAccessProfile"))
+        for key, message in _private_cluster_problems(profile or {}):
+            yield PRIVATE_DNS.at(res, ("spec", "apiServerAccessProfile", key), message)
 
 
 def _network_plugin_problems(profile: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -335,6 +364,13 @@ API_ACCESS = Rule(
     Severity.ERROR,
     _check_api_access,
 )
+PRIVATE_DNS = Rule(
+    "CAPZ-MC-PRIVATE-DNS",
+    "privateDNSZone none and enablePrivateClusterPublicFQDN: true are ignored without "
+    "enablePrivateCluster: true (custom zones: CAPZ-MC-APISERVER; system is the default) (K15, §4.3)",
+    Severity.WARNING,
+    _check_private_cluster,
+)
 NETWORK_PLUGIN = Rule(
     "CAPZ-MC-NETWORK-PLUGIN",
     "overlay not with kubenet; cilium dataplane needs overlay and cilium policy; cilium policy needs "
@@ -381,6 +417,7 @@ RULES = (
     DNS_SERVICE_IP,
     LOAD_BALANCER,
     API_ACCESS,
+    PRIVATE_DNS,
     NETWORK_PLUGIN,
     WORKLOAD_IDENTITY,
     LOCAL_ACCOUNTS,

@@ -1,4 +1,4 @@
-"""Agent pool constraints AKS enforces at create time (K1–K8, K23, C14).
+"""Agent pool constraints AKS enforces at create time (K1–K8, K23, C14, §4.11).
 
 For the ASO API CAPZ checks none of these; AKS rejects the pool (or the whole cluster) only after
 the manifests are applied, so catching them here saves a slow round trip to Azure.
@@ -61,6 +61,18 @@ def _check_system_linux(ms: ManifestSet) -> Iterator[Finding]:
         if spec.get("mode") == "System" and _is_windows(spec):
             yield SYSTEM_LINUX.at(
                 res, ("spec", "osType"), "a System pool must run Linux, not Windows"
+            )
+
+
+def _check_spot_system(ms: ManifestSet) -> Iterator[Finding]:
+    for res in ms.resources_of(kinds.AGENT_POOL):
+        spec = _spec(res)
+        if spec.get("scaleSetPriority") == "Spot" and spec.get("mode") == "System":
+            yield SPOT_SYSTEM.at(
+                res,
+                ("spec", "scaleSetPriority"),
+                "Spot is not allowed for a System pool: AKS runs System pools on regular VMs",
+                hint="use mode: User for the spot pool and keep a regular System pool",
             )
 
 
@@ -292,6 +304,12 @@ SYSTEM_LINUX = Rule(
     Severity.ERROR,
     _check_system_linux,
 )
+SPOT_SYSTEM = Rule(
+    "CAPZ-POOL-SPOT-SYSTEM",
+    "A ManagedClustersAgentPool with scaleSetPriority: Spot is not a System pool (§4.11)",
+    Severity.ERROR,
+    _check_spot_system,
+)
 POOL_NAME = Rule(
     "CAPZ-POOL-NAME",
     "Agent pool spec.azureName is set explicitly and is lower-case alphanumeric starting with a "
@@ -339,6 +357,7 @@ SCALE_SET = Rule(
 RULES = (
     SYSTEM_POOL,
     SYSTEM_LINUX,
+    SPOT_SYSTEM,
     POOL_NAME,
     MAX_PODS,
     NODE_LABELS,
