@@ -1,5 +1,6 @@
 """The generate pipeline: resolve variables -> render Jinja -> substitute ``${VAR}`` -> parse ->
-transform -> validate -> emit. Each stage lives in its own module; this one only wires them.
+transform -> patch (``--patch``) -> validate -> emit. Each stage lives in its own module; this one
+only wires them.
 
 Functions here return results or raise domain errors; they never print or write files (the CLI
 does), so tests can drive the whole pipeline directly.
@@ -12,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.errors import CapzgenError, Location, UsageError, ValidationFailed, YamlError
 from generator.findings import Finding
@@ -23,6 +24,15 @@ from generator.variables import (
     environment_layer,
     override_layer,
 )
+
+if TYPE_CHECKING:
+    from jinja2.sandbox import SandboxedEnvironment
+
+    from generator.check import CheckReport
+    from generator.flavors.catalog import FlavorCatalog
+    from generator.flavors.model import Flavor
+    from generator.patches import PatchDocument
+    from generator.schemastore.store import SchemaStore
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +129,7 @@ class ClusterRequest:
     cel: bool = True  # evaluate the CRDs' CEL rules
     kubeconform: bool = False  # also run kubeconform (a second opinion) when it is installed
     kubeconform_timeout: float = 60.0  # seconds
+    patches: Sequence[PatchDocument] = ()  # --patch documents, applied before validation
 
 
 @dataclass
@@ -127,6 +138,57 @@ class ClusterResult:
     objects: list[Any]
     findings: list[Finding]
     variables: dict[str, Any]
+
+
+@dataclass
+class RenderedCluster:
+    """A cluster rendered, namespaced and patched, not yet validated."""
+
+    text: str
+    objects: list[Any]
+    variables: dict[str, Any]
+
+
+class PipelineContext:
+    """What is worth building once when many clusters are rendered in one process (fleets):
+    flavor catalogs, loaded flavors, Jinja environments (compiled templates) and schema stores
+    (compiled schemas). Without one, every call builds its own, as a single command does."""
+
+    def __init__(self) -> None:
+        self._catalogs: dict[tuple[Path, ...], FlavorCatalog] = {}
+        self._flavors: dict[tuple[tuple[Path, ...], str], Flavor] = {}
+        self._environments: dict[tuple[Path, ...], SandboxedEnvironment] = {}
+        self._stores: dict[tuple[Path, ...], SchemaStore] = {}
+
+    def catalog(self, flavors_dirs: Sequence[Path]) -> FlavorCatalog:
+        from generator.flavors.catalog import FlavorCatalog
+
+        key = tuple(flavors_dirs)
+        if key not in self._catalogs:
+            self._catalogs[key] = FlavorCatalog(key)
+        return self._catalogs[key]
+
+    def flavor(self, flavors_dirs: Sequence[Path], name: str) -> Flavor:
+        key = (tuple(flavors_dirs), name)
+        if key not in self._flavors:
+            self._flavors[key] = self.catalog(flavors_dirs).get(name)
+        return self._flavors[key]
+
+    def environment(self, search_path: Sequence[Path]) -> SandboxedEnvironment:
+        from generator.flavors.render import build_environment
+
+        key = tuple(search_path)
+        if key not in self._environments:
+            self._environments[key] = build_environment(key)
+        return self._environments[key]
+
+    def schema_store(self, schema_dirs: Sequence[Path]) -> SchemaStore:
+        from generator.schemastore.store import SchemaStore
+
+        key = tuple(schema_dirs)
+        if key not in self._stores:
+            self._stores[key] = SchemaStore.from_search_path(list(key))
+        return self._stores[key]
 
 
 def check_special_flags(request: ClusterRequest) -> None:
@@ -209,58 +271,97 @@ def build_store(request: ClusterRequest, inputs: Inputs) -> VariableStore:
     )
 
 
-def render_request(request: ClusterRequest, store: VariableStore) -> tuple[str, dict[str, Any]]:
+def render_request(
+    request: ClusterRequest, store: VariableStore, *, context: PipelineContext | None = None
+) -> tuple[str, dict[str, Any]]:
     """Jinja (flavors only) then ``${VAR}`` substitution; returns text and the typed values used."""
     if request.template_text is not None:
         return substitute_template(request.template_text, store, source=request.template_source), {}
-    from generator.flavors.catalog import FlavorCatalog
     from generator.flavors.render import render_flavor
     from generator.flavors.values import resolve_values
 
-    catalog = FlavorCatalog(request.flavors_dirs)
-    flavor = catalog.get(request.flavor or "aks")
+    context = context or PipelineContext()
+    catalog = context.catalog(request.flavors_dirs)
+    flavor = context.flavor(request.flavors_dirs, request.flavor or "aks")
     values, _sources = resolve_values(flavor, store)
     log.info("rendering flavor %s", flavor.name)
-    rendered = render_flavor(flavor, values, catalog.template_search_path(flavor))
+    search_path = catalog.template_search_path(flavor)
+    rendered = render_flavor(
+        flavor, values, search_path, environment=context.environment(search_path)
+    )
     return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values
 
 
-def generate_cluster(request: ClusterRequest, inputs: Inputs) -> ClusterResult:
-    """Render, validate and serialise one cluster; raises ValidationFailed on error findings."""
+def render_cluster(
+    request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
+) -> RenderedCluster:
+    """Render -> substitute -> parse -> target namespace -> patches -> serialise; no validation.
+
+    ``generate cluster`` (stdout, ``--write-to``, ``--output-dir``) and fleets share this stage.
+    """
     from generator.transform import apply_target_namespace
     from generator.yamlio.emit import dump_documents
 
     check_special_flags(request)
     store = build_store(request, inputs)
-    text, values = render_request(request, store)
+    text, values = render_request(request, store, context=context)
     objects = parse_objects(text, GENERATED_SOURCE)
     if request.target_namespace:
         objects = apply_target_namespace(objects, request.target_namespace)
-    output = dump_documents(objects)
+    if request.patches:
+        from generator.patches import apply_patches
+
+        objects = apply_patches(objects, request.patches, cluster=request.name)
+    return RenderedCluster(text=dump_documents(objects), objects=objects, variables=values)
+
+
+def generate_cluster(
+    request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
+) -> ClusterResult:
+    """Render, validate and serialise one cluster; raises ValidationFailed on error findings."""
+    context = context or PipelineContext()
+    rendered = render_cluster(request, inputs, context=context)
     findings: list[Finding] = []
     if request.validate:
-        findings = validate_output(output, request)
-    return ClusterResult(text=output, objects=objects, findings=findings, variables=values)
+        findings = validate_output(rendered.text, request, context=context)
+    return ClusterResult(
+        text=rendered.text,
+        objects=rendered.objects,
+        findings=findings,
+        variables=rendered.variables,
+    )
 
 
-def validate_output(output: str, request: ClusterRequest) -> list[Finding]:
-    """Validate the serialised output, so finding line numbers point into what would be written."""
+def check_output(
+    output: str,
+    request: ClusterRequest,
+    *,
+    context: PipelineContext | None = None,
+    source: str = GENERATED_SOURCE,
+) -> CheckReport:
+    """Validate serialised output and return every finding (line numbers point into ``output``)."""
     from generator.check import SourceText, check_sources
-    from generator.schemastore.store import SchemaStore
     from generator.validate.engine import ValidationOptions
 
-    store = SchemaStore.from_search_path(list(request.schema_dirs))
+    store = (context or PipelineContext()).schema_store(request.schema_dirs)
     kubeconform = None
     if request.kubeconform:
         from generator.kubeconform import KubeconformOptions
 
         kubeconform = KubeconformOptions(timeout=request.kubeconform_timeout)
-    report = check_sources(
-        [SourceText(GENERATED_SOURCE, output)],
+    return check_sources(
+        [SourceText(source, output)],
         store,
         ValidationOptions(disabled_rules=request.disabled_rules, cel=request.cel),
         kubeconform=kubeconform,
     )
+
+
+def validate_output(
+    output: str, request: ClusterRequest, *, context: PipelineContext | None = None
+) -> list[Finding]:
+    """Validate the serialised output, so finding line numbers point into what would be written."""
+    report = check_output(output, request, context=context)
     if report.has_errors:
         raise ValidationFailed(
             report.findings, summary=f"generated manifests are invalid ({report.summary()})"

@@ -52,7 +52,11 @@ class Layer:
 def environment_layer(environ: Mapping[str, str]) -> Layer:
     """The process environment: exact upper-case names only, an empty value counts as set."""
     return Layer(
-        "environment", dict(environ), normalize=_env_key, as_string=lambda v: str(v), exact_keys=True
+        "environment",
+        dict(environ),
+        normalize=_env_key,
+        as_string=lambda v: str(v),
+        exact_keys=True,
     )
 
 

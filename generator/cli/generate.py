@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +17,10 @@ from generator.cli.common import (
 )
 from generator.errors import UsageError, ValidationFailed
 from generator.findings import Finding
+
+if TYPE_CHECKING:
+    from generator.gitops import FluxOptions
+    from generator.patches import PatchDocument
 
 
 @click.group()
@@ -70,6 +75,133 @@ def generate_yaml_command(from_: str, config: Path | None, list_variables: bool)
     click.echo(generate_yaml(text, source=source, inputs=inputs), nl=False)
 
 
+flavors_dir_option = click.option(
+    "--flavors-dir",
+    "flavors_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Extra flavors folder, searched before the built-in flavors (repeatable).",
+)
+
+
+def validation_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(
+        [
+            click.option("--no-validate", is_flag=True, help="Skip validation (not recommended)."),
+            click.option(
+                "--disable-rule",
+                "disabled_rules",
+                multiple=True,
+                metavar="ID",
+                help="Disable a validation rule (repeatable).",
+            ),
+            click.option(
+                "--no-cel",
+                is_flag=True,
+                help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations).",
+            ),
+        ]
+    ):
+        function = option(function)
+    return function
+
+
+def output_dir_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(
+        [
+            click.option(
+                "--output-dir",
+                type=click.Path(path_type=Path, file_okay=False),
+                metavar="DIR",
+                help="Write one file per object plus kustomization.yaml into DIR (GitOps).",
+            ),
+            click.option(
+                "--layout",
+                type=click.Choice(["plain", "flux"]),
+                default="plain",
+                show_default=True,
+                help="With --output-dir: flux also writes flux-kustomization.yaml.",
+            ),
+            click.option(
+                "--flux-source",
+                metavar="[KIND/][NAMESPACE/]NAME",
+                help="The Flux Kustomization's sourceRef  [default: GitRepository/flux-system]",
+            ),
+            click.option(
+                "--flux-path",
+                metavar="PATH",
+                help="The Flux Kustomization's spec.path  [default: DIR relative to its Git "
+                "work tree, else to the current directory]",
+            ),
+            click.option(
+                "--force",
+                is_flag=True,
+                help="With --output-dir: overwrite or delete files that were edited or that "
+                "capzgen did not write.",
+            ),
+        ]
+    ):
+        function = option(function)
+    return function
+
+
+patch_option = click.option(
+    "--patch",
+    "patch_files",
+    multiple=True,
+    metavar="FILE",
+    help="JSON merge patch / JSON Patch documents applied before validation (repeatable).",
+)
+
+
+def _check_output_flags(
+    output_dir: Path | None,
+    layout: str,
+    flux_source: str | None,
+    flux_path: str | None,
+    force: bool,
+) -> None:
+    if output_dir is None:
+        used = [
+            flag for flag, value in (("--layout", layout != "plain"), ("--force", force)) if value
+        ]
+        if used:
+            raise UsageError(f"{' and '.join(used)} need --output-dir")
+    if layout != "flux" and (flux_source is not None or flux_path is not None):
+        raise UsageError("--flux-source and --flux-path need --layout flux")
+
+
+def _flux_options(
+    name: str, output_dir: Path, layout: str, flux_source: str | None, flux_path: str | None
+) -> FluxOptions | None:
+    from generator.gitops import (
+        FluxOptions,
+        default_flux_path,
+        normalise_flux_path,
+        parse_flux_source,
+    )
+
+    if layout != "flux":
+        return None
+    kind, namespace, source_name = parse_flux_source(flux_source or "flux-system")
+    path = normalise_flux_path(flux_path) if flux_path else default_flux_path(output_dir)
+    return FluxOptions(
+        name=name,
+        path=path,
+        source_kind=kind,
+        source_name=source_name,
+        source_namespace=namespace,
+    )
+
+
+def _load_patches(patch_files: Sequence[str]) -> tuple[PatchDocument, ...]:
+    if not patch_files:
+        return ()
+    from generator.patches import load_patch_files
+
+    return load_patch_files(patch_files)
+
+
 @generate.command("cluster")
 @click.argument("name")
 @click.option("-f", "--flavor", help="Built-in or --flavors-dir flavor to render  [default: aks]")
@@ -106,25 +238,11 @@ def generate_yaml_command(from_: str, config: Path | None, list_variables: bool)
 @click.option(
     "--write-to", metavar="FILE", help="Write the manifests to FILE (atomically, only if valid)."
 )
+@output_dir_options
+@patch_option
 @schema_dir_option
-@click.option(
-    "--flavors-dir",
-    "flavors_dirs",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Extra flavors folder, searched before the built-in flavors (repeatable).",
-)
-@click.option("--no-validate", is_flag=True, help="Skip validation (not recommended).")
-@click.option(
-    "--disable-rule",
-    "disabled_rules",
-    multiple=True,
-    metavar="ID",
-    help="Disable a validation rule (repeatable).",
-)
-@click.option(
-    "--no-cel", is_flag=True, help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations)."
-)
+@flavors_dir_option
+@validation_options
 @click.option(
     "--kubeconform",
     "use_kubeconform",
@@ -151,6 +269,12 @@ def generate_cluster_command(
     config: Path | None,
     list_variables: bool,
     write_to: str | None,
+    output_dir: Path | None,
+    layout: str,
+    flux_source: str | None,
+    flux_path: str | None,
+    force: bool,
+    patch_files: tuple[str, ...],
     schema_dirs: tuple[Path, ...],
     flavors_dirs: tuple[Path, ...],
     no_validate: bool,
@@ -164,12 +288,21 @@ def generate_cluster_command(
     \b
     Values, highest precedence first: flags and --var, the --values file, the environment,
     the clusterctl config file, then the flavor's (or template's) defaults.
+    --patch files change the rendered objects before validation.
     Nothing is written unless every object validates.
+
+    \b
+    --output-dir DIR writes one file per object plus kustomization.yaml (and, with
+    --layout flux, a Flux Kustomization) instead of printing; see the README, "GitOps output".
     """
     from generator.pipeline import ClusterRequest, Inputs, generate_cluster
 
     if from_ is not None and flavor is not None:
         raise UsageError("invalid cluster template source: use either --flavor or --from, not both")
+    if output_dir is not None and write_to is not None:
+        raise UsageError("use either --write-to or --output-dir, not both")
+    _check_output_flags(output_dir, layout, flux_source, flux_path, force)
+    flux = _flux_options(name, output_dir, layout, flux_source, flux_path) if output_dir else None
     template_text, template_source = _read_template(from_) if from_ is not None else (None, "")
     _check_rules(disabled_rules)
     request = ClusterRequest(
@@ -188,6 +321,7 @@ def generate_cluster_command(
         cel=not no_cel,
         kubeconform=use_kubeconform,
         kubeconform_timeout=kubeconform_timeout,
+        patches=_load_patches(patch_files),
     )
     inputs = Inputs(
         environ=environ(),
@@ -205,7 +339,125 @@ def generate_cluster_command(
         _print_findings(failure.findings)
         raise
     _print_findings(result.findings)  # warnings only, on success
-    emit(result.text, write_to)
+    if output_dir is None:
+        emit(result.text, write_to)
+        return
+    from generator.gitops import render_files, write_directory
+
+    summary = write_directory(output_dir, render_files(result.objects, flux=flux), force=force)
+    click.echo(f"{output_dir}: {summary.describe()}", err=True)
+
+
+@generate.command("fleet")
+@click.argument("fleet_file", metavar="FLEET.yaml")
+@click.option(
+    "--output-dir",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="DIR",
+    help="Write each cluster into DIR/<name>/ (one file per object plus kustomization.yaml).",
+)
+@click.option(
+    "--layout",
+    type=click.Choice(["plain", "flux"]),
+    default="plain",
+    show_default=True,
+    help="flux also writes DIR/<name>/flux-kustomization.yaml.",
+)
+@click.option(
+    "--flux-source",
+    metavar="[KIND/][NAMESPACE/]NAME",
+    help="The Flux Kustomizations' sourceRef  [default: GitRepository/flux-system]",
+)
+@click.option(
+    "--flux-path",
+    metavar="PATH",
+    help="spec.path of DIR (each cluster: PATH/<name>)  [default: DIR relative to its Git "
+    "work tree, else to the current directory]",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite or delete files that were edited or that capzgen did not write.",
+)
+@patch_option
+@click.option(
+    "--config", type=click.Path(path_type=Path), help="clusterctl config file with variable values."
+)
+@schema_dir_option
+@flavors_dir_option
+@validation_options
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Worker processes  [default: the number of CPU cores]",
+)
+def generate_fleet_command(
+    fleet_file: str,
+    output_dir: Path,
+    layout: str,
+    flux_source: str | None,
+    flux_path: str | None,
+    force: bool,
+    patch_files: tuple[str, ...],
+    config: Path | None,
+    schema_dirs: tuple[Path, ...],
+    flavors_dirs: tuple[Path, ...],
+    no_validate: bool,
+    disabled_rules: tuple[str, ...],
+    no_cel: bool,
+    jobs: int | None,
+) -> None:
+    """Render every cluster of FLEET.yaml into DIR/<name>/, validated together.
+
+    \b
+    Each cluster's settings (flavor, namespace, kubernetesVersion, workerMachineCount,
+    values, overrides) apply over the file's defaults; values are deep-merged.
+    Clusters render in parallel; every cluster is validated, and no two clusters may share
+    a name, resource group or DNS prefix. Nothing is written unless all of it is valid.
+    """
+    import sys
+
+    from generator.fleet import (
+        DISABLEABLE_FLEET_RULES,
+        FleetOptions,
+        load_fleet,
+        raise_for_problems,
+        render_fleet,
+        write_fleet,
+    )
+
+    _check_output_flags(output_dir, layout, flux_source, flux_path, force)
+    _check_rules(disabled_rules, extra=DISABLEABLE_FLEET_RULES)
+    fleet = load_fleet(fleet_file)
+    flux = _flux_options("", output_dir, layout, flux_source, flux_path)
+    options = FleetOptions(
+        schema_dirs=schema_dirs,
+        flavors_dirs=flavors_dirs,
+        validate=not no_validate,
+        disabled_rules=frozenset(disabled_rules),
+        cel=not no_cel,
+        patches=_load_patches(patch_files),
+        environ=environ(),
+        config=_load_config(config),
+        flux=flux,
+        jobs=jobs,
+    )
+    if sys.stderr.isatty():
+        with click.progressbar(
+            length=len(fleet.clusters), label="Rendering clusters", file=sys.stderr
+        ) as bar:
+            result = render_fleet(fleet, options, progress=bar.update)
+    else:
+        result = render_fleet(fleet, options)
+    _print_findings(result.findings)
+    raise_for_problems(result)
+    summary = write_fleet(result, output_dir, force=force)
+    click.echo(
+        f"fleet {fleet_file}: {result.summary()}; {output_dir}: {summary.describe()}", err=True
+    )
 
 
 def _print_findings(findings: Sequence[Finding]) -> None:
@@ -213,12 +465,12 @@ def _print_findings(findings: Sequence[Finding]) -> None:
         click.echo(finding.to_text(), err=True)
 
 
-def _check_rules(disabled_rules: tuple[str, ...]) -> None:
+def _check_rules(disabled_rules: tuple[str, ...], *, extra: Sequence[str] = ()) -> None:
     if not disabled_rules:
         return
     from generator.validate.engine import known_rule_ids
 
-    known = set(known_rule_ids())
+    known = {*known_rule_ids(), *extra}
     unknown = sorted(set(disabled_rules) - known)
     if unknown:
         raise UsageError(

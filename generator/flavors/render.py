@@ -110,9 +110,19 @@ def build_environment(search_path: Sequence[Path]) -> SandboxedEnvironment:
     return env
 
 
-def render_flavor(flavor: Flavor, values: Mapping[str, Any], search_path: Sequence[Path]) -> str:
-    """Render every template of the flavor and join them as YAML documents."""
-    env = build_environment(search_path)
+def render_flavor(
+    flavor: Flavor,
+    values: Mapping[str, Any],
+    search_path: Sequence[Path],
+    *,
+    environment: SandboxedEnvironment | None = None,
+) -> str:
+    """Render every template of the flavor and join them as YAML documents.
+
+    ``environment`` (from :func:`build_environment` with the same search path) may be reused
+    across calls, so templates are compiled once when many clusters are rendered (fleets).
+    """
+    env = environment if environment is not None else build_environment(search_path)
     parts: list[str] = []
     for name in flavor.templates:
         path = flavor.directory / name

@@ -1,0 +1,413 @@
+"""GitOps output: one file per object plus a ``kustomization.yaml``, written safely into a folder.
+
+Layout of ``DIR`` (``generate cluster --output-dir DIR``, and each ``DIR/<name>/`` of a fleet):
+
+* ``<kind>-<name>.yaml`` (lower-case) per object, in the same serialisation as stdout. When two
+  objects would share a name (same kind and name in different namespaces) both get their
+  namespace: ``<kind>-<namespace>-<name>.yaml``; characters other than ``a-z 0-9 . _ -`` become
+  ``_``; any remaining clash gets ``-2``, ``-3``... in output order.
+* ``kustomization.yaml`` listing those files in output (= apply) order with
+  ``sortOptions: {order: fifo}``, so ``kubectl kustomize DIR`` prints exactly what stdout would.
+* ``flux-kustomization.yaml`` (``--layout flux``): a Flux ``Kustomization`` pointing at the folder;
+  it is not listed in ``kustomization.yaml``.
+* ``.capzgen-manifest.json``, written last: every file capzgen wrote here and its SHA-256.
+
+Writing is planned first and done only if the plan has no conflict (see :func:`plan_directory`):
+unchanged files are not touched, files capzgen did not write are never deleted, and a file a
+person edited is overwritten only with ``force``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from generator.errors import CapzgenError, InputOutputError, Location, UsageError
+
+MANIFEST_NAME = ".capzgen-manifest.json"
+KUSTOMIZATION_NAME = "kustomization.yaml"
+FLUX_KUSTOMIZATION_NAME = "flux-kustomization.yaml"
+RESERVED_NAMES = frozenset({MANIFEST_NAME, KUSTOMIZATION_NAME, FLUX_KUSTOMIZATION_NAME})
+MANIFEST_VERSION = 1
+_UNSAFE = re.compile(r"[^a-z0-9._-]")
+_MAX_STEM = 200
+FLUX_SOURCE_KINDS = ("GitRepository", "OCIRepository", "Bucket")
+
+
+class Layout(StrEnum):
+    PLAIN = "plain"
+    FLUX = "flux"
+
+
+class OutputConflict(CapzgenError):
+    """Writing would overwrite or delete something a person made; nothing was written."""
+
+
+# --- what to write -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FluxOptions:
+    """The Flux ``Kustomization`` written by ``--layout flux``."""
+
+    name: str  # metadata.name (the cluster's name)
+    path: str  # spec.path, relative to the source's root ("./clusters/demo")
+    source_kind: str = "GitRepository"
+    source_name: str = "flux-system"
+    source_namespace: str | None = None
+    namespace: str = "flux-system"
+    interval: str = "10m"
+    timeout: str = "30m"
+
+    def manifest(self) -> dict[str, Any]:
+        source: dict[str, Any] = {"kind": self.source_kind, "name": self.source_name}
+        if self.source_namespace:
+            source["namespace"] = self.source_namespace
+        return {
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+            "kind": "Kustomization",
+            "metadata": {"name": self.name, "namespace": self.namespace},
+            "spec": {
+                "interval": self.interval,
+                "path": self.path,
+                "prune": True,
+                "sourceRef": source,
+                "timeout": self.timeout,
+                "wait": True,
+            },
+        }
+
+
+def parse_flux_source(text: str) -> tuple[str, str | None, str]:
+    """``--flux-source [KIND/][NAMESPACE/]NAME`` -> (kind, namespace, name)."""
+    parts = text.split("/")
+    if not all(parts) or len(parts) > 3:
+        raise UsageError(
+            f"invalid --flux-source {text!r}: expected [KIND/][NAMESPACE/]NAME, "
+            "e.g. flux-system or GitRepository/flux-system/fleet-infra"
+        )
+    kind = parts[0] if len(parts) > 1 else "GitRepository"
+    if kind not in FLUX_SOURCE_KINDS:
+        raise UsageError(
+            f"invalid --flux-source kind {kind!r}: one of {', '.join(FLUX_SOURCE_KINDS)}"
+        )
+    namespace = parts[1] if len(parts) == 3 else None
+    return kind, namespace, parts[-1]
+
+
+def default_flux_path(directory: Path, *, cwd: Path | None = None) -> str:
+    """Flux's ``spec.path`` for ``directory``: relative to the root of the Git work tree holding
+    it, else to the current directory. Raises UsageError when neither contains it."""
+    target = directory.expanduser().absolute()
+    here = (cwd or Path.cwd()).absolute()
+    for candidate in (target, *target.parents):
+        if (candidate / ".git").exists():
+            return _dot_path(target.relative_to(candidate))
+    try:
+        return _dot_path(target.relative_to(here))
+    except ValueError:
+        raise UsageError(
+            f"cannot work out the Flux path of {directory}: it is neither inside a Git work tree "
+            "nor below the current directory",
+            hint="pass --flux-path (the folder's path relative to the root of the Flux source)",
+        ) from None
+
+
+def normalise_flux_path(text: str) -> str:
+    path = PurePosixPath(text.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts:
+        raise UsageError(
+            f"invalid --flux-path {text!r}: must be relative to the source's root, without '..'"
+        )
+    return _dot_path(path)
+
+
+def _dot_path(path: PurePosixPath | Path) -> str:
+    text = PurePosixPath(*path.parts).as_posix() if path.parts else "."
+    return "./" if text == "." else f"./{text}"
+
+
+def object_file_names(objects: Sequence[Any]) -> list[str]:
+    """File name per object (module docstring), unique, in object order."""
+    bases = [_stem(_field(o, "kind") or "object", _field(o, "name") or "unnamed") for o in objects]
+    counts: dict[str, int] = {}
+    for base in bases:
+        counts[base] = counts.get(base, 0) + 1
+    stems = []
+    for obj, base in zip(objects, bases, strict=True):
+        namespace = _field(obj, "namespace")
+        if counts[base] > 1 and namespace:
+            stems.append(
+                _stem(_field(obj, "kind") or "object", f"{namespace}-{_field(obj, 'name') or ''}")
+            )
+        else:
+            stems.append(base)
+    taken = set(RESERVED_NAMES)
+    names = []
+    for stem in stems:
+        name, number = f"{stem}.yaml", 1
+        while name in taken:
+            number += 1
+            name = f"{stem}-{number}.yaml"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def _field(obj: Any, name: str) -> str | None:
+    """``kind``, or ``name``/``namespace`` from metadata, when it is a non-empty string."""
+    if not isinstance(obj, dict):
+        return None
+    holder = obj if name == "kind" else obj.get("metadata")
+    value = holder.get(name) if isinstance(holder, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _stem(kind: str, name: str) -> str:
+    stem = _UNSAFE.sub("_", f"{kind}-{name}".lower()).lstrip(".") or "object"
+    if len(stem) > _MAX_STEM:
+        digest = hashlib.sha256(stem.encode("utf-8")).hexdigest()[:12]
+        stem = f"{stem[: _MAX_STEM - 13]}-{digest}"
+    return stem
+
+
+def render_files(objects: Sequence[Any], *, flux: FluxOptions | None = None) -> dict[str, str]:
+    """File name -> content of the folder's files (objects in order, then the kustomizations)."""
+    from generator.yamlio.emit import dump_documents
+
+    names = object_file_names(objects)
+    files = {name: dump_documents([obj]) for name, obj in zip(names, objects, strict=True)}
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": names,
+        "sortOptions": {"order": "fifo"},
+    }
+    files[KUSTOMIZATION_NAME] = dump_documents([kustomization])
+    if flux is not None:
+        files[FLUX_KUSTOMIZATION_NAME] = dump_documents([flux.manifest()])
+    return files
+
+
+# --- planning and writing ------------------------------------------------------------------------
+
+
+def digest(text: str | bytes) -> str:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class WritePlan:
+    directory: Path
+    writes: dict[str, str] = field(default_factory=dict)  # new or changed files
+    unchanged: list[str] = field(default_factory=list)
+    deletes: list[str] = field(default_factory=list)  # stale files capzgen wrote earlier
+    manifest: str | None = None  # new manifest text, None when it is already current
+    conflicts: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.writes) + len(self.unchanged)
+
+
+@dataclass(frozen=True)
+class WriteSummary:
+    written: int = 0
+    unchanged: int = 0
+    removed: int = 0
+
+    def __add__(self, other: WriteSummary) -> WriteSummary:
+        return WriteSummary(
+            self.written + other.written,
+            self.unchanged + other.unchanged,
+            self.removed + other.removed,
+        )
+
+    def describe(self) -> str:
+        return (
+            f"{self.written} file{'s' if self.written != 1 else ''} written, "
+            f"{self.unchanged} unchanged, {self.removed} removed"
+        )
+
+
+def read_manifest(directory: Path, *, force: bool) -> dict[str, str]:
+    """File -> digest of what capzgen wrote into ``directory`` earlier (empty when none)."""
+    path = directory / MANIFEST_NAME
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise InputOutputError(
+            f"cannot read: {exc.strerror or exc}", location=Location(file=str(path))
+        ) from exc
+    try:
+        data = json.loads(raw)
+        files = data["files"]
+        if not isinstance(files, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and _plain_name(k) for k, v in files.items()
+        ):
+            raise ValueError("files must map plain file names to digests")
+    except (ValueError, KeyError, TypeError) as exc:
+        if force:
+            return {}
+        raise OutputConflict(
+            f"capzgen's manifest is damaged ({exc})",
+            location=Location(file=str(path)),
+            hint="restore it from version control, or use --force to rebuild it",
+        ) from None
+    return dict(files)
+
+
+def _plain_name(name: str) -> bool:
+    return name not in ("", ".", "..") and "/" not in name and "\\" not in name
+
+
+def manifest_text(files: Mapping[str, str]) -> str:
+    data = {
+        "comment": "Files capzgen generated in this folder and their digests; do not edit.",
+        "files": {name: digest(text) for name, text in sorted(files.items())},
+        "version": MANIFEST_VERSION,
+    }
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def plan_directory(directory: Path, files: Mapping[str, str], *, force: bool) -> WritePlan:
+    """Compare ``files`` with ``directory`` and capzgen's manifest there; nothing is written.
+
+    Conflicts (reported all at once, each ignored with ``force``):
+
+    * a file capzgen wrote earlier was edited since (its digest differs from the manifest) and
+      would now be overwritten or deleted;
+    * a file capzgen is about to create exists but capzgen did not write it.
+
+    A file whose content already equals the new content is never a conflict. Files that are not
+    in the manifest and not about to be written are never looked at.
+    """
+    plan = WritePlan(directory=directory)
+    if directory.exists() and not directory.is_dir():
+        raise InputOutputError("output folder is a file", location=Location(file=str(directory)))
+    previous = read_manifest(directory, force=force) if directory.is_dir() else {}
+    for name, text in files.items():
+        path = directory / name
+        current = _read_bytes(path)
+        if current is None:
+            plan.writes[name] = text
+            continue
+        if current == text.encode("utf-8"):
+            plan.unchanged.append(name)
+            continue
+        recorded = previous.get(name)
+        if recorded is None:
+            plan.conflicts.append(f"{path}: exists and was not written by capzgen")
+        elif recorded != digest(current):
+            plan.conflicts.append(f"{path}: edited since capzgen wrote it")
+        plan.writes[name] = text
+    for name in sorted(set(previous) - set(files)):
+        path = directory / name
+        current = _read_bytes(path)
+        if current is None:
+            continue
+        if digest(current) != previous[name]:
+            plan.conflicts.append(f"{path}: no longer generated, but edited since capzgen wrote it")
+        plan.deletes.append(name)
+    if force:
+        plan.conflicts.clear()
+    new_manifest = manifest_text(files)
+    if _read_bytes(directory / MANIFEST_NAME) != new_manifest.encode("utf-8"):
+        plan.manifest = new_manifest
+    return plan
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise InputOutputError(
+            "cannot write: a folder is in the way", location=Location(file=str(path))
+        ) from None
+    except OSError as exc:
+        raise InputOutputError(
+            f"cannot read: {exc.strerror or exc}", location=Location(file=str(path))
+        ) from exc
+
+
+def raise_conflicts(plans: Sequence[WritePlan]) -> None:
+    conflicts = [c for plan in plans for c in plan.conflicts]
+    if conflicts:
+        raise OutputConflict(
+            f"refusing to overwrite or delete {len(conflicts)} file"
+            f"{'s' if len(conflicts) != 1 else ''} capzgen did not write or that were edited; "
+            "nothing was written",
+            details=conflicts,
+            hint="move your changes into a --patch file (or the flavor's values), or use --force",
+        )
+
+
+def apply_plan(plan: WritePlan) -> WriteSummary:
+    """Carry out a conflict-free plan: changed files (each atomically), deletions, manifest last."""
+    if plan.conflicts:
+        raise_conflicts([plan])
+    if plan.writes or plan.deletes or plan.manifest is not None:
+        try:
+            plan.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputOutputError(
+                f"cannot create the output folder: {exc.strerror or exc}",
+                location=Location(file=str(plan.directory)),
+            ) from exc
+    for name, text in plan.writes.items():
+        write_file(plan.directory / name, text)
+    for name in plan.deletes:
+        try:
+            (plan.directory / name).unlink(missing_ok=True)
+        except OSError as exc:
+            raise InputOutputError(
+                f"cannot delete: {exc.strerror or exc}",
+                location=Location(file=str(plan.directory / name)),
+            ) from exc
+    if plan.manifest is not None:
+        write_file(plan.directory / MANIFEST_NAME, plan.manifest)
+    return WriteSummary(len(plan.writes), len(plan.unchanged), len(plan.deletes))
+
+
+def write_directory(directory: Path, files: Mapping[str, str], *, force: bool) -> WriteSummary:
+    """Plan, refuse on conflicts (nothing written), then write."""
+    plan = plan_directory(directory, files, force=force)
+    raise_conflicts([plan])
+    return apply_plan(plan)
+
+
+def write_file(path: Path, text: str) -> None:
+    """Replace ``path`` atomically (readers never see half a file); an existing file keeps its
+    mode, a new one gets the usual 0666 minus the umask (GitOps files are meant to be shared)."""
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    try:
+        mode = path.stat().st_mode & 0o777 if path.exists() else None
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise InputOutputError(
+            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
+        ) from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputOutputError(
+            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
+        ) from exc

@@ -1,0 +1,41 @@
+"""Fixtures for the GitOps, patch and fleet tests (the patch and fleet folders import them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+BASE_ARGS = ["--var", "AZURE_LOCATION=westeurope", "--kubernetes-version", "v1.31.1"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No clusterctl config or variables from the machine running the tests."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    for name in ("AZURE_LOCATION", "KUBERNETES_VERSION", "WORKER_MACHINE_COUNT", "NODE_POOLS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def schema_args(shared_schema_dirs: list[Path]) -> list[str]:
+    return [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
+
+
+def read_dir(directory: Path) -> dict[str, str]:
+    """Every file below ``directory`` (relative posix path -> text), hidden files included."""
+    return {
+        path.relative_to(directory).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
+
+
+def stat_dir(directory: Path) -> dict[str, tuple[int, bytes]]:
+    """Relative path -> (mtime in ns, bytes), to prove a rerun touches nothing."""
+    return {
+        path.relative_to(directory).as_posix(): (path.stat().st_mtime_ns, path.read_bytes())
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
