@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from generator.errors import CapzgenError, InputOutputError, Location, UsageError
+from generator.fsio import write_atomically
 
 MANIFEST_NAME = ".capzgen-manifest.json"
 KUSTOMIZATION_NAME = "kustomization.yaml"
@@ -390,24 +389,5 @@ def write_directory(directory: Path, files: Mapping[str, str], *, force: bool) -
 
 
 def write_file(path: Path, text: str) -> None:
-    """Replace ``path`` atomically (readers never see half a file); an existing file keeps its
-    mode, a new one gets the usual 0666 minus the umask (GitOps files are meant to be shared)."""
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    try:
-        mode = path.stat().st_mode & 0o777 if path.exists() else None
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as exc:
-        raise InputOutputError(
-            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputOutputError(
-            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
+    """GitOps files are meant to be shared: new ones get the usual 0666 minus the umask."""
+    write_atomically(path, text)

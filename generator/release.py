@@ -316,7 +316,7 @@ def write_release(release: Release, output_dir: Path) -> list[Path]:
     into an existing one, each file is replaced atomically (readers never see partial files).
     Files of the folder that this release does not write are left alone.
     """
-    from generator.cli.common import write_atomically
+    from generator.fsio import write_atomically
 
     target = output_dir / release.directory
     try:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 
-from generator.errors import InputOutputError, Location, UsageError, YamlError
+from generator.errors import Location, UsageError, YamlError
 
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_VALUES_BYTES = 8 * 1024 * 1024
@@ -47,27 +46,10 @@ def load_values_file(path: str) -> dict[str, Any]:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step: readers never see a half-written file, and a
-    failure leaves the previous content in place. New files get mode 0600, as clusterctl's do."""
-    target = path.expanduser()
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
-    except OSError as exc:
-        raise InputOutputError(
-            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, target)
-    except OSError as exc:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise InputOutputError(
-            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
+    """``--write-to``: replaced in one step; new files get mode 0600, as clusterctl's do."""
+    from generator.fsio import write_atomically as write
+
+    write(path.expanduser(), text, new_file_mode=0o600)
 
 
 def emit(text: str, write_to: str | None) -> None:
@@ -90,3 +72,37 @@ schema_dir_option = click.option(
     type=click.Path(path_type=Path),
     help="Folder or file of CRDs / JSON Schemas, searched before CAPZGEN_SCHEMA_PATH and the cache (repeatable).",
 )
+
+
+def kubeconform_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--kubeconform`` and ``--kubeconform-timeout``, shared by validate and generate."""
+    function = click.option(
+        "--kubeconform-timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=60.0,
+        show_default=True,
+        metavar="SECONDS",
+        help="Stop kubeconform after this long (its findings are then missing).",
+    )(function)
+    return click.option(
+        "--kubeconform",
+        "use_kubeconform",
+        is_flag=True,
+        help="Also run kubeconform (if installed) with capzgen's schemas, offline, on every object "
+        "and embedded resource, and merge its findings (marked [kubeconform]).",
+    )(function)
+
+
+def check_rule_ids(disabled_rules: Iterable[str], *, extra: Iterable[str] = ()) -> None:
+    """``--disable-rule`` must name rules that exist: a typo would silently keep a rule on."""
+    disabled = set(disabled_rules)
+    if not disabled:
+        return
+    from generator.validate.engine import known_rule_ids
+
+    unknown = sorted(disabled - {*known_rule_ids(), *extra})
+    if unknown:
+        raise UsageError(
+            f"unknown rule id(s): {', '.join(unknown)}",
+            hint="`capzgen validate --list-rules` shows every rule",
+        )

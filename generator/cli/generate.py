@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from generator.cli.common import (
+    check_rule_ids,
     emit,
     environ,
+    kubeconform_options,
     load_values_file,
     parse_var_options,
     schema_dir_option,
@@ -243,20 +245,7 @@ def _load_patches(patch_files: Sequence[str]) -> tuple[PatchDocument, ...]:
 @schema_dir_option
 @flavors_dir_option
 @validation_options
-@click.option(
-    "--kubeconform",
-    "use_kubeconform",
-    is_flag=True,
-    help="Also validate with kubeconform (if installed), offline, with capzgen's schemas.",
-)
-@click.option(
-    "--kubeconform-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Stop kubeconform after this long (its findings are then missing).",
-)
+@kubeconform_options
 def generate_cluster_command(
     name: str,
     flavor: str | None,
@@ -304,7 +293,7 @@ def generate_cluster_command(
     _check_output_flags(output_dir, layout, flux_source, flux_path, force)
     flux = _flux_options(name, output_dir, layout, flux_source, flux_path) if output_dir else None
     template_text, template_source = _read_template(from_) if from_ is not None else (None, "")
-    _check_rules(disabled_rules)
+    check_rule_ids(disabled_rules)
     request = ClusterRequest(
         name=name,
         flavor=flavor or ("aks" if from_ is None else None),
@@ -430,7 +419,7 @@ def generate_fleet_command(
     )
 
     _check_output_flags(output_dir, layout, flux_source, flux_path, force)
-    _check_rules(disabled_rules, extra=DISABLEABLE_FLEET_RULES)
+    check_rule_ids(disabled_rules, extra=DISABLEABLE_FLEET_RULES)
     fleet = load_fleet(fleet_file)
     flux = _flux_options("", output_dir, layout, flux_source, flux_path)
     options = FleetOptions(
@@ -463,17 +452,3 @@ def generate_fleet_command(
 def _print_findings(findings: Sequence[Finding]) -> None:
     for finding in findings:
         click.echo(finding.to_text(), err=True)
-
-
-def _check_rules(disabled_rules: tuple[str, ...], *, extra: Sequence[str] = ()) -> None:
-    if not disabled_rules:
-        return
-    from generator.validate.engine import known_rule_ids
-
-    known = {*known_rule_ids(), *extra}
-    unknown = sorted(set(disabled_rules) - known)
-    if unknown:
-        raise UsageError(
-            f"unknown rule id(s): {', '.join(unknown)}",
-            hint="`capzgen validate --list-rules` shows every rule",
-        )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import schema_dir_option
+from generator.cli.common import check_rule_ids, kubeconform_options, schema_dir_option
 from generator.errors import ExitCode, UsageError
 
 
@@ -32,21 +32,7 @@ from generator.errors import ExitCode, UsageError
 @click.option(
     "--no-cel", is_flag=True, help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations)."
 )
-@click.option(
-    "--kubeconform",
-    "use_kubeconform",
-    is_flag=True,
-    help="Also run kubeconform (if installed) with capzgen's schemas, offline, on every object and "
-    "embedded resource, and merge its findings (marked [kubeconform]).",
-)
-@click.option(
-    "--kubeconform-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Stop kubeconform after this long (its findings are then missing).",
-)
+@kubeconform_options
 def validate_command(
     paths: tuple[str, ...],
     schema_dirs: tuple[Path, ...],
@@ -67,7 +53,7 @@ def validate_command(
     --kubeconform, kubeconform's findings count like capzgen's; a kubeconform that is missing,
     fails or times out is reported in one warning line and does not change the exit status.
     """
-    from generator.validate.engine import ValidationOptions, known_rule_ids
+    from generator.validate.engine import ValidationOptions
     from generator.validate.report import describe_rules, render_json, render_text
 
     if list_rules:
@@ -75,12 +61,7 @@ def validate_command(
         return int(ExitCode.OK)
     if not paths:
         raise UsageError("no input: give one or more files or folders, or - for stdin")
-    unknown = sorted(set(disabled_rules) - set(known_rule_ids()))
-    if unknown:
-        raise UsageError(
-            f"unknown rule id(s): {', '.join(unknown)}",
-            hint="`capzgen validate --list-rules` lists them",
-        )
+    check_rule_ids(disabled_rules)
     from generator.check import check_paths
     from generator.schemastore.store import SchemaStore
 

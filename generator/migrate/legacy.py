@@ -20,7 +20,6 @@ import yaml
 
 from generator.findings import PathPart, format_path
 from generator.migrate import tables as t
-from generator.migrate.mergepatch import merge_patch
 from generator.migrate.model import NOTE, UNMAPPED, Note, Origin
 from generator.migrate.reader import SpecReader
 from generator.migrate.values import (
@@ -31,6 +30,7 @@ from generator.migrate.values import (
     set_path,
     subnet_id,
 )
+from generator.patches import merge_patch
 
 
 @dataclass

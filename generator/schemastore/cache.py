@@ -28,6 +28,7 @@ from typing import Any
 import platformdirs
 
 from generator.errors import InputOutputError, Location
+from generator.fsio import write_atomically
 from generator.schemastore.crd import CONVERTER_VERSION, ConvertedSchema
 from generator.schemastore.types import GroupVersionKind
 
@@ -53,20 +54,7 @@ def dump_json(value: Any) -> bytes:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new content, never a mix."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        raise InputOutputError(
-            f"cannot write cache file: {error.strerror or error}", location=Location(file=str(path))
-        ) from error
+    write_atomically(path, data, make_parents=True)
 
 
 def install_files(target_root: Path, files: Mapping[str, bytes]) -> list[Path]:
