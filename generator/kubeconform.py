@@ -137,15 +137,11 @@ def schema_location(root: Path) -> str:
 
 def write_store_layout(store: Any, root: Path) -> int:
     """Every schema of a SchemaStore (first source of a GVK wins) in kubeconform's layout."""
-    seen: set[tuple[str, str, str]] = set()
-    for source in store.sources:
-        for entry in source.index():
-            key = (entry.gvk.group, entry.gvk.version, entry.gvk.kind.lower())
-            if key in seen:
-                continue
-            seen.add(key)
-            write_schema(root, entry.gvk, entry.load())
-    return len(seen)
+    count = 0
+    for gvk, _source, schema in store.effective_schemas():
+        write_schema(root, gvk, schema)
+        count += 1
+    return count
 
 
 # --- running -----------------------------------------------------------------------------------

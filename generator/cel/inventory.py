@@ -83,19 +83,9 @@ def _join(path: str, name: str) -> str:
 def rule_inventory(store: Any) -> list[RuleEntry]:
     """The rules of every GVK a :class:`~generator.schemastore.store.SchemaStore` offers."""
     entries: list[RuleEntry] = []
-    seen: set[tuple[str, str, str]] = set()
-    for source in store.sources:
-        for entry in source.index():
-            key = (entry.gvk.group, entry.gvk.version, entry.gvk.kind.lower())
-            if key in seen:
-                continue
-            seen.add(key)
-            schema = entry.load()
-            gvk = GroupVersionKind(entry.gvk.group, entry.gvk.version, entry.display_kind())
-            for path, rule in schema_rules(schema):
-                analysis = analyze(rule.rule)
-                entries.append(
-                    RuleEntry(gvk, entry.source, path, rule, analysis.status, analysis.detail)
-                )
+    for gvk, source, schema in store.effective_schemas():
+        for path, rule in schema_rules(schema):
+            analysis = analyze(rule.rule)
+            entries.append(RuleEntry(gvk, source, path, rule, analysis.status, analysis.detail))
     entries.sort(key=lambda e: (e.gvk.group, e.gvk.version, e.gvk.kind.lower(), e.path))
     return entries

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from generator.schemastore.cache import ConversionMemo, cache_root
 from generator.schemastore.compiler import compile_schema
@@ -99,6 +100,21 @@ class SchemaStore:
             break
         self._handles[gvk] = handle
         return handle
+
+    def effective_schemas(self) -> Iterator[tuple[GroupVersionKind, str, dict[str, Any]]]:
+        """Every GVK the store answers for, its source and converted schema (first source wins).
+
+        Loads every schema: for whole-store consumers (kubeconform layout, CEL inventory) only.
+        """
+        seen: set[tuple[str, str, str]] = set()
+        for source in self.sources:
+            for entry in source.index():
+                key = (entry.gvk.group, entry.gvk.version, entry.gvk.kind.lower())
+                if key in seen:
+                    continue
+                seen.add(key)
+                gvk = GroupVersionKind(entry.gvk.group, entry.gvk.version, entry.display_kind())
+                yield gvk, entry.source, entry.load()
 
     def entries(self) -> list[SchemaInfo]:
         """Every GVK of every source, sorted; later duplicates are marked ``shadowed``."""
