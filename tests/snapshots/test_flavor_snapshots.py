@@ -14,6 +14,11 @@ from generator.pipeline import ClusterRequest, Inputs, generate_cluster
 
 GOLDEN = Path(__file__).parent / "golden"
 BASE = {"AZURE_LOCATION": "westeurope"}
+GUID = "00000000-0000-0000-0000-0000000000aa"
+LEGACY = {
+    "AZURE_SUBSCRIPTION_ID": "00000000-0000-0000-0000-000000000001",
+    "CLUSTER_IDENTITY_NAME": "cluster-identity",
+}
 
 THREE_POOLS = [
     {"name": "system", "mode": "System", "replicas": 3, "availabilityZones": ["1", "2", "3"]},
@@ -33,6 +38,102 @@ CASES: dict[str, dict[str, Any]] = {
     "aks-three-pools": {"flavor": "aks", "values": {"NODE_POOLS": THREE_POOLS}},
     "aks-autoscaling": {"flavor": "aks", "values": {"NODE_POOLS": AUTOSCALING}},
     "aks-namespace": {"flavor": "aks", "namespace": "team-a"},
+    # One golden per AKS feature (issue: "snapshot per feature; each feature's output validates").
+    "feature-entra-id": {
+        "flavor": "aks",
+        "values": {
+            "AKS_AAD": {"enableAzureRBAC": True, "adminGroupObjectIDs": [GUID]},
+            "AKS_DISABLE_LOCAL_ACCOUNTS": True,
+        },
+    },
+    "feature-private-cluster": {
+        "flavor": "aks",
+        "values": {"AKS_PRIVATE_CLUSTER": True, "AKS_PRIVATE_DNS_ZONE": "none"},
+    },
+    "feature-authorized-ips": {
+        "flavor": "aks",
+        "values": {"AKS_AUTHORIZED_IP_RANGES": ["203.0.113.0/24"]},
+    },
+    "feature-network-overlay": {
+        "flavor": "aks",
+        "values": {
+            "AKS_NETWORK_PLUGIN_MODE": "overlay",
+            "AKS_NETWORK_POLICY": "cilium",
+            "AKS_NETWORK_DATAPLANE": "cilium",
+            "AKS_POD_CIDR": "192.168.0.0/16",
+            "AKS_SERVICE_CIDR": "172.16.0.0/16",
+            "AKS_DNS_SERVICE_IP": "172.16.0.10",
+            "AKS_LOAD_BALANCER_PROFILE": {"managedOutboundIPs": 2, "idleTimeoutInMinutes": 10},
+        },
+    },
+    "feature-byo-vnet": {
+        "flavor": "aks",
+        "values": {
+            "AKS_VNET": {
+                "name": "vnet",
+                "addressPrefixes": ["10.10.0.0/16"],
+                "subnets": [{"name": "nodes", "addressPrefix": "10.10.0.0/20"}],
+            },
+        },
+    },
+    "feature-existing-subnet": {
+        "flavor": "aks",
+        "values": {
+            "AKS_SUBNET_ID": "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/net"
+            "/providers/Microsoft.Network/virtualNetworks/hub/subnets/aks",
+        },
+    },
+    "feature-workload-identity": {
+        "flavor": "aks",
+        "values": {
+            "AKS_WORKLOAD_IDENTITY": True,
+            "AKS_WORKLOAD_IDENTITIES": [{"name": "app", "serviceAccount": "apps/app"}],
+        },
+    },
+    "feature-node-pools": {
+        "flavor": "aks",
+        "values": {
+            "NODE_POOLS": [
+                {
+                    "name": "system",
+                    "mode": "System",
+                    "maxPods": 50,
+                    "osDiskSizeGB": 64,
+                    "osDiskType": "Ephemeral",
+                },
+                {
+                    "name": "spot",
+                    "mode": "User",
+                    "spot": {"maxPrice": -1, "evictionPolicy": "Delete"},
+                },
+                {"name": "win", "mode": "User", "osType": "Windows", "osSKU": "Windows2022"},
+            ]
+        },
+    },
+    "feature-upgrades": {
+        "flavor": "aks-maintenance",
+        "values": {"AKS_UPGRADE_CHANNEL": "patch", "AKS_NODE_OS_UPGRADE_CHANNEL": "SecurityPatch"},
+    },
+    "feature-monitoring-sku": {
+        "flavor": "aks",
+        "values": {
+            "AKS_SKU_TIER": "Standard",
+            "AKS_MONITORING": {
+                "logAnalyticsWorkspaceResourceID": "/subscriptions/00000000-0000-0000-0000-000000000001"
+                "/resourceGroups/ops/providers/Microsoft.OperationalInsights/workspaces/logs",
+                "prometheusMetrics": True,
+            },
+        },
+    },
+    "aks-legacy": {"flavor": "aks-legacy", "vars": LEGACY},
+    "aks-multi-tenancy": {
+        "flavor": "aks-multi-tenancy",
+        "vars": {
+            **LEGACY,
+            "AZURE_TENANT_ID": "00000000-0000-0000-0000-000000000002",
+            "AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY": "00000000-0000-0000-0000-000000000003",
+        },
+    },
 }
 
 
