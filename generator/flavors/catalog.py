@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from generator.errors import FlavorError, Location
+from generator.errors import FlavorError, InputOutputError, Location
 from generator.findings import format_path
 from generator.flavors.model import Flavor, VariableSpec
 from generator.resources import builtin_flavors_dir, builtin_schemas_dir
@@ -107,7 +107,7 @@ class FlavorCatalog:
             self.roots.append((builtin_flavors_dir(), True))
         for root, _ in self.roots:
             if not root.is_dir():
-                raise FlavorError(
+                raise InputOutputError(
                     "flavors folder does not exist", location=Location(file=str(root))
                 )
 

@@ -113,7 +113,7 @@ def read_source(path: str) -> str:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise InputOutputError(
-            f"cannot read {name}: {reason}", location=Location(file=name)
+            f"cannot read: {reason}", location=Location(file=name)
         ) from None
     return decode_source(data, name)
 

@@ -293,3 +293,9 @@ def test_list_variables_for_a_flavor_shows_types_and_defaults(run_cli: Any) -> N
     assert "integer" in lines["WORKER_MACHINE_COUNT"] and " 2 " in lines["WORKER_MACHINE_COUNT"]
     assert "(required)" in lines["AZURE_LOCATION"]
     assert "array" in lines["NODE_POOLS"]
+
+
+def test_missing_flavors_dir_is_an_io_error(run_cli: Any) -> None:
+    result = run_cli(["generate", "cluster", "demo", "--flavors-dir", "/nonexistent-flavors"])
+    assert result.exit_code == 2
+    assert "/nonexistent-flavors: flavors folder does not exist" in result.stderr

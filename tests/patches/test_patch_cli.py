@@ -226,7 +226,7 @@ def test_missing_patch_file_is_an_io_error(run_cli: Any, schema_args: list[str])
         ["generate", "cluster", "demo", *BASE_ARGS, *schema_args, "--patch", "/nonexistent.yaml"]
     )
     assert result.exit_code == 2
-    assert "cannot read /nonexistent.yaml" in result.stderr
+    assert "/nonexistent.yaml: cannot read: No such file or directory" in result.stderr
 
 
 def test_patch_may_not_turn_an_object_into_a_scalar() -> None:
