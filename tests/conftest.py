@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,6 +60,31 @@ def shared_schema_dirs(shared_dir: Path) -> list[Path]:
         shared_dir / "crds" / "capi-v1.13.3",
         shared_dir / "schemas",
     ]
+
+
+@pytest.fixture
+def isolated_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The session's schema cache, with no CAPZGEN_SCHEMA_PATH (explicit, for tests that pass
+    ``env=`` to the store or run the CLI and want to name the folder)."""
+    cache = Path(os.environ["CAPZGEN_CACHE_DIR"])
+    monkeypatch.setenv("CAPZGEN_CACHE_DIR", str(cache))
+    monkeypatch.delenv("CAPZGEN_SCHEMA_PATH", raising=False)
+    return cache
+
+
+@pytest.fixture
+def shared_store(shared_schema_dirs: list[Path], isolated_cache: Path) -> Any:
+    """A SchemaStore over the upstream CRDs and ASO schemas in ../shared."""
+    from generator.schemastore.store import SchemaStore
+
+    return SchemaStore.from_search_path(shared_schema_dirs)
+
+
+@pytest.fixture
+def store(shared_store: Any) -> Any:
+    return shared_store
 
 
 @dataclass

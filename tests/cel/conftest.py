@@ -12,23 +12,6 @@ import yaml
 from generator.schemastore.store import SchemaStore
 
 
-@pytest.fixture(scope="session")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("capzgen-cache")
-
-
-@pytest.fixture
-def isolated_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CAPZGEN_CACHE_DIR", str(cache_dir))
-    monkeypatch.delenv("CAPZGEN_SCHEMA_PATH", raising=False)
-    return cache_dir
-
-
-@pytest.fixture
-def shared_store(shared_schema_dirs: list[Path], isolated_cache: Path) -> SchemaStore:
-    return SchemaStore.from_search_path(shared_schema_dirs)
-
-
 def crd(
     kind: str,
     spec_schema: dict[str, Any],

@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from generator.schemastore.store import SchemaStore
-
 HERE = Path(__file__).resolve().parent
 
 
@@ -57,23 +55,6 @@ def no_kubeconform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-
-
-@pytest.fixture(scope="session")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("capzgen-cache")
-
-
-@pytest.fixture
-def isolated_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CAPZGEN_CACHE_DIR", str(cache_dir))
-    monkeypatch.delenv("CAPZGEN_SCHEMA_PATH", raising=False)
-    return cache_dir
-
-
-@pytest.fixture
-def store(shared_schema_dirs: list[Path], isolated_cache: Path) -> SchemaStore:
-    return SchemaStore.from_search_path(shared_schema_dirs)
 
 
 CONTROL_PLANE: dict[str, Any] = {

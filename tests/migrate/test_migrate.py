@@ -4,7 +4,6 @@ every output, field coverage against the legacy CRDs, version moves, errors."""
 from __future__ import annotations
 
 import base64
-import copy
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import yaml
 from generator.check import SourceText, check_sources
 from generator.envsubst import substitute
 from generator.errors import YamlError
-from generator.migrate import MigrationError, MigrationOptions, merge_patch, migrate_text
+from generator.migrate import MigrationError, MigrationOptions, migrate_text
 from generator.migrate.tables import CONVERSIONS, SYSCTL_NAMES, SYSCTL_RENAMES
 from generator.migrate.values import dns_service_ip, normalized_name, quantity_number
 from generator.schemastore.store import SchemaStore
@@ -571,32 +570,6 @@ def test_cli_rejects_bad_names(args: list[str], run_cli: Any) -> None:
 
 
 # --- helpers -----------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("target", "patch", "expected"),
-    [  # RFC 7386 appendix A
-        ({"a": "b"}, {"a": "c"}, {"a": "c"}),
-        ({"a": "b"}, {"b": "c"}, {"a": "b", "b": "c"}),
-        ({"a": "b"}, {"a": None}, {}),
-        ({"a": "b", "b": "c"}, {"a": None}, {"b": "c"}),
-        ({"a": ["b"]}, {"a": "c"}, {"a": "c"}),
-        ({"a": "c"}, {"a": ["b"]}, {"a": ["b"]}),
-        ({"a": {"b": "c"}}, {"a": {"b": "d", "c": None}}, {"a": {"b": "d"}}),
-        ({"a": [{"b": "c"}]}, {"a": [1]}, {"a": [1]}),
-        (["a", "b"], ["c", "d"], ["c", "d"]),
-        ({"a": "b"}, ["c"], ["c"]),
-        ({"a": "foo"}, None, None),
-        ({"a": "foo"}, "bar", "bar"),
-        ({"e": None}, {"a": 1}, {"e": None, "a": 1}),
-        ([1, 2], {"a": "b", "c": None}, {"a": "b"}),
-        ({}, {"a": {"bb": {"ccc": None}}}, {"a": {"bb": {}}}),
-    ],
-)
-def test_merge_patch_rfc7386(target: Any, patch: Any, expected: Any) -> None:
-    original = copy.deepcopy(target)
-    assert merge_patch(target, patch) == expected
-    assert target == original
 
 
 @pytest.mark.parametrize(
