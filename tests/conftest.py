@@ -63,6 +63,32 @@ def shared_schema_dirs(shared_dir: Path) -> list[Path]:
 
 
 @pytest.fixture
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No clusterctl config file and no cluster variables from the machine running the tests."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    for name in (
+        "AZURE_LOCATION",
+        "KUBERNETES_VERSION",
+        "WORKER_MACHINE_COUNT",
+        "NODE_POOLS",
+        "NAME",
+        "REGION",
+        "COUNT",
+        "A",
+        "B",
+        "C",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def schema_args(shared_schema_dirs: list[Path]) -> list[str]:
+    """``--schema-dir`` options for the upstream CRDs and ASO schemas in ../shared."""
+    return [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
+
+
+@pytest.fixture
 def isolated_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from generator.schemastore.store import SchemaStore
+from tests.schemastore.helpers import make_crd
 
 
 def crd(
@@ -20,35 +21,16 @@ def crd(
     version: str = "v1",
 ) -> dict[str, Any]:
     """A CustomResourceDefinition whose ``spec`` has ``spec_schema``."""
-    plural = kind.lower() + "s"
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{plural}.{group}"},
-        "spec": {
-            "group": group,
-            "names": {"kind": kind, "plural": plural, "singular": kind.lower()},
-            "scope": "Namespaced",
-            "versions": [
-                {
-                    "name": version,
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "apiVersion": {"type": "string"},
-                                "kind": {"type": "string"},
-                                "metadata": {"type": "object"},
-                                "spec": spec_schema,
-                            },
-                        }
-                    },
-                }
-            ],
+    root = {
+        "type": "object",
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object"},
+            "spec": spec_schema,
         },
     }
+    return make_crd(root, group=group, kind=kind, versions=((version, True),))
 
 
 @pytest.fixture

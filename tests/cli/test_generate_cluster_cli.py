@@ -10,16 +10,8 @@ import yaml
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    for name in ("AZURE_LOCATION", "KUBERNETES_VERSION", "WORKER_MACHINE_COUNT", "NODE_POOLS"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def schema_args(shared_schema_dirs: list[Path]) -> list[str]:
-    return [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
+def _isolated(isolated_env: None) -> None:
+    """Every test here runs without the machine's clusterctl config or variables."""
 
 
 CAPZ_ENV = {

@@ -20,12 +20,8 @@ data:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No developer's ~/.cluster-api/clusterctl.yaml may leak into these tests."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    for name in ("NAME", "REGION", "COUNT", "A", "B", "C"):
-        monkeypatch.delenv(name, raising=False)
+def _isolated(isolated_env: None) -> None:
+    """Every test here runs without the machine's clusterctl config or variables."""
 
 
 def write(tmp_path: Path, text: str, name: str = "t.yaml") -> str:

@@ -21,11 +21,6 @@ CLEAN_TEMPLATES = [
 ]
 
 
-@pytest.fixture
-def schema_args(shared_schema_dirs: list[Path]) -> list[str]:
-    return [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
-
-
 def substituted(run_cli: Any, template: Path, tmp_path: Path) -> Path:
     result = run_cli(["generate", "yaml", "--from", str(template)], env=FULL_VARIABLES)
     assert result.exit_code == 0, result.stderr

@@ -40,6 +40,22 @@ def render_objects(flavor_name: str, settings: Mapping[str, Any]) -> list[dict[s
     return load_objects(render_text(flavor_name, settings))
 
 
+def render_aks(flavor: str = "aks", **settings: Any) -> list[dict[str, Any]]:
+    """A flavor rendered with the aks required values plus ``settings``."""
+    return render_objects(flavor, {**AKS_REQUIRED, **settings})
+
+
+def render_failure(flavor: str = "aks", **settings: Any) -> str:
+    """The message of the FlavorError a render with ``settings`` must raise."""
+    import pytest
+
+    from generator.errors import FlavorError
+
+    with pytest.raises(FlavorError) as caught:
+        render_aks(flavor, **settings)
+    return caught.value.message
+
+
 def load_objects(text: str) -> list[dict[str, Any]]:
     objects = [doc for doc in yaml.safe_load_all(text) if doc is not None]
     assert all(isinstance(obj, dict) for obj in objects), "every document must be a mapping"

@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from generator.errors import FlavorError, VariableError
+from generator.errors import VariableError
 from generator.flavors.catalog import FlavorCatalog
 from generator.schemastore.store import SchemaStore
 from tests.flavors.flavor_testing import (
-    AKS_REQUIRED,
     embedded,
     find,
     managed_cluster_spec,
-    render_objects,
     schema_problems,
     shared_schema_store,
 )
+from tests.flavors.flavor_testing import render_aks as render
+from tests.flavors.flavor_testing import render_failure as failure
 
 GROUP_ID = "11111111-1111-1111-1111-111111111111"
 TENANT_ID = "22222222-2222-2222-2222-222222222222"
@@ -69,16 +69,6 @@ FEATURES_ON = {name: value for settings in FEATURES.values() for name, value in 
 @pytest.fixture(scope="module")
 def store(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> SchemaStore:
     return shared_schema_store(shared_dir, tmp_path_factory.mktemp("cache"))
-
-
-def render(flavor: str = "aks", **settings: Any) -> list[dict[str, Any]]:
-    return render_objects(flavor, {**AKS_REQUIRED, **settings})
-
-
-def failure(**settings: Any) -> str:
-    with pytest.raises(FlavorError) as caught:
-        render(**settings)
-    return caught.value.message
 
 
 # --- defaults and validity -----------------------------------------------------------------------

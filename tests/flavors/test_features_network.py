@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from generator.errors import FlavorError, VariableError
+from generator.errors import VariableError
 from generator.schemastore.store import SchemaStore
 from tests.flavors.flavor_testing import (
-    AKS_REQUIRED,
     agent_pool_spec,
     embedded,
     find,
     managed_cluster_spec,
-    render_objects,
     schema_problems,
     shared_schema_store,
 )
+from tests.flavors.flavor_testing import render_aks as render
+from tests.flavors.flavor_testing import render_failure as failure
 
 RG_ID = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/net"
 SUBNET_ID = f"{RG_ID}/providers/Microsoft.Network/virtualNetworks/hub/subnets/aks"
@@ -76,16 +76,6 @@ FEATURES: dict[str, dict[str, Any]] = {
 @pytest.fixture(scope="module")
 def store(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> SchemaStore:
     return shared_schema_store(shared_dir, tmp_path_factory.mktemp("cache"))
-
-
-def render(flavor: str = "aks", **settings: Any) -> list[dict[str, Any]]:
-    return render_objects(flavor, {**AKS_REQUIRED, **settings})
-
-
-def failure(**settings: Any) -> str:
-    with pytest.raises(FlavorError) as caught:
-        render(**settings)
-    return caught.value.message
 
 
 @pytest.mark.parametrize("flavor", ["aks", "aks-maintenance"])

@@ -1,7 +1,10 @@
-"""Shared fixtures: see tests/gitops/conftest.py."""
+"""Every test here runs without the machine's clusterctl config or variables."""
 
 from __future__ import annotations
 
-from tests.gitops.conftest import isolated_env, schema_args
+import pytest
 
-__all__ = ["isolated_env", "schema_args"]
+
+@pytest.fixture(autouse=True)
+def _isolated(isolated_env: None) -> None:
+    """See ``isolated_env`` in tests/conftest.py."""
