@@ -112,9 +112,7 @@ def read_source(path: str) -> str:
                 data = _read_bounded(stream, name)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise InputOutputError(
-            f"cannot read: {reason}", location=Location(file=name)
-        ) from None
+        raise InputOutputError(f"cannot read: {reason}", location=Location(file=name)) from None
     return decode_source(data, name)
 
 
