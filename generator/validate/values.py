@@ -67,10 +67,6 @@ def known_str(value: Any) -> str | None:
     return value if isinstance(value, str) and "{{" not in value else None
 
 
-def is_true(value: Any) -> bool:
-    return value is True
-
-
 def parse_version(value: Any) -> tuple[int, int, int | None] | None:
     """``v1.30.4`` / ``1.30`` -> ``(1, 30, 4)`` / ``(1, 30, None)``; anything else -> ``None``."""
     text = known_str(value)
