@@ -137,12 +137,3 @@ def get_path(obj: Any, path: str | list[str | int]) -> Any:
         if obj is None:
             return None
     return obj
-
-
-def pop_path(obj: Any, parts: list[str | int]) -> Any:
-    """Remove and return the value at ``parts`` (None if absent); empty parents are left alone."""
-    parent = get_path(obj, parts[:-1]) if len(parts) > 1 else obj
-    last = parts[-1]
-    if isinstance(last, str) and isinstance(parent, dict):
-        return parent.pop(last, None)
-    return None
