@@ -130,6 +130,16 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=Finding.sort_key)
 
 
+def hint_lines(findings: Iterable[Finding]) -> list[str]:
+    """``hint: ...`` once per distinct hint, in first-seen order (a fleet with a thousand objects
+    of an unknown kind gets the remedy once, not a thousand times)."""
+    seen: dict[str, None] = {}
+    for finding in findings:
+        if finding.hint:
+            seen.setdefault(finding.hint, None)
+    return [f"hint: {hint}" for hint in seen]
+
+
 def summarize(findings: Sequence[Finding], documents: int) -> str:
     errors = sum(1 for f in findings if f.is_error)
     warnings = len(findings) - errors

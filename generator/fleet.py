@@ -223,6 +223,7 @@ class FleetOptions:
     validate: bool = True
     disabled_rules: frozenset[str] = frozenset()
     cel: bool = True
+    ignore_missing_schemas: bool = False
     patches: tuple[PatchDocument, ...] = ()  # --patch files, after each cluster's overrides
     environ: Mapping[str, str] = field(default_factory=dict)
     config: Mapping[str, Any] = field(default_factory=dict)  # clusterctl config file
@@ -325,6 +326,7 @@ def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
             validate=options.validate,
             disabled_rules=options.disabled_rules,
             cel=options.cel,
+            ignore_missing_schemas=options.ignore_missing_schemas,
             patches=(*cluster.overrides, *options.patches),
         )
         inputs = Inputs(environ=options.environ, config=options.config, values_file=cluster.values)

@@ -127,6 +127,7 @@ class ClusterRequest:
     validate: bool = True
     disabled_rules: frozenset[str] = frozenset()
     cel: bool = True  # evaluate the CRDs' CEL rules
+    ignore_missing_schemas: bool = False  # objects without a schema: skipped (warning), not errors
     kubeconform: bool = False  # also run kubeconform (a second opinion) when it is installed
     kubeconform_timeout: float = 60.0  # seconds
     patches: Sequence[PatchDocument] = ()  # --patch documents, applied before validation
@@ -352,7 +353,11 @@ def check_output(
     return check_sources(
         [SourceText(source, output)],
         store,
-        ValidationOptions(disabled_rules=request.disabled_rules, cel=request.cel),
+        ValidationOptions(
+            disabled_rules=request.disabled_rules,
+            cel=request.cel,
+            ignore_missing_schemas=request.ignore_missing_schemas,
+        ),
         kubeconform=kubeconform,
     )
 

@@ -1,4 +1,4 @@
-"""Fixtures shared by every test module: where ../shared is, and how to run the CLI."""
+"""Fixtures shared by every test module: the upstream test data, schema stores, and the CLI."""
 
 from __future__ import annotations
 
@@ -13,12 +13,10 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-def _shared_dir() -> Path:
-    configured = os.environ.get("CAPZGEN_SHARED")
-    return Path(configured) if configured else REPO_ROOT.parent / "shared"
-
-
-SHARED = _shared_dir()
+# Copies of the pinned upstream files (CRDs, ASO JSON Schemas, CAPZ's released templates), laid
+# out like the project's upstream mirror; tests/data/upstream/README.md gives their provenance.
+# The tests need nothing outside the repository.
+SHARED = REPO_ROOT / "tests" / "data" / "upstream"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -38,13 +36,7 @@ def _session_schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The upstream data beside the repository (CRDs, ASO schemas, CAPZ templates).
-
-    CI always provides it; a missing folder is a broken set-up, so the test fails loudly instead of
-    being skipped.
-    """
-    if not (SHARED / "crds").is_dir():
-        pytest.fail(f"../shared not found at {SHARED}; set CAPZGEN_SHARED to its location")
+    """The vendored upstream data (tests/data/upstream): CRDs, ASO schemas, CAPZ templates."""
     return SHARED
 
 
@@ -84,7 +76,7 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture
 def schema_args(shared_schema_dirs: list[Path]) -> list[str]:
-    """``--schema-dir`` options for the upstream CRDs and ASO schemas in ../shared."""
+    """``--schema-dir`` options for the vendored upstream CRDs and ASO schemas."""
     return [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
 
 
@@ -102,7 +94,7 @@ def isolated_cache(
 
 @pytest.fixture
 def shared_store(shared_schema_dirs: list[Path], isolated_cache: Path) -> Any:
-    """A SchemaStore over the upstream CRDs and ASO schemas in ../shared."""
+    """A SchemaStore over the vendored upstream CRDs and ASO schemas (not the bundle)."""
     from generator.schemastore.store import SchemaStore
 
     return SchemaStore.from_search_path(shared_schema_dirs)

@@ -65,12 +65,20 @@ def environ() -> Mapping[str, str]:
     return dict(os.environ)
 
 
+ignore_missing_schemas_option = click.option(
+    "--ignore-missing-schemas",
+    is_flag=True,
+    help="Report objects whose kind has no schema as skipped (a warning) instead of as errors "
+    "(kubeconform's flag of the same name).",
+)
+
 schema_dir_option = click.option(
     "--schema-dir",
     "schema_dirs",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="Folder or file of CRDs / JSON Schemas, searched before CAPZGEN_SCHEMA_PATH and the cache (repeatable).",
+    help="Folder or file of CRDs / JSON Schemas, searched before CAPZGEN_SCHEMA_PATH, the cache "
+    "and the built-in bundle (repeatable).",
 )
 
 

@@ -12,13 +12,14 @@ from generator.cli.common import (
     check_rule_ids,
     emit,
     environ,
+    ignore_missing_schemas_option,
     kubeconform_options,
     load_values_file,
     parse_var_options,
     schema_dir_option,
 )
 from generator.errors import UsageError, ValidationFailed
-from generator.findings import Finding
+from generator.findings import Finding, hint_lines
 
 if TYPE_CHECKING:
     from generator.gitops import FluxOptions
@@ -102,6 +103,7 @@ def validation_options(function: Callable[..., Any]) -> Callable[..., Any]:
                 is_flag=True,
                 help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations).",
             ),
+            ignore_missing_schemas_option,
         ]
     ):
         function = option(function)
@@ -269,6 +271,7 @@ def generate_cluster_command(
     no_validate: bool,
     disabled_rules: tuple[str, ...],
     no_cel: bool,
+    ignore_missing_schemas: bool,
     use_kubeconform: bool,
     kubeconform_timeout: float,
 ) -> None:
@@ -308,6 +311,7 @@ def generate_cluster_command(
         validate=not no_validate,
         disabled_rules=frozenset(disabled_rules),
         cel=not no_cel,
+        ignore_missing_schemas=ignore_missing_schemas,
         kubeconform=use_kubeconform,
         kubeconform_timeout=kubeconform_timeout,
         patches=_load_patches(patch_files),
@@ -397,6 +401,7 @@ def generate_fleet_command(
     no_validate: bool,
     disabled_rules: tuple[str, ...],
     no_cel: bool,
+    ignore_missing_schemas: bool,
     jobs: int | None,
 ) -> None:
     """Render every cluster of FLEET.yaml into DIR/<name>/, validated together.
@@ -428,6 +433,7 @@ def generate_fleet_command(
         validate=not no_validate,
         disabled_rules=frozenset(disabled_rules),
         cel=not no_cel,
+        ignore_missing_schemas=ignore_missing_schemas,
         patches=_load_patches(patch_files),
         environ=environ(),
         config=_load_config(config),
@@ -452,3 +458,5 @@ def generate_fleet_command(
 def _print_findings(findings: Sequence[Finding]) -> None:
     for finding in findings:
         click.echo(finding.to_text(), err=True)
+    for line in hint_lines(findings):
+        click.echo(line, err=True)

@@ -6,18 +6,19 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import check_rule_ids, kubeconform_options, schema_dir_option
+from generator.cli.common import (
+    check_rule_ids,
+    ignore_missing_schemas_option,
+    kubeconform_options,
+    schema_dir_option,
+)
 from generator.errors import ExitCode, UsageError
 
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, metavar="PATH... | -")
 @schema_dir_option
-@click.option(
-    "--ignore-missing-schemas",
-    is_flag=True,
-    help="Do not report documents whose kind has no schema.",
-)
+@ignore_missing_schemas_option
 @click.option(
     "--disable-rule",
     "disabled_rules",

@@ -47,6 +47,28 @@ def cache_schemas_dir(env: Mapping[str, str] | None = None) -> Path:
     return cache_root(env) / "schemas"
 
 
+PROVENANCE_NAME = ".provenance.json"
+
+
+def read_provenance(folder: Path) -> dict[str, str]:
+    """Catalog path -> where it came from, as ``schemas import``/``sync`` recorded it."""
+    try:
+        data = json.loads((folder / PROVENANCE_NAME).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
+
+
+def with_provenance(
+    folder: Path, files: Mapping[str, bytes], origins: Mapping[str, str]
+) -> dict[str, bytes]:
+    """``files`` plus the folder's provenance record updated for them, to install as one unit."""
+    merged = {**read_provenance(folder), **origins}
+    return {**files, PROVENANCE_NAME: dump_json(dict(sorted(merged.items())))}
+
+
 def dump_json(value: Any) -> bytes:
     """Compact, deterministic JSON as stored in the cache."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")

@@ -10,12 +10,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 from generator.errors import CapzgenError, Location, SchemaStoreError
-from generator.schemastore.cache import ConversionMemo, MemoEntry
+from generator.schemastore.bundle import BundledSchema, SchemaBundle
+from generator.schemastore.cache import ConversionMemo, MemoEntry, read_provenance
 from generator.schemastore.catalog import catalog_gvk, load_catalog_schema, peek_kind
 from generator.schemastore.core import CoreKinds
 from generator.schemastore.crd import CrdError, convert_documents
@@ -39,6 +40,7 @@ class SchemaEntry:
     source: str
     exact_kind: bool
     load: Callable[[], dict[str, Any]] = field(repr=False, compare=False)
+    pinned: str | None = field(default=None, compare=False)  # project@release, when known
 
     def matches(self, gvk: GroupVersionKind) -> bool:
         if self.exact_kind:
@@ -54,6 +56,10 @@ class SchemaEntry:
 
 class SchemaSource(Protocol):
     label: str
+
+    def describe(self) -> str:
+        """Where this source is and why it is on the path, for "searched ..." messages."""
+        ...
 
     def index(self) -> list[SchemaEntry]: ...
 
@@ -89,25 +95,43 @@ class _IndexedSource:
 
 
 class DirectorySource(_IndexedSource):
-    """A folder (walked recursively, hidden folders skipped) or a single file."""
+    """A folder (walked recursively, hidden folders skipped) or a single file.
 
-    def __init__(self, path: Path, *, memo: ConversionMemo | None, required: bool) -> None:
+    ``role`` says how it got on the path (``--schema-dir``, ``$CAPZGEN_SCHEMA_PATH``, ``cache``).
+    Only an ``optional`` source (the cache, before anything was imported) may be missing; the
+    store checks the others before it is built. A folder written by ``schemas import``/``sync``
+    holds ``.provenance.json`` (catalog path -> pin), which ``schemas list`` shows.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        memo: ConversionMemo | None,
+        role: str = "--schema-dir",
+        optional: bool = False,
+    ) -> None:
         super().__init__()
         self.path = path
         self.label = str(path)
         self.memo = memo
-        self.required = required  # a missing path is an error (explicit) or skipped (env, cache)
+        self.role = role
+        self.optional = optional
+
+    def describe(self) -> str:
+        return f"{self.role} {self.path}"
 
     def _build(self) -> list[SchemaEntry]:
         if self.path.is_file():
             return self._file_entries(self.path, explicit=True) or []
         if not self.path.is_dir():
-            if self.required:
+            if not self.optional:
                 raise SchemaStoreError(
                     "schema folder or file does not exist", location=Location(file=str(self.path))
                 )
             log.debug("schema path entry %s does not exist; skipped", self.path)
             return []
+        pins = read_provenance(self.path)
         entries: list[SchemaEntry] = []
         ignored = 0
         for folder, dirs, files in os.walk(self.path):
@@ -118,8 +142,12 @@ class DirectorySource(_IndexedSource):
                 found = self._file_entries(Path(folder) / name, explicit=False)
                 if found is None:
                     ignored += 1
-                else:
-                    entries.extend(found)
+                    continue
+                relative = (Path(folder) / name).relative_to(self.path).as_posix()
+                entries.extend(
+                    replace(entry, pinned=pins[relative]) if relative in pins else entry
+                    for entry in found
+                )
         if ignored:
             log.warning(
                 "%s: %d JSON file(s) are neither CRDs nor in the <group>/<kind>_<version>.json "
@@ -189,6 +217,36 @@ def _convert_file(text: SourceText) -> list[Any]:
         ) from error
 
 
+class BundleSource(_IndexedSource):
+    """The built-in bundle of pinned upstream schemas (:mod:`generator.schemastore.bundle`)."""
+
+    label = "built-in"
+
+    def __init__(self, bundle: SchemaBundle) -> None:
+        super().__init__()
+        self.bundle = bundle
+
+    def describe(self) -> str:
+        releases = sorted({source.pinned for source in self.bundle.manifest.sources})
+        return f"the built-in bundle ({', '.join(releases)})"
+
+    def _build(self) -> list[SchemaEntry]:
+        manifest = self.bundle.manifest
+        return [
+            SchemaEntry(
+                schema.gvk,
+                self.label,
+                schema.exact_kind,
+                self._loader(schema),
+                pinned=manifest.source(schema.source).pinned,
+            )
+            for schema in manifest.schemas
+        ]
+
+    def _loader(self, schema: BundledSchema) -> Callable[[], dict[str, Any]]:
+        return lambda: self.bundle.load(schema)
+
+
 class CoreSource(_IndexedSource):
     """The built-in core Kubernetes kinds (lowest priority)."""
 
@@ -196,6 +254,9 @@ class CoreSource(_IndexedSource):
         super().__init__()
         self.kinds = kinds
         self.label = kinds.label
+
+    def describe(self) -> str:
+        return f"the core Kubernetes kinds of {self.label}"
 
     def _build(self) -> list[SchemaEntry]:
         return [SchemaEntry(gvk, self.label, True, self._loader(gvk)) for gvk in self.kinds.index()]

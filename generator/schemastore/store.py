@@ -5,10 +5,13 @@ Search path, highest priority first (the first source that has a GVK wins):
 1. explicit ``schema_dirs`` (``--schema-dir``: folders or files with CRDs and/or catalog JSON);
 2. ``$CAPZGEN_SCHEMA_PATH`` (``os.pathsep``-separated, same kinds of entries);
 3. the user cache (``schemas import`` / ``schemas sync`` write there);
-4. the core Kubernetes kinds of ``kubernetes_validate``.
+4. the built-in bundle of pinned upstream schemas (:mod:`generator.schemastore.bundle`);
+5. the core Kubernetes kinds of ``kubernetes_validate``.
 
-Nothing is read before the first :meth:`SchemaStore.lookup`, sources are indexed only as far down
-the path as a lookup has to go, and each GVK is converted and compiled once per store.
+A configured path that does not exist is a usage error at once: a typo in ``--schema-dir`` or
+``$CAPZGEN_SCHEMA_PATH`` must not silently fall through to other schemas. Otherwise nothing is
+read before the first :meth:`SchemaStore.lookup`, sources are indexed only as far down the path as
+a lookup has to go, and each GVK is converted and compiled once per store.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generator.errors import Location, UsageError
+from generator.resources import builtin_schemas_dir
+from generator.schemastore.bundle import SchemaBundle
 from generator.schemastore.cache import ConversionMemo, cache_root
 from generator.schemastore.compiler import compile_schema
 from generator.schemastore.core import CoreKinds, find_schema_dir
 from generator.schemastore.handle import CompiledSchema
-from generator.schemastore.sources import CoreSource, DirectorySource, SchemaSource
+from generator.schemastore.sources import BundleSource, CoreSource, DirectorySource, SchemaSource
 from generator.schemastore.types import GroupVersionKind
 
 log = logging.getLogger(__name__)
@@ -39,6 +45,7 @@ class SchemaInfo:
     gvk: GroupVersionKind
     source: str
     shadowed: bool = False
+    pinned: str | None = None  # project@release, for the bundle and synced cache entries
 
 
 class SchemaStore:
@@ -55,20 +62,28 @@ class SchemaStore:
         *,
         env: Mapping[str, str] | None = None,
         use_cache: bool = True,
+        bundle_dir: Path | None = None,
+        use_bundle: bool = True,
     ) -> SchemaStore:
         """The standard search path (module docstring); ``use_cache=False`` leaves the cache alone
         entirely: no cached schemas on the path, no memoised conversions read or written."""
         environ = os.environ if env is None else env
         root = cache_root(environ)
         memo = ConversionMemo(root) if use_cache else None
-        sources: list[SchemaSource] = [
-            DirectorySource(Path(d), memo=memo, required=True) for d in schema_dirs
-        ]
-        for entry in environ.get(ENV_SCHEMA_PATH, "").split(os.pathsep):
-            if entry.strip():
-                sources.append(DirectorySource(Path(entry.strip()), memo=memo, required=False))
+        sources: list[SchemaSource] = []
+        for folder in schema_dirs:
+            _require_exists(folder, "--schema-dir")
+            sources.append(DirectorySource(Path(folder), memo=memo, role="--schema-dir"))
+        for entry in schema_path_entries(environ):
+            _require_exists(entry, f"${ENV_SCHEMA_PATH}")
+            sources.append(DirectorySource(entry, memo=memo, role=f"${ENV_SCHEMA_PATH}"))
         if use_cache:
-            sources.append(DirectorySource(root / "schemas", memo=memo, required=False))
+            sources.append(
+                DirectorySource(root / "schemas", memo=memo, role="cache", optional=True)
+            )
+        if use_bundle:
+            bundle = SchemaBundle(bundle_dir or builtin_schemas_dir() / "bundle")
+            sources.append(BundleSource(bundle))
         core_dir = find_schema_dir()
         if core_dir is not None:
             core_memo = root / "core" / core_dir.name if use_cache else None
@@ -76,6 +91,9 @@ class SchemaStore:
         else:  # pragma: no cover - kubernetes_validate is a dependency
             log.warning("kubernetes_validate schemas not found; core kinds have no schema")
         return cls(sources)
+
+    def searched(self) -> list[str]:
+        return [source.describe() for source in self.sources]
 
     def lookup(self, api_version: str, kind: str) -> CompiledSchema | None:
         """The compiled schema for a GVK, or None if no source has it.
@@ -124,7 +142,7 @@ class SchemaStore:
             for entry in source.index():
                 gvk = GroupVersionKind(entry.gvk.group, entry.gvk.version, entry.display_kind())
                 key = (gvk.group, gvk.version, gvk.kind.lower())
-                infos.append((order, SchemaInfo(gvk, entry.source, shadowed=key in seen)))
+                infos.append((order, SchemaInfo(gvk, entry.source, key in seen, entry.pinned)))
                 seen.add(key)
         infos.sort(
             key=lambda item: (
@@ -135,3 +153,23 @@ class SchemaStore:
             )
         )
         return [info for _, info in infos]
+
+
+def schema_path_entries(env: Mapping[str, str]) -> list[Path]:
+    """The folders and files named by ``$CAPZGEN_SCHEMA_PATH`` (blank entries ignored)."""
+    return [
+        Path(entry.strip())
+        for entry in env.get(ENV_SCHEMA_PATH, "").split(os.pathsep)
+        if entry.strip()
+    ]
+
+
+def _require_exists(path: Path, origin: str) -> None:
+    if not Path(path).exists():
+        raise UsageError(
+            f"{origin} names a schema folder or file that does not exist",
+            location=Location(file=str(path)),
+            hint=f"fix the path, or drop it from {origin}"
+            if origin.startswith("$")
+            else "fix the path",
+        )

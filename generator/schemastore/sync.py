@@ -21,12 +21,18 @@ from typing import Any
 import yaml
 
 from generator.errors import CapzgenError, Location, SchemaStoreError
-from generator.schemastore.cache import dump_json, install_files
+from generator.schemastore.cache import (
+    PROVENANCE_NAME,
+    dump_json,
+    install_files,
+    with_provenance,
+)
 from generator.schemastore.catalog import catalog_gvk
 from generator.schemastore.crd import CrdError, convert_documents
 from generator.schemastore.loading import SourceText, parse_documents
 from generator.schemastore.repair import repair_schema
 from generator.schemastore.structural import SchemaFormatError, convert_root
+from generator.schemastore.types import GroupVersionKind
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +50,16 @@ class PinnedFile:
     sha256: str
     format: str  # one of FORMATS
     target: str | None = None  # json-schema only: <group>/<kind>_<version>.json
+    project: str = ""  # owner/repository of the upstream project
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """An upstream project's licence, as declared in the sources list."""
+
+    name: str  # owner/repository
+    licence: str  # SPDX identifier
+    licence_file: str  # relative to the sources list's folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +70,31 @@ class SyncResult:
 
 def load_pins(sources_file: Path) -> list[PinnedFile]:
     """Parse and check the sources list; every problem names the file and the entry."""
+    return [
+        _pin(entry, index, Location(file=str(sources_file)))
+        for index, entry in enumerate(_read_sources(sources_file)["sources"])
+    ]
+
+
+def load_projects(sources_file: Path) -> dict[str, Project]:
+    """The ``projects`` table of the sources list (licence of each upstream project)."""
+    location = Location(file=str(sources_file))
+    table = _read_sources(sources_file).get("projects")
+    if not isinstance(table, dict):
+        raise SchemaStoreError("expected a `projects:` mapping", location=location)
+    projects: dict[str, Project] = {}
+    for name, entry in table.items():
+        if not isinstance(entry, dict) or not all(
+            isinstance(entry.get(f), str) and entry.get(f) for f in ("licence", "licence_file")
+        ):
+            raise SchemaStoreError(
+                f"projects.{name}: needs licence and licence_file", location=location
+            )
+        projects[str(name)] = Project(str(name), entry["licence"], entry["licence_file"])
+    return projects
+
+
+def _read_sources(sources_file: Path) -> dict[str, Any]:
     location = Location(file=str(sources_file))
     try:
         data = yaml.safe_load(sources_file.read_text(encoding="utf-8"))
@@ -68,7 +109,7 @@ def load_pins(sources_file: Path) -> list[PinnedFile]:
     entries = data.get("sources") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise SchemaStoreError("expected a non-empty `sources:` list", location=location)
-    return [_pin(entry, index, location) for index, entry in enumerate(entries)]
+    return dict(data)
 
 
 def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
@@ -78,7 +119,8 @@ def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
     missing = [f for f in _FIELDS if not isinstance(entry.get(f), str) or not entry.get(f)]
     if missing:
         raise SchemaStoreError(f"{where}: missing or empty {', '.join(missing)}", location=location)
-    pin = PinnedFile(**{f: entry[f] for f in _FIELDS}, target=entry.get("target"))
+    project = entry.get("project") or _project_of(entry["url"])
+    pin = PinnedFile(**{f: entry[f] for f in _FIELDS}, target=entry.get("target"), project=project)
     if pin.format not in FORMATS:
         raise SchemaStoreError(
             f"{where} ({pin.name}): format must be one of {', '.join(FORMATS)}", location=location
@@ -95,6 +137,15 @@ def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
             f"{where} ({pin.name}): sha256 must be 64 hex digits", location=location
         )
     return pin
+
+
+def _project_of(url: str) -> str:
+    """``owner/repo`` of a raw.githubusercontent.com or github.com URL; else the host."""
+    parsed = urllib.parse.urlparse(url)
+    parts = [p for p in parsed.path.split("/") if p]
+    if parsed.hostname in ("raw.githubusercontent.com", "github.com") and len(parts) >= 2:
+        return f"{parts[0]}/{parts[1]}"
+    return parsed.hostname or url
 
 
 def source_location(pin: PinnedFile, mirror: str | None) -> str:
@@ -176,14 +227,31 @@ def sync(pins: Sequence[PinnedFile], *, mirror: str | None, cache_dir: Path) -> 
             hint="the upstream file or the mirror copy changed; check it before updating the pin",
         )
     files: dict[str, bytes] = {}
+    origins: dict[str, str] = {}
     for pin, location, data in fetched:
-        files.update(_convert(pin, location, data))
-    written = install_files(cache_dir, files)
-    return SyncResult(files=len(fetched), written=written)
+        for item in convert_pinned(pin, location, data):
+            files[item.path] = item.data
+            origins[item.path] = f"{pin.project}@{pin.version}"
+    written = install_files(cache_dir, with_provenance(cache_dir, files, origins))
+    return SyncResult(files=len(fetched), written=[p for p in written if p.name != PROVENANCE_NAME])
 
 
-def _convert(pin: PinnedFile, location: str, data: bytes) -> dict[str, bytes]:
-    """Catalog-layout files for one pinned file; a broken upstream file is an unusable source."""
+@dataclass(frozen=True, slots=True)
+class ConvertedFile:
+    """One schema produced from a pinned file, in the catalog layout.
+
+    ``exact_kind`` is False for catalog JSON Schemas: their file names carry the kind lower-cased
+    and nothing inside them says how it is spelt.
+    """
+
+    gvk: GroupVersionKind
+    exact_kind: bool
+    path: str  # <group>/<kind>_<version>.json
+    data: bytes  # compact JSON (dump_json)
+
+
+def convert_pinned(pin: PinnedFile, location: str, data: bytes) -> list[ConvertedFile]:
+    """The schemas of one pinned file; a broken upstream file is an unusable source."""
     try:
         return _convert_unchecked(pin, location, data)
     except SchemaStoreError:
@@ -195,7 +263,7 @@ def _convert(pin: PinnedFile, location: str, data: bytes) -> dict[str, bytes]:
         ) from error
 
 
-def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> dict[str, bytes]:
+def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> list[ConvertedFile]:
     documents = parse_documents(SourceText(location, data))
     if pin.format == "crd-yaml":
         converted = convert_documents(documents)
@@ -203,11 +271,13 @@ def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> dict[str,
             raise SchemaStoreError(
                 "no CustomResourceDefinition in this file", location=Location(file=location)
             )
-        return {c.catalog_path: dump_json(c.schema) for c in converted}
+        return [ConvertedFile(c.gvk, True, c.catalog_path, dump_json(c.schema)) for c in converted]
     if len(documents) != 1 or not isinstance(documents[0], dict):
         raise SchemaFormatError("expected one JSON Schema object", "")
     raw = documents[0]
     for repair in repair_schema(raw):
         log.warning("%s: repaired a converter defect: %s", location, repair.describe())
     assert pin.target is not None  # checked by load_pins
-    return {pin.target: dump_json(convert_root(raw))}
+    gvk = catalog_gvk(Path(pin.target))
+    assert gvk is not None  # checked by load_pins
+    return [ConvertedFile(gvk, False, pin.target, dump_json(convert_root(raw)))]

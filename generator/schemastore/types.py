@@ -57,3 +57,7 @@ class SchemaLookup(Protocol):
     """What the validator needs from a schema store."""
 
     def lookup(self, api_version: str, kind: str) -> SchemaHandle | None: ...
+
+    def searched(self) -> list[str]:
+        """The sources a failed lookup went through, highest priority first, for messages."""
+        ...

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from generator.findings import Finding, summarize
+from generator.findings import Finding, hint_lines, summarize
 from generator.validate.rules import RULES
 from generator.validate.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
 
@@ -31,6 +31,7 @@ _ENGINE_RULES = (
 
 def render_text(findings: Sequence[Finding], documents: int) -> str:
     lines = [finding.to_text() for finding in findings]
+    lines.extend(hint_lines(findings))
     lines.append(summarize(findings, documents))
     return "\n".join(lines) + "\n"
 

@@ -92,17 +92,8 @@ def _schema_findings(where: TopObject | AsoResource, settings: SchemaSettings) -
         return []
     handle = settings.store.lookup(api_version, kind)
     if handle is None:
-        if settings.ignore_missing:
-            return []
         return [
-            Finding(
-                severity=Severity.ERROR,
-                rule=NO_SCHEMA,
-                message=f"no schema for {GroupVersionKind.from_api_version(api_version, kind)}",
-                subject=where.subject,
-                path=(*prefix, "apiVersion"),
-                hint="import the CRD or JSON Schema, or pass --ignore-missing-schemas",
-            )
+            _missing_schema(where, settings, GroupVersionKind.from_api_version(api_version, kind))
         ]
     if handle.is_valid(obj):
         return []
@@ -113,6 +104,34 @@ def _schema_findings(where: TopObject | AsoResource, settings: SchemaSettings) -
         for violation in handle.iter_violations(obj)
         if not (templated and is_templated(dig(obj, *violation.path)))
     ]
+
+
+def _missing_schema(
+    where: TopObject | AsoResource, settings: SchemaSettings, gvk: GroupVersionKind
+) -> Finding:
+    """No source has a schema for ``gvk``: an error naming what was searched and the fix, or,
+    with --ignore-missing-schemas, a warning that the object was skipped (never silence)."""
+    path = (*where.path, "apiVersion")
+    assert settings.store is not None
+    if settings.ignore_missing:
+        return Finding(
+            severity=Severity.WARNING,
+            rule=NO_SCHEMA,
+            message=f"skipped: no schema for {gvk}; not checked against a schema "
+            "(--ignore-missing-schemas)",
+            subject=where.subject,
+            path=path,
+        )
+    return Finding(
+        severity=Severity.ERROR,
+        rule=NO_SCHEMA,
+        message=f"no schema for {gvk} (searched: {'; '.join(settings.store.searched())})",
+        subject=where.subject,
+        path=path,
+        hint="pin the CRDs your management cluster runs with `capzgen schemas import "
+        "--from-cluster` (or `kubectl get crds -o yaml | capzgen schemas import -`), or pass "
+        "--ignore-missing-schemas to report such objects as skipped",
+    )
 
 
 def _in_template(where: TopObject | AsoResource) -> bool:

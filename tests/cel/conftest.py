@@ -1,4 +1,4 @@
-"""Fixtures of the CEL tests: a schema store over ../shared, and stores over synthetic CRDs."""
+"""Fixtures of the CEL tests: a schema store over the vendored upstream data, and stores over synthetic CRDs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every CEL rule of the CRDs in ../shared/crds: an object violating it gets the rule's finding (its
+"""Every CEL rule of the CRDs in the vendored upstream CRDs (tests/data/upstream/crds): an object violating it gets the rule's finding (its
 message, the rule text, the node's path), an object conforming to it gets none.
 
 The rules are discovered from the CRD files at collection time, so a CRD update that brings a new

@@ -41,15 +41,6 @@ def test_reference_example_verbatim() -> None:
     assert format_cluster_variable_list(variables, overrides) == REFERENCE_EXAMPLE
 
 
-def test_reference_example_matches_the_shared_reference(shared_dir: object) -> None:
-    from pathlib import Path
-
-    assert isinstance(shared_dir, Path)
-    reference = (shared_dir / "reference" / "clusterctl-reference.md").read_text()
-    block = reference.split("run with `c1 -n ns1`, nothing in env):\n\n```text\n", 1)[1]
-    assert block.split("```", 1)[0] == REFERENCE_EXAMPLE
-
-
 def test_no_variables_is_a_single_newline() -> None:
     assert format_cluster_variable_list({}, {}) == "\n"
     assert format_yaml_variable_list([]) == "\n"

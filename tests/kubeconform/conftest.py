@@ -1,4 +1,4 @@
-"""Fixtures of the kubeconform tests: a fake ``kubeconform`` on PATH and a store over ../shared."""
+"""Fixtures of the kubeconform tests: a fake ``kubeconform`` on PATH and a store over the vendored upstream data."""
 
 from __future__ import annotations
 

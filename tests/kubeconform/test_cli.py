@@ -28,7 +28,7 @@ def schema_env(shared_schema_dirs: list[Path], isolated_cache: Path) -> dict[str
 
 
 def warnings(result: CliResult) -> list[str]:
-    """stderr lines, without the store's notice about the known defect in ../shared's ResourceGroup
+    """stderr lines, without the store's notice about the known defect in the upstream ResourceGroup
     schema (it is repaired on load)."""
     return [
         line

@@ -18,7 +18,13 @@ RunCli = Any  # the run_cli fixture from tests/conftest.py
 
 
 def cached_files(cache: Path) -> list[Path]:
-    return sorted((cache / "schemas").rglob("*.json")) if (cache / "schemas").exists() else []
+    """The schemas in the cache (not its hidden provenance record)."""
+    folder = cache / "schemas"
+    return (
+        sorted(p for p in folder.rglob("*.json") if not p.name.startswith("."))
+        if folder.exists()
+        else []
+    )
 
 
 class TestList:

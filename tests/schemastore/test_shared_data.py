@@ -1,4 +1,4 @@
-"""The real upstream data in ../shared: every CRD and every ASO JSON Schema converts and compiles."""
+"""The real upstream data (vendored in tests/data/upstream): every CRD and every ASO JSON Schema converts and compiles."""
 
 from __future__ import annotations
 

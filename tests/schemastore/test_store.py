@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.errors import SchemaStoreError
+from generator.errors import SchemaStoreError, UsageError
 from generator.schemastore import sources
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
@@ -58,11 +58,19 @@ class TestSearchPath:
         store = SchemaStore.from_search_path([explicit], env=env_with(CAPZGEN_SCHEMA_PATH=from_env))
         assert accepts(store, "explicit")
 
-    def test_env_path_entries_in_order_and_missing_ones_skipped(self, tmp_path: Path) -> None:
+    def test_env_path_entries_in_order(self, tmp_path: Path) -> None:
         one, two = crd_dir(tmp_path, "a", "one"), crd_dir(tmp_path, "b", "two")
-        env_path = os.pathsep.join([str(tmp_path / "missing"), str(one), str(two)])
+        env_path = os.pathsep.join([str(one), "", str(two)])
         store = SchemaStore.from_search_path(env=env_with(CAPZGEN_SCHEMA_PATH=env_path))
         assert accepts(store, "one")
+
+    def test_missing_env_path_entry_is_a_usage_error_at_once(self, tmp_path: Path) -> None:
+        one = crd_dir(tmp_path, "a", "one")
+        env_path = os.pathsep.join([str(one), str(tmp_path / "missing")])
+        with pytest.raises(UsageError, match=r"\$CAPZGEN_SCHEMA_PATH names .* does not exist") as e:
+            SchemaStore.from_search_path(env=env_with(CAPZGEN_SCHEMA_PATH=env_path))
+        assert e.value.location is not None and e.value.location.file == str(tmp_path / "missing")
+        assert e.value.exit_code == 2
 
     def test_env_path_beats_the_cache_which_beats_core(
         self, tmp_path: Path, isolated_cache: Path
@@ -93,10 +101,10 @@ class TestSearchPath:
         path = write_yaml(tmp_path / "one.yaml", make_crd())
         assert SchemaStore.from_search_path([path]).lookup("example.com/v1", "Widget") is not None
 
-    def test_missing_explicit_dir_is_an_error(self, tmp_path: Path) -> None:
-        store = SchemaStore.from_search_path([tmp_path / "nope"])
-        with pytest.raises(SchemaStoreError, match="does not exist"):
-            store.lookup("v1", "Secret")
+    def test_missing_explicit_dir_is_a_usage_error_at_once(self, tmp_path: Path) -> None:
+        with pytest.raises(UsageError, match=r"--schema-dir names .* does not exist") as e:
+            SchemaStore.from_search_path([tmp_path / "nope"])
+        assert e.value.exit_code == 2
 
     def test_unknown_gvk_is_none(self, tmp_path: Path) -> None:
         store = SchemaStore.from_search_path([crd_dir(tmp_path, "a", "x")])

@@ -65,6 +65,9 @@ class FakeStore:
         self.lookups.append((api_version, kind))
         return self.handles.get((api_version, kind))
 
+    def searched(self) -> list[str]:
+        return ["the fake schemas of tests/validate/fake_schemas.yaml"]
+
 
 def parse_documents(text: str, source: str = "test.yaml") -> list[Document]:
     return [Document(source, index, obj) for index, obj in enumerate(yaml.safe_load_all(text))]

@@ -97,14 +97,20 @@ def test_missing_schema_is_an_error_unless_ignored(parse: Parse, fake_store: Any
         (
             "no-schema",
             "spec.resources[1].apiVersion",
-            "no schema for containerservice.azure.com/v1api20250801, Kind=ManagedCluster",
+            "no schema for containerservice.azure.com/v1api20250801, Kind=ManagedCluster "
+            "(searched: the fake schemas of tests/validate/fake_schemas.yaml)",
         )
     ]
     assert findings[0].subject.embedded_kind == "ManagedCluster"
+    assert findings[0].hint is not None and "schemas import --from-cluster" in findings[0].hint
     ignored = ValidationOptions(
         disabled_rules=SCHEMA_ONLY.disabled_rules, ignore_missing_schemas=True
     )
-    assert validate_documents(parse(text), fake_store, ignored) == []
+    skipped = validate_documents(parse(text), fake_store, ignored)
+    assert [(f.severity, f.rule, format_path(f.path)) for f in skipped] == [
+        (Severity.WARNING, "no-schema", "spec.resources[1].apiVersion")
+    ]
+    assert skipped[0].message.startswith("skipped: no schema for containerservice.azure.com/")
 
 
 def test_schemas_off_or_no_store_skip_schema_checks(parse: Parse, fake_store: Any) -> None:

@@ -1,0 +1,216 @@
+"""The built-in schema bundle: pinned upstream schemas that ship inside capzgen.
+
+A fresh ``pip install`` has no cache and no network, yet ``generate`` must validate on first use,
+so the wheel carries every schema the shipped flavors and the validator need (Cluster API, CAPZ,
+the ASO kinds), converted at build time by ``make schemas-bundle``
+(:mod:`generator.schemastore.bundle_build`). Layout, next to ``sources.yaml``::
+
+    bundle/manifest.json   the index: each schema's GVK, archive member, sha256 and upstream file;
+                           each upstream file's project, release, URL, path, sha256 and licence
+    bundle/schemas.zip     one deflated member per schema, <group>/<kind>_<version>.json
+    licenses/              the upstream licence texts the manifest names
+
+Knowing which GVKs exist costs one small JSON read; a lookup inflates one member and checks it
+against the manifest's digest, so a truncated or tampered install is reported naming the file
+instead of validating against a wrong schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+import zlib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from generator.errors import Location, SchemaStoreError
+from generator.schemastore.types import GroupVersionKind
+
+MANIFEST_NAME = "manifest.json"
+ARCHIVE_NAME = "schemas.zip"
+BUNDLE_FORMAT = 1
+_REINSTALL = "reinstall capzgen; in a source checkout, run `make schemas-bundle`"
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamFile:
+    """One pinned upstream file the bundle was built from."""
+
+    name: str
+    project: str  # owner/repository
+    release: str
+    url: str
+    path: str  # inside a mirror of the upstream data (schemas/sources.yaml)
+    sha256: str
+    licence: str  # SPDX identifier
+    licence_file: str  # relative to the folder holding sources.yaml
+
+    @property
+    def pinned(self) -> str:
+        """``project@release``: what ``schemas list`` shows as the pin."""
+        return f"{self.project}@{self.release}"
+
+
+@dataclass(frozen=True, slots=True)
+class BundledSchema:
+    """One converted schema inside the archive."""
+
+    gvk: GroupVersionKind
+    exact_kind: bool  # False: the kind is known only lower-cased (catalog file names)
+    member: str
+    sha256: str  # of the member's bytes
+    source: str  # UpstreamFile.name
+
+
+@dataclass(frozen=True)
+class BundleManifest:
+    """The bundle's index and provenance (``manifest.json``)."""
+
+    converter: str
+    sources: tuple[UpstreamFile, ...]
+    schemas: tuple[BundledSchema, ...]
+
+    def source(self, name: str) -> UpstreamFile:
+        return next(s for s in self.sources if s.name == name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": BUNDLE_FORMAT,
+            "converter": self.converter,
+            "archive": ARCHIVE_NAME,
+            "sources": [
+                {
+                    "name": s.name,
+                    "project": s.project,
+                    "release": s.release,
+                    "url": s.url,
+                    "path": s.path,
+                    "sha256": s.sha256,
+                    "licence": s.licence,
+                    "licence_file": s.licence_file,
+                }
+                for s in self.sources
+            ],
+            "schemas": [
+                {
+                    "group": s.gvk.group,
+                    "version": s.gvk.version,
+                    "kind": s.gvk.kind,
+                    "exact_kind": s.exact_kind,
+                    "member": s.member,
+                    "sha256": s.sha256,
+                    "source": s.source,
+                }
+                for s in self.schemas
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, *, location: Location) -> BundleManifest:
+        try:
+            if data["format"] != BUNDLE_FORMAT:
+                raise SchemaStoreError(
+                    f"unsupported bundle format {data['format']!r} (expected {BUNDLE_FORMAT})",
+                    location=location,
+                    hint=_REINSTALL,
+                )
+            sources = tuple(UpstreamFile(**entry) for entry in data["sources"])
+            schemas = tuple(
+                BundledSchema(
+                    gvk=GroupVersionKind(e["group"], e["version"], e["kind"]),
+                    exact_kind=bool(e["exact_kind"]),
+                    member=e["member"],
+                    sha256=e["sha256"],
+                    source=e["source"],
+                )
+                for e in data["schemas"]
+            )
+            converter = str(data["converter"])
+        except (KeyError, TypeError) as error:
+            raise SchemaStoreError(
+                f"the schema bundle manifest is malformed ({error!r})",
+                location=location,
+                hint=_REINSTALL,
+            ) from error
+        names = {s.name for s in sources}
+        orphans = sorted({s.source for s in schemas} - names)
+        if orphans:
+            raise SchemaStoreError(
+                f"the schema bundle manifest names unknown sources: {', '.join(orphans)}",
+                location=location,
+                hint=_REINSTALL,
+            )
+        return cls(converter=converter, sources=sources, schemas=schemas)
+
+
+def member_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class SchemaBundle:
+    """Read access to one bundle folder; nothing is read before it is needed."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / MANIFEST_NAME
+
+    @property
+    def archive_path(self) -> Path:
+        return self.folder / ARCHIVE_NAME
+
+    @cached_property
+    def manifest(self) -> BundleManifest:
+        location = Location(file=str(self.manifest_path))
+        try:
+            data = json.loads(self.manifest_path.read_bytes())
+        except OSError as error:
+            raise SchemaStoreError(
+                f"the built-in schema bundle cannot be read: {error.strerror or error}",
+                location=location,
+                hint=_REINSTALL,
+            ) from error
+        except ValueError as error:
+            raise SchemaStoreError(
+                f"the built-in schema bundle manifest is not valid JSON: {error}",
+                location=location,
+                hint=_REINSTALL,
+            ) from error
+        return BundleManifest.from_json(data, location=location)
+
+    def read_bytes(self, schema: BundledSchema) -> bytes:
+        """The member's bytes, checked against the manifest's digest."""
+        location = Location(file=f"{self.archive_path}:{schema.member}")
+        try:
+            with zipfile.ZipFile(self.archive_path) as archive:
+                data = archive.read(schema.member)
+        except KeyError as error:
+            raise SchemaStoreError(
+                "the built-in schema bundle lacks a schema its manifest lists",
+                location=location,
+                hint=_REINSTALL,
+            ) from error
+        except (OSError, zipfile.BadZipFile, EOFError, ValueError, zlib.error) as error:
+            raise SchemaStoreError(
+                f"the built-in schema bundle is damaged: {error}",
+                location=location,
+                hint=_REINSTALL,
+            ) from error
+        actual = member_digest(data)
+        if actual != schema.sha256:
+            raise SchemaStoreError(
+                f"sha256 mismatch in the built-in schema bundle: expected {schema.sha256}, "
+                f"got {actual}",
+                location=location,
+                hint=_REINSTALL,
+            )
+        return data
+
+    def load(self, schema: BundledSchema) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.read_bytes(schema))
+        return loaded

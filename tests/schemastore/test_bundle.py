@@ -1,0 +1,205 @@
+"""The built-in schema bundle: up to date with its pins, complete, lazily read, tamper-evident."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from generator.errors import SchemaStoreError
+from generator.resources import builtin_schemas_dir
+from generator.schemastore.bundle import ARCHIVE_NAME, MANIFEST_NAME, SchemaBundle
+from generator.schemastore.bundle_build import build_bundle, main
+from generator.schemastore.store import SchemaStore
+from generator.schemastore.sync import load_pins
+
+BUNDLE = builtin_schemas_dir() / "bundle"
+SOURCES = builtin_schemas_dir() / "sources.yaml"
+WHEEL_BUDGET = 1_500_000  # bytes the bundle may take inside the wheel (issue 10)
+
+
+@pytest.fixture(scope="module")
+def rebuilt(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Path:
+    out = tmp_path_factory.mktemp("bundle")
+    build_bundle([shared_dir], out)
+    return out
+
+
+def test_committed_bundle_is_what_the_pins_build(rebuilt: Path) -> None:
+    """A change to a pin, a vendored copy or the converter without `make schemas-bundle` fails
+    here. The manifest holds the digest of every converted schema, so comparing it compares the
+    content; the zip bytes themselves may differ between zlib versions."""
+    committed = json.loads((BUNDLE / MANIFEST_NAME).read_bytes())
+    assert json.loads((rebuilt / MANIFEST_NAME).read_bytes()) == committed, (
+        "schemas/bundle is stale: run `make schemas-bundle SOURCES=tests/data/upstream`"
+    )
+
+
+def test_every_committed_member_matches_its_digest() -> None:
+    bundle = SchemaBundle(BUNDLE)
+    with zipfile.ZipFile(bundle.archive_path) as archive:
+        assert sorted(archive.namelist()) == sorted(s.member for s in bundle.manifest.schemas)
+    for schema in bundle.manifest.schemas:
+        assert json.loads(bundle.read_bytes(schema))["type"] == "object", schema.member
+
+
+def test_manifest_records_provenance_of_every_pinned_file() -> None:
+    manifest = SchemaBundle(BUNDLE).manifest
+    pins = {pin.name: pin for pin in load_pins(SOURCES)}
+    assert {source.name for source in manifest.sources} == set(pins)
+    for source in manifest.sources:
+        pin = pins[source.name]
+        assert (source.url, source.path, source.sha256, source.release) == (
+            pin.url,
+            pin.path,
+            pin.sha256,
+            pin.version,
+        )
+        assert (SOURCES.parent / source.licence_file).read_text().strip(), source.licence_file
+    projects = {s.project: s.licence for s in manifest.sources}
+    assert projects == {
+        "kubernetes-sigs/cluster-api-provider-azure": "Apache-2.0",
+        "kubernetes-sigs/cluster-api": "Apache-2.0",
+        "datreeio/CRDs-catalog": "MIT",
+    }
+
+
+def test_bundle_fits_the_wheel_budget() -> None:
+    size = sum((BUNDLE / name).stat().st_size for name in (ARCHIVE_NAME, MANIFEST_NAME))
+    assert size < WHEEL_BUDGET
+
+
+def test_bundle_holds_capi_capz_and_the_aso_kinds(shared_dir: Path) -> None:
+    store = SchemaStore.from_search_path(use_cache=False)
+    for api_version, kind in [
+        ("cluster.x-k8s.io/v1beta2", "Cluster"),
+        ("cluster.x-k8s.io/v1beta2", "MachinePool"),
+        ("cluster.x-k8s.io/v1beta2", "ClusterClass"),
+        ("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate"),
+        ("infrastructure.cluster.x-k8s.io/v1beta1", "AzureASOManagedControlPlane"),
+        ("infrastructure.cluster.x-k8s.io/v1beta1", "AzureManagedMachinePoolTemplate"),
+        ("infrastructure.cluster.x-k8s.io/v1beta1", "AzureClusterIdentity"),
+        ("containerservice.azure.com/v1api20240901", "ManagedCluster"),
+        ("resources.azure.com/v1api20200601", "ResourceGroup"),  # repaired at build time
+        ("network.azure.com/v1api20240301", "VirtualNetworksSubnet"),
+    ]:
+        handle = store.lookup(api_version, kind)
+        assert handle is not None and handle.source == "built-in", (api_version, kind)
+    # Every ASO file in the vendored copies is in the bundle.
+    catalog = {
+        p.relative_to(shared_dir / "schemas").as_posix()
+        for p in shared_dir.glob("schemas/*/*.json")
+    }
+    members = {s.member for s in SchemaBundle(BUNDLE).manifest.schemas}
+    assert catalog <= members
+
+
+def copy_bundle(tmp_path: Path) -> Path:
+    target = tmp_path / "bundle"
+    shutil.copytree(BUNDLE, target)
+    return target
+
+
+def rewrite_member(bundle: Path, member: str, data: bytes) -> None:
+    """Replace one member's bytes, keeping every other member (and the manifest) as they are."""
+    archive_path = bundle / ARCHIVE_NAME
+    with zipfile.ZipFile(archive_path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    members[member] = data
+    with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+
+
+CLUSTER_MEMBER = "cluster.x-k8s.io/cluster_v1beta2.json"
+MANAGED_CLUSTER_MEMBER = "containerservice.azure.com/managedcluster_v1api20240901.json"
+
+
+def test_tampered_member_is_reported_naming_the_file(tmp_path: Path) -> None:
+    bundle = copy_bundle(tmp_path)
+    rewrite_member(bundle, CLUSTER_MEMBER, b'{"type": "object"}')
+    store = SchemaStore.from_search_path(use_cache=False, bundle_dir=bundle)
+    with pytest.raises(
+        SchemaStoreError, match="sha256 mismatch in the built-in schema bundle"
+    ) as e:
+        store.lookup("cluster.x-k8s.io/v1beta2", "Cluster")
+    assert e.value.location is not None
+    assert e.value.location.file == f"{bundle / ARCHIVE_NAME}:{CLUSTER_MEMBER}"
+    assert e.value.hint is not None and "reinstall" in e.value.hint
+
+
+def test_members_are_read_one_at_a_time(tmp_path: Path) -> None:
+    """A damaged member does not stop lookups of others: nothing else is inflated or checked."""
+    bundle = copy_bundle(tmp_path)
+    rewrite_member(bundle, CLUSTER_MEMBER, b"garbage")
+    store = SchemaStore.from_search_path(use_cache=False, bundle_dir=bundle)
+    assert store.lookup("containerservice.azure.com/v1api20240901", "ManagedCluster") is not None
+
+
+def test_truncated_archive_is_reported_naming_the_file(tmp_path: Path) -> None:
+    bundle = copy_bundle(tmp_path)
+    archive = bundle / ARCHIVE_NAME
+    archive.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
+    store = SchemaStore.from_search_path(use_cache=False, bundle_dir=bundle)
+    with pytest.raises(SchemaStoreError, match="bundle is damaged") as e:
+        store.lookup("containerservice.azure.com/v1api20240901", "ManagedCluster")
+    assert e.value.location is not None and str(archive) in e.value.location.file
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot be read"),
+        (b"{not json", "not valid JSON"),
+        (b'{"format": 99}', "unsupported bundle format 99"),
+        (b'{"format": 1}', "manifest is malformed"),
+    ],
+)
+def test_broken_manifest_is_reported_naming_it(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    bundle = copy_bundle(tmp_path)
+    if content is None:
+        (bundle / MANIFEST_NAME).unlink()
+    else:
+        (bundle / MANIFEST_NAME).write_bytes(content)
+    store = SchemaStore.from_search_path(use_cache=False, bundle_dir=bundle)
+    with pytest.raises(SchemaStoreError, match=message) as e:
+        store.lookup("containerservice.azure.com/v1api20240901", "ManagedCluster")
+    assert e.value.location is not None
+    assert e.value.location.file == str(bundle / MANIFEST_NAME)
+
+
+def test_builder_refuses_a_copy_that_differs_from_its_pin(tmp_path: Path, shared_dir: Path) -> None:
+    mirror = tmp_path / "mirror"
+    shutil.copytree(shared_dir, mirror)
+    changed = mirror / "schemas/resources.azure.com/resourcegroup_v1api20200601.json"
+    changed.write_bytes(changed.read_bytes() + b"\n")
+    out = tmp_path / "out"
+    with pytest.raises(SchemaStoreError, match="sha256 mismatch") as e:
+        build_bundle([mirror], out)
+    assert e.value.location is not None and e.value.location.file == str(changed)
+    assert not out.exists(), "nothing is written when a pin does not verify"
+
+
+def test_builder_names_every_folder_searched_for_a_missing_copy(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code = main([str(empty), "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_builder_takes_the_first_folder_holding_each_file(tmp_path: Path, shared_dir: Path) -> None:
+    """Source folders are searched in order, so a partial overlay folder can come first."""
+    overlay = tmp_path / "overlay" / "crds" / "capi-v1.13.3"
+    overlay.mkdir(parents=True)
+    shutil.copy(shared_dir / "crds/capi-v1.13.3/cluster.x-k8s.io_clusters.yaml", overlay)
+    out = tmp_path / "out"
+    assert main([str(tmp_path / "overlay"), str(shared_dir), "--out", str(out)]) == 0
+    assert json.loads((out / MANIFEST_NAME).read_bytes()) == json.loads(
+        (BUNDLE / MANIFEST_NAME).read_bytes()
+    )
