@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 import click
 
+from generator.cli.common import environ
+from generator.errors import UsageError
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.cache import cache_schemas_dir
 from generator.schemastore.loading import SourceText
@@ -45,7 +47,8 @@ def schemas(ctx: click.Context, schema_dirs: tuple[Path, ...]) -> None:
       1. --schema-dir DIR (repeatable)
       2. $CAPZGEN_SCHEMA_PATH (path-separator separated)
       3. the user cache (filled by `schemas import` and `schemas sync`; $CAPZGEN_CACHE_DIR)
-      4. core Kubernetes kinds from kubernetes-validate
+      4. the built-in bundle (Cluster API v1.13.3, CAPZ v1.26.0, ASO schemas; pinned)
+      5. core Kubernetes kinds from kubernetes-validate
     """
     ctx.ensure_object(dict)
     ctx.obj["schema_dirs"] = schema_dirs
@@ -91,6 +94,7 @@ def list_command(
                 "kind": i.gvk.kind,
                 "apiVersion": i.gvk.api_version,
                 "source": i.source,
+                "pinned": i.pinned,
                 "shadowed": i.shadowed,
             }
             for i in infos
@@ -100,8 +104,9 @@ def list_command(
     names = [f"{i.gvk.api_version} {i.gvk.kind}" for i in infos]
     width = max((len(n) for n in names), default=0)
     for name, info in zip(names, infos, strict=True):
+        pinned = f"  [{info.pinned}]" if info.pinned else ""
         suffix = "  (shadowed)" if info.shadowed else ""
-        click.echo(f"{name:<{width}}  {info.source}{suffix}")
+        click.echo(f"{name:<{width}}  {info.source}{pinned}{suffix}")
 
 
 def _list_cel(store: Any, output: str) -> None:
@@ -127,27 +132,63 @@ def _list_cel(store: Any, output: str) -> None:
 
 
 @schemas.command("import")
-@click.argument("source", metavar="FILE|DIR|-")
-def import_command(source: str) -> None:
-    """Convert CRDs (YAML or JSON; `-` reads stdin) into the cache.
+@click.argument("source", metavar="FILE|DIR|-", required=False)
+@click.option(
+    "--from-cluster",
+    is_flag=True,
+    help="Read the Cluster API, CAPZ and ASO CRDs of a live cluster with kubectl.",
+)
+@click.option("--context", metavar="NAME", help="kubectl context (with --from-cluster).")
+@click.option("--kubeconfig", metavar="FILE", help="kubeconfig file (with --from-cluster).")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Give up on a kubectl call after this long (with --from-cluster).",
+)
+def import_command(
+    source: str | None,
+    from_cluster: bool,
+    context: str | None,
+    kubeconfig: str | None,
+    timeout: float,
+) -> None:
+    """Convert CRDs or JSON Schemas into the cache, ahead of the built-in bundle.
 
-    Every served version of every CustomResourceDefinition becomes
-    <cache>/schemas/<group>/<kind>_<version>.json, e.g.
+    Accepts CRD files (YAML or JSON; `kubectl get crds -o yaml` output is a List and
+    works as is), folders of them, folders of <group>/<kind>_<version>.json schemas, and
+    `-` for stdin. Pin the exact CRDs your management cluster runs:
 
+    \b
+        capzgen schemas import --from-cluster [--context NAME]
         kubectl get crds -o yaml | capzgen schemas import -
     """
-    from generator.schemastore.importer import collect_sources, import_crds
+    from generator.schemastore.importer import collect_sources, import_crds, import_schemas
 
-    if source == "-":
+    if from_cluster == (source is not None):
+        raise UsageError("give either FILE|DIR|- or --from-cluster (exactly one)")
+    if not from_cluster and (context or kubeconfig):
+        raise UsageError("--context and --kubeconfig go with --from-cluster")
+    cache_dir = cache_schemas_dir()
+    if from_cluster:
+        from generator.schemastore.cluster import KubectlSettings, fetch_cluster_crds
+
+        settings = KubectlSettings(
+            env=environ(), context=context, kubeconfig=kubeconfig, timeout=timeout
+        )
+        imported = import_crds(fetch_cluster_crds(settings), cache_dir=cache_dir)
+    elif source == "-":
         stream = sys.stdin
         data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
-        sources = [SourceText(name="<stdin>", data=data)]
+        imported = import_crds([SourceText(name="<stdin>", data=data)], cache_dir=cache_dir)
     else:
-        sources = collect_sources(Path(source))
-    imported = import_crds(sources, cache_dir=cache_schemas_dir())
+        assert source is not None
+        imported = import_schemas(collect_sources(Path(source)), cache_dir=cache_dir)
     for item in imported:
         click.echo(f"imported {item.gvk.api_version} {item.gvk.kind} -> {item.path}")
-    click.echo(f"{len(imported)} schema(s) imported into {cache_schemas_dir()}")
+    click.echo(f"{len(imported)} schema(s) imported into {cache_dir}")
 
 
 @schemas.command("sync")

@@ -1,7 +1,11 @@
-"""``schemas import``: CRDs from files, folders or stdin -> JSON Schemas in the user cache.
+"""``schemas import``: CRDs and JSON Schemas -> the user cache, where they beat the built-in bundle.
 
-Everything is read and converted before anything is written, so broken input (bad YAML, a CRD
-without versions) leaves the cache exactly as it was.
+Accepted input: CRD files (YAML or JSON, one or many documents, ``List`` wrappers such as
+``kubectl get crds -o yaml`` prints), folders of them, folders of JSON Schemas in the
+kubeconform / CRDs-catalog layout (``<group>/<kind>_<version>.json``), stdin, and the CRDs of a
+live cluster (:mod:`generator.schemastore.cluster`). Everything is read and converted before
+anything is written, so broken input leaves the cache exactly as it was; the cache records where
+each schema came from (shown by ``schemas list``).
 """
 
 from __future__ import annotations
@@ -9,12 +13,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.errors import CapzgenError, InputOutputError, Location
-from generator.schemastore.cache import dump_json, install_files
-from generator.schemastore.crd import ConvertedSchema, CrdError, convert_documents
+from generator.schemastore.cache import dump_json, install_files, with_provenance
+from generator.schemastore.catalog import catalog_gvk, load_catalog_schema
+from generator.schemastore.crd import CrdError, convert_documents
 from generator.schemastore.loading import SourceText, parse_documents
 from generator.schemastore.types import GroupVersionKind
 
@@ -26,57 +31,97 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 @dataclass(frozen=True, slots=True)
 class ImportedSchema:
     gvk: GroupVersionKind
-    origin: str  # the file (or "<stdin>") the CRD came from
+    origin: str  # the file, "<stdin>" or "kubectl (...)" the schema came from
     path: Path  # where the JSON Schema was written
 
 
-def collect_sources(target: Path) -> list[SourceText]:
-    """The file itself, or every YAML/JSON file below a folder (hidden entries skipped)."""
+@dataclass
+class ImportInput:
+    """What to import: texts holding CRDs, and catalog-layout JSON Schema files."""
+
+    crd_sources: list[SourceText] = field(default_factory=list)
+    catalog_files: list[tuple[Path, GroupVersionKind]] = field(default_factory=list)
+
+    def describe(self) -> str:
+        names = [s.name for s in self.crd_sources] + [str(p) for p, _ in self.catalog_files]
+        return ", ".join(names) or "the input"
+
+
+def collect_sources(target: Path) -> ImportInput:
+    """The file itself, or every YAML/JSON file below a folder (hidden entries skipped); JSON
+    files whose path is ``<group>/<kind>_<version>.json`` are catalog schemas, the rest CRDs."""
+    found = ImportInput()
     if target.is_file():
-        return [SourceText.read(target)]
+        found.crd_sources.append(SourceText.read(target))
+        return found
     if not target.is_dir():
         raise InputOutputError("no such file or folder", location=Location(file=str(target)))
-    found: list[SourceText] = []
     for folder, dirs, files in os.walk(target):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(
-            SourceText.read(Path(folder) / name)
-            for name in sorted(files)
-            if name.endswith(_SUFFIXES) and not name.startswith(".")
-        )
+        for name in sorted(files):
+            if not name.endswith(_SUFFIXES) or name.startswith("."):
+                continue
+            path = Path(folder) / name
+            gvk = catalog_gvk(path) if name.endswith(".json") else None
+            if gvk is not None:
+                found.catalog_files.append((path, gvk))
+            else:
+                found.crd_sources.append(SourceText.read(path))
     return found
 
 
-def convert_sources(sources: Sequence[SourceText]) -> list[tuple[str, ConvertedSchema]]:
-    """(origin, schema) for every served version of every CRD; fails on the first broken file."""
-    converted: list[tuple[str, ConvertedSchema]] = []
-    for source in sources:
+@dataclass(frozen=True, slots=True)
+class _Converted:
+    gvk: GroupVersionKind
+    catalog_path: str
+    data: bytes
+    origin: str
+
+
+def _convert(inputs: ImportInput) -> list[_Converted]:
+    """Every schema of the input; fails on the first broken file, naming it."""
+    converted: list[_Converted] = []
+    for source in inputs.crd_sources:
         documents = parse_documents(source)  # YamlError carries file, line and column
         try:
-            converted.extend((source.name, c) for c in convert_documents(documents))
+            items = convert_documents(documents)
         except CrdError as error:
             raise CapzgenError(str(error), location=Location(file=source.name)) from error
+        converted.extend(
+            _Converted(c.gvk, c.catalog_path, dump_json(c.schema), source.name) for c in items
+        )
+    for path, gvk in inputs.catalog_files:
+        schema = load_catalog_schema(path)  # SchemaStoreError names the file
+        relative = f"{gvk.group}/{path.name}"
+        converted.append(_Converted(gvk, relative, dump_json(schema), str(path)))
     if not converted:
-        names = ", ".join(s.name for s in sources) or "the input"
         raise CapzgenError(
-            f"no CustomResourceDefinition found in {names}",
-            hint="pass CRD manifests, e.g. `kubectl get crds -o yaml | capzgen schemas import -`",
+            f"no CustomResourceDefinition or catalog JSON Schema found in {inputs.describe()}",
+            hint="pass CRD manifests (e.g. `kubectl get crds -o yaml | capzgen schemas import -`) "
+            "or a folder of <group>/<kind>_<version>.json schemas",
         )
     return converted
 
 
-def import_crds(sources: Sequence[SourceText], *, cache_dir: Path) -> list[ImportedSchema]:
-    """Convert all of ``sources`` and write the schemas below ``cache_dir`` in catalog layout."""
-    converted = convert_sources(sources)
+def import_schemas(inputs: ImportInput, *, cache_dir: Path) -> list[ImportedSchema]:
+    """Convert all of ``inputs`` and install the schemas below ``cache_dir`` in one unit."""
     files: dict[str, bytes] = {}
     origins: dict[str, tuple[str, GroupVersionKind]] = {}
-    for origin, item in converted:
+    for item in _convert(inputs):
         if item.catalog_path in files:
-            log.warning("%s: %s is defined more than once; the last one wins", origin, item.gvk)
-        files[item.catalog_path] = dump_json(item.schema)
-        origins[item.catalog_path] = (origin, item.gvk)
-    install_files(cache_dir, files)
+            log.warning(
+                "%s: %s is defined more than once; the last one wins", item.origin, item.gvk
+            )
+        files[item.catalog_path] = item.data
+        origins[item.catalog_path] = (item.origin, item.gvk)
+    provenance = {path: f"imported from {origin}" for path, (origin, _) in origins.items()}
+    install_files(cache_dir, with_provenance(cache_dir, files, provenance))
     return [
         ImportedSchema(gvk=gvk, origin=origin, path=cache_dir / relative)
         for relative, (origin, gvk) in sorted(origins.items())
     ]
+
+
+def import_crds(sources: Sequence[SourceText], *, cache_dir: Path) -> list[ImportedSchema]:
+    """:func:`import_schemas` for CRD texts only (stdin, kubectl output)."""
+    return import_schemas(ImportInput(crd_sources=list(sources)), cache_dir=cache_dir)

@@ -37,6 +37,7 @@ from generator.schemastore.types import GroupVersionKind
 log = logging.getLogger(__name__)
 
 DOWNLOAD_TIMEOUT = 30.0
+MAX_DOWNLOAD_BYTES = 32 * 1024 * 1024  # the largest pinned file is under 1 MiB
 FORMATS = ("crd-yaml", "json-schema")
 _FIELDS = ("name", "version", "url", "path", "sha256", "format")
 
@@ -177,14 +178,23 @@ def fetch(location: str) -> bytes:
     elif parsed.scheme in ("http", "https"):
         try:
             with urllib.request.urlopen(location, timeout=DOWNLOAD_TIMEOUT) as response:
-                data: bytes = response.read()
-                return data
+                data: bytes = response.read(MAX_DOWNLOAD_BYTES + 1)
+        except urllib.error.HTTPError as error:
+            raise SchemaStoreError(
+                f"cannot download {location}: HTTP {error.code} {error.reason}",
+                hint="the server does not have this file; is --from pointing at a complete mirror?",
+            ) from error
         except (urllib.error.URLError, TimeoutError, OSError) as error:
             reason = getattr(error, "reason", None) or error
             raise SchemaStoreError(
                 f"cannot download {location}: {reason}",
                 hint="check the network, or sync from a mirror with --from DIR|URL",
             ) from error
+        if len(data) > MAX_DOWNLOAD_BYTES:
+            raise SchemaStoreError(
+                f"cannot download {location}: larger than {MAX_DOWNLOAD_BYTES:,} bytes"
+            )
+        return data
     try:
         return Path(location).read_bytes()
     except OSError as error:

@@ -120,7 +120,7 @@ class TestImport:
         path = write_yaml(tmp_path / "cm.yaml", {"apiVersion": "v1", "kind": "ConfigMap"})
         result = run_cli(["schemas", "import", str(path)])
         assert result.exit_code == 1
-        assert "no CustomResourceDefinition found" in result.stderr
+        assert "no CustomResourceDefinition or catalog JSON Schema found" in result.stderr
         assert cached_files(isolated_cache) == []
 
     def test_malformed_yaml_writes_nothing(

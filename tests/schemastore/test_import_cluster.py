@@ -1,0 +1,240 @@
+"""``schemas import --from-cluster`` with a fake kubectl on PATH, catalog folders, and the cache
+beating the built-in bundle (how users pin the CRDs their management cluster runs)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.schemastore import cluster
+from tests.conftest import CliResult
+from tests.schemastore.helpers import make_crd, spec_schema
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass
+class FakeKubectl:
+    crds: Path
+    log: Path
+
+    def add(self, crd: dict[str, Any]) -> None:
+        (self.crds / f"{crd['metadata']['name']}.json").write_text(json.dumps(crd))
+
+    def calls(self) -> list[list[str]]:
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+
+@pytest.fixture
+def kubectl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeKubectl:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "kubectl"
+    script.write_text(f"#!{sys.executable}\n{(HERE / 'fake_kubectl.py').read_text()}")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    crds = tmp_path / "cluster-crds"
+    crds.mkdir()
+    log = tmp_path / "kubectl.log"
+    log.touch()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("FAKE_KUBECTL_CRDS", str(crds))
+    monkeypatch.setenv("FAKE_KUBECTL_LOG", str(log))
+    return FakeKubectl(crds, log)
+
+
+def widget_crd(group: str, kind: str = "Widget") -> dict[str, Any]:
+    return make_crd(
+        spec_schema({"type": "object", "properties": {"size": {"type": "integer"}}}),
+        group=group,
+        kind=kind,
+    )
+
+
+def test_imports_only_capi_capz_and_aso_crds(
+    run_cli: Any, kubectl: FakeKubectl, isolated_cache: Path
+) -> None:
+    kubectl.add(widget_crd("cluster.x-k8s.io", "Gizmo"))
+    kubectl.add(widget_crd("containerservice.azure.com", "Thing"))
+    kubectl.add(widget_crd("cert-manager.io", "Certificate"))
+    result: CliResult = run_cli(
+        ["schemas", "import", "--from-cluster", "--context", "prod", "--kubeconfig", "/k/cfg"]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "imported cluster.x-k8s.io/v1 Gizmo" in result.stdout
+    assert "imported containerservice.azure.com/v1 Thing" in result.stdout
+    assert "Certificate" not in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("2 schema(s) imported into ")
+    calls = kubectl.calls()
+    assert calls[0] == ["--kubeconfig", "/k/cfg", "--context", "prod", "get", "crd", "-o", "name"]
+    assert calls[1][4:] == [
+        "get",
+        "crd",
+        "gizmos.cluster.x-k8s.io",
+        "things.containerservice.azure.com",
+        "-o",
+        "json",
+    ]
+    listing = run_cli(["schemas", "list"]).stdout
+    assert any(
+        line.startswith("cluster.x-k8s.io/v1 Gizmo")
+        and "[imported from kubectl (the cluster of context prod)]" in line
+        for line in listing.splitlines()
+    ), listing
+
+
+def test_many_crds_are_fetched_in_batches(
+    run_cli: Any, kubectl: FakeKubectl, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cluster, "BATCH_SIZE", 2)
+    for i in range(5):
+        kubectl.add(widget_crd("network.azure.com", f"Net{i}"))
+    result = run_cli(["schemas", "import", "--from-cluster"])
+    assert result.exit_code == 0, result.stderr
+    fetches = [call for call in kubectl.calls() if call[-2:] == ["-o", "json"]]
+    assert [len(call) - 4 for call in fetches] == [2, 2, 1]
+
+
+def test_the_cluster_crd_beats_the_built_in_bundle(
+    run_cli: Any, kubectl: FakeKubectl, isolated_cache: Path, tmp_path: Path
+) -> None:
+    """A field the bundled ASO schema lacks is an error until the cluster's CRD is imported."""
+    manifest = tmp_path / "rg.yaml"
+    manifest.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "resources.azure.com/v1api20200601",
+                "kind": "ResourceGroup",
+                "metadata": {"name": "rg"},
+                "spec": {"location": "westeurope", "newerField": "x"},
+            }
+        )
+    )
+    before = run_cli(["validate", str(manifest)])
+    assert before.exit_code == 1
+    assert 'unknown field "newerField"' in before.stdout
+    crd = make_crd(
+        spec_schema(
+            {
+                "type": "object",
+                "properties": {"location": {"type": "string"}, "newerField": {"type": "string"}},
+            }
+        ),
+        group="resources.azure.com",
+        kind="ResourceGroup",
+        versions=[("v1api20200601", True)],
+    )
+    kubectl.add(crd)
+    assert run_cli(["schemas", "import", "--from-cluster"]).exit_code == 0
+    after = run_cli(["validate", str(manifest)])
+    assert after.exit_code == 0, after.stdout
+
+
+@pytest.mark.parametrize(
+    ("mode", "message", "hint"),
+    [
+        ("fail", 'failed with exit code 1: error: context "nope" does not exist', "--context"),
+        ("garbage", "kubectl (the current cluster):2:1: invalid", None),
+    ],
+)
+def test_kubectl_failures_are_one_clear_error(
+    run_cli: Any,
+    kubectl: FakeKubectl,
+    isolated_cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    message: str,
+    hint: str | None,
+) -> None:
+    kubectl.add(widget_crd("cluster.x-k8s.io"))
+    monkeypatch.setenv("FAKE_KUBECTL_MODE", mode)
+    result = run_cli(["schemas", "import", "--from-cluster"])
+    assert result.exit_code == 2 if mode == "fail" else result.exit_code == 1
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("Error: ") and message in first, result.stderr
+    if hint:
+        assert f"Hint: check {hint}" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (isolated_cache / "schemas").exists() or not any(
+        (isolated_cache / "schemas").rglob("*_v1.json")
+    )
+
+
+def test_kubectl_that_hangs_is_stopped(
+    run_cli: Any, kubectl: FakeKubectl, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_KUBECTL_MODE", "hang")
+    result = run_cli(["schemas", "import", "--from-cluster", "--timeout", "0.5"])
+    assert result.exit_code == 2
+    assert "Error: `kubectl get crd -o` did not finish within 0.5 s" in result.stderr
+    assert "Raise --timeout" in result.stderr
+
+
+def test_missing_kubectl(
+    run_cli: Any, tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    result = run_cli(["schemas", "import", "--from-cluster"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == "Error: cannot run 'kubectl': not found on PATH"
+    assert "kubectl get crds -o yaml | capzgen schemas import -" in result.stderr
+
+
+def test_cluster_without_wanted_crds(
+    run_cli: Any, kubectl: FakeKubectl, isolated_cache: Path
+) -> None:
+    kubectl.add(widget_crd("cert-manager.io", "Certificate"))
+    result = run_cli(["schemas", "import", "--from-cluster", "--context", "kind"])
+    assert result.exit_code == 2
+    assert (
+        "Error: the cluster of context kind has no Cluster API, CAPZ or ASO "
+        "CustomResourceDefinitions" in result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["schemas", "import"], "give either FILE|DIR|- or --from-cluster"),
+        (["schemas", "import", "x.yaml", "--from-cluster"], "give either FILE|DIR|- or"),
+        (["schemas", "import", "x.yaml", "--context", "a"], "--context and --kubeconfig go with"),
+    ],
+)
+def test_argument_mistakes(run_cli: Any, argv: list[str], message: str) -> None:
+    result = run_cli(argv)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_catalog_folder_import_records_provenance(
+    run_cli: Any, shared_dir: Path, isolated_cache: Path, tmp_path: Path
+) -> None:
+    """A JSON Schema folder in the <group>/<kind>_<version>.json layout imports as is (repaired
+    where the catalog is defective); CRD files beside it still count."""
+    folder = tmp_path / "catalog"
+    (folder / "resources.azure.com").mkdir(parents=True)
+    source = shared_dir / "schemas/resources.azure.com/resourcegroup_v1api20200601.json"
+    (folder / "resources.azure.com" / source.name).write_bytes(source.read_bytes())
+    (folder / "widget.yaml").write_text(yaml.safe_dump(widget_crd("example.com")))
+    result = run_cli(["schemas", "import", str(folder)])
+    assert result.exit_code == 0, result.stderr
+    assert "imported resources.azure.com/v1api20200601 resourcegroup" in result.stdout
+    assert "imported example.com/v1 Widget" in result.stdout
+    provenance = json.loads((isolated_cache / "schemas" / ".provenance.json").read_text())
+    assert provenance["resources.azure.com/resourcegroup_v1api20200601.json"] == (
+        f"imported from {folder / 'resources.azure.com' / source.name}"
+    )
+    listed = run_cli(["schemas", "list", "-o", "json"]).stdout
+    rows = [r for r in json.loads(listed) if r["apiVersion"] == "resources.azure.com/v1api20200601"]
+    assert [(r["source"].startswith(str(isolated_cache)), r["shadowed"]) for r in rows] == [
+        (True, False)
+    ]
