@@ -92,65 +92,70 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
-def test_wheel_ships_flavors_and_schemas(wheel: Path) -> None:
-    names = set(zipfile.ZipFile(wheel).namelist())
+def test_wheel_ships_flavors_schemas_and_the_bundle(wheel: Path) -> None:
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
     assert "generator/_data/flavors/aks/flavor.yaml" in names
     assert "generator/_data/flavors/_lib/aso.j2" in names
     assert "generator/_data/schemas/flavor.schema.json" in names
     assert "generator/_data/schemas/sources.yaml" in names
+    assert "generator/_data/schemas/licenses/Apache-2.0.txt" in names
+    bundle = [n for n in names if n.startswith("generator/_data/schemas/bundle/")]
+    assert sorted(bundle) == [
+        "generator/_data/schemas/bundle/manifest.json",
+        "generator/_data/schemas/bundle/schemas.zip",
+    ]
+    assert sum(archive.getinfo(n).compress_size for n in bundle) < 1_500_000
     assert not any(name.startswith(("tests/", "flavors/", "schemas/")) for name in names)
 
 
-def test_non_editable_install_generates_a_validated_cluster(
-    wheel: Path, tmp_path: Path, shared_schema_dirs: list[Path]
-) -> None:
-    target = tmp_path / "site"
+@pytest.fixture(scope="module")
+def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new virtualenv with the wheel and its dependencies installed as a user gets them."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     subprocess.run(
         [
             sys.executable,
             "-m",
             "pip",
+            "--python",
+            str(venv / "bin" / "python"),
             "install",
-            "--no-deps",
             "-q",
-            "--target",
-            str(target),
             str(wheel),
         ],
         check=True,
         capture_output=True,
     )
-    schema_args = [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
-    # PYTHONPATH puts the installed copy ahead of the editable one; dependencies come from this venv.
-    env = clean_env(tmp_path, PYTHONPATH=str(target))
-    probe = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import generator, generator.resources as r; print(generator.__file__); print(r.builtin_flavors_dir())",
-        ],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    module_file, flavors_dir = probe.stdout.splitlines()
-    assert module_file.startswith(str(target))
-    assert flavors_dir == str(target / "generator" / "_data" / "flavors")
+    return venv
+
+
+def scrubbed_env(home: Path, venv: Path) -> dict[str, str]:
+    """What a new user has: an empty HOME, no capzgen or cluster settings, no XDG folders."""
+    home.mkdir(exist_ok=True)
+    return {
+        "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+    }
+
+
+def test_fresh_install_does_the_main_job_with_nothing_configured(
+    fresh_venv: Path, tmp_path: Path
+) -> None:
+    env = scrubbed_env(tmp_path / "home", fresh_venv)
+    capzgen = str(fresh_venv / "bin" / "capzgen")
     done = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "generator",
+            capzgen,
             "generate",
             "cluster",
             "demo",
             "--var",
-            "AZURE_LOCATION=eastus",
+            "AZURE_LOCATION=westeurope",
             "--kubernetes-version",
             "v1.31.1",
-            *schema_args,
         ],
         env=env,
         cwd=tmp_path,
@@ -159,4 +164,45 @@ def test_non_editable_install_generates_a_validated_cluster(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "kind: AzureASOManagedControlPlane" in done.stdout
+    assert done.stderr == ""
+    kinds = [line for line in done.stdout.splitlines() if line.startswith("kind: ")]
+    assert kinds == [
+        "kind: Cluster",
+        "kind: AzureASOManagedControlPlane",
+        "kind: AzureASOManagedCluster",
+        "kind: MachinePool",
+        "kind: AzureASOManagedMachinePool",
+        "kind: MachinePool",
+        "kind: AzureASOManagedMachinePool",
+    ]
+    # A typo planted inside the embedded ManagedCluster is still caught by the installed program.
+    planted = done.stdout.replace("dnsPrefix:", "dnsPrefx:", 1)
+    assert planted != done.stdout
+    checked = subprocess.run(
+        [capzgen, "validate", "-"],
+        input=planted,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 1
+    assert (
+        "AzureASOManagedControlPlane/demo > ManagedCluster/demo: spec.dnsPrefx: "
+        'unknown field "dnsPrefx" (schema)' in checked.stdout
+    )
+    listing = subprocess.run(
+        [capzgen, "schemas", "list"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "built-in  [kubernetes-sigs/cluster-api-provider-azure@v1.26.0]" in listing
+    sources = {
+        "built-in" if "built-in" in line else line.rsplit("  ", 1)[-1].split(" (")[0]
+        for line in listing.splitlines()
+    }
+    assert sources == {"built-in", "kubernetes-validate"}
