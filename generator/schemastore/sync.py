@@ -52,6 +52,7 @@ class PinnedFile:
     format: str  # one of FORMATS
     target: str | None = None  # json-schema only: <group>/<kind>_<version>.json
     project: str = ""  # owner/repository of the upstream project
+    kind: str | None = None  # json-schema only: the kind as ASO spells it
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,12 @@ def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
     if missing:
         raise SchemaStoreError(f"{where}: missing or empty {', '.join(missing)}", location=location)
     project = entry.get("project") or _project_of(entry["url"])
-    pin = PinnedFile(**{f: entry[f] for f in _FIELDS}, target=entry.get("target"), project=project)
+    pin = PinnedFile(
+        **{f: entry[f] for f in _FIELDS},
+        target=entry.get("target"),
+        project=project,
+        kind=entry.get("kind"),
+    )
     if pin.format not in FORMATS:
         raise SchemaStoreError(
             f"{where} ({pin.name}): format must be one of {', '.join(FORMATS)}", location=location
@@ -133,6 +139,13 @@ def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
             f"{where} ({pin.name}): json-schema entries need target: <group>/<kind>_<version>.json",
             location=location,
         )
+    if pin.kind is not None:
+        target_gvk = catalog_gvk(Path(pin.target or ""))
+        if target_gvk is None or pin.kind.lower() != target_gvk.kind:
+            raise SchemaStoreError(
+                f"{where} ({pin.name}): kind {pin.kind!r} is not the kind its target names",
+                location=location,
+            )
     if len(pin.sha256) != 64 or any(c not in "0123456789abcdef" for c in pin.sha256):
         raise SchemaStoreError(
             f"{where} ({pin.name}): sha256 must be 64 hex digits", location=location
@@ -250,8 +263,8 @@ def sync(pins: Sequence[PinnedFile], *, mirror: str | None, cache_dir: Path) -> 
 class ConvertedFile:
     """One schema produced from a pinned file, in the catalog layout.
 
-    ``exact_kind`` is False for catalog JSON Schemas: their file names carry the kind lower-cased
-    and nothing inside them says how it is spelt.
+    ``exact_kind`` is False for catalog JSON Schemas: their file names carry the kind lower-cased;
+    the pin's ``kind`` gives the casing for display, and lookups ignore case as before.
     """
 
     gvk: GroupVersionKind
@@ -290,4 +303,6 @@ def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> list[Conv
     assert pin.target is not None  # checked by load_pins
     gvk = catalog_gvk(Path(pin.target))
     assert gvk is not None  # checked by load_pins
+    if pin.kind is not None:  # the catalog's file names carry the kind lower-cased only
+        gvk = GroupVersionKind(gvk.group, gvk.version, pin.kind)
     return [ConvertedFile(gvk, False, pin.target, dump_json(convert_root(raw)))]

@@ -203,3 +203,15 @@ def test_builder_takes_the_first_folder_holding_each_file(tmp_path: Path, shared
     assert json.loads((out / MANIFEST_NAME).read_bytes()) == json.loads(
         (BUNDLE / MANIFEST_NAME).read_bytes()
     )
+
+
+def test_every_bundled_kind_is_spelt_as_upstream_spells_it() -> None:
+    """CRD kinds come from the CRDs; catalog kinds from the pins' `kind` (its file names are
+    lower-case). Lookups still ignore the case of catalog kinds, as before."""
+    schemas = SchemaBundle(BUNDLE).manifest.schemas
+    assert all(s.gvk.kind[0].isupper() for s in schemas), [s.member for s in schemas]
+    kinds = {s.gvk.kind for s in schemas}
+    assert {"ManagedCluster", "ResourceGroup", "PublicIPPrefix", "DnsZonesAAAARecord"} <= kinds
+    assert "DnsForwardingRuleSetsForwardingRule" in kinds  # not "...Rulesets...": ASO's spelling
+    store = SchemaStore.from_search_path(use_cache=False)
+    assert store.lookup("resources.azure.com/v1api20200601", "resourcegroup") is not None

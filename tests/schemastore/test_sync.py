@@ -91,6 +91,11 @@ def test_source_location(mirror: str | None, expected: str) -> None:
             "format: json-schema}\n",
             "need target",
         ),
+        (
+            f"sources:\n- {{name: a, version: v, url: u, path: p, sha256: {'a' * 64}, "
+            "format: json-schema, target: x.com/widget_v1.json, kind: Gadget}\n",
+            "kind 'Gadget' is not the kind its target names",
+        ),
         ("sources: [\n", "not valid YAML"),
     ],
 )
