@@ -41,7 +41,7 @@ from typing import Any
 
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
-from generator.schemastore.compiler import PYTHON_PATTERN
+from generator.schemastore.compiler import RE2_PATTERN
 from generator.schemastore.types import GroupVersionKind, SchemaLookup
 from generator.validate import kinds
 from generator.validate.model import ManifestSet
@@ -110,11 +110,11 @@ def layout_paths(gvk: GroupVersionKind) -> list[str]:
 
 def schema_for_kubeconform(schema: Any) -> Any:
     """A copy of a converted schema for kubeconform: patterns that jsonschema-rs could not compile
-    (moved to ``x-capzgen-python-pattern`` by the store) go back to ``pattern``, since kubeconform
+    (moved to ``x-capzgen-re2-pattern`` by the store) go back to ``pattern``, since kubeconform
     uses Go's RE2 as the API server does. Everything else, ``x-`` keys included, is kept."""
     if isinstance(schema, dict):
         out = {key: schema_for_kubeconform(value) for key, value in schema.items()}
-        moved = out.pop(PYTHON_PATTERN, None)
+        moved = out.pop(RE2_PATTERN, None)
         if isinstance(moved, str) and "pattern" not in out:
             out["pattern"] = moved
         return out

@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-import re2  # type: ignore[import-untyped]
+import re2
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 

@@ -1,47 +1,91 @@
-"""Compiling a converted schema with jsonschema-rs, with a fallback for unsupported regexes.
+"""Compiling a converted schema with jsonschema-rs: self-contained, and regexes without backtracking.
 
-Kubernetes checks ``pattern`` with Go's RE2; jsonschema-rs uses an ECMA-262-like engine. Most
-patterns mean the same in both, but some that the API server accepts are rejected at compile time
-(``[\\w-.]``, ``a{,3}``, ``\\Z`` ...). Failing the whole schema for one such pattern would disable
-validation of every field, so the offending pattern is moved to a custom keyword checked with
-Python's :mod:`re` instead; if Python cannot compile it either, the pattern is dropped. Both cases
-are logged as warnings naming the file and the schema location.
+A schema never reaches outside itself. The API server rejects ``$ref`` in CRDs, and a schema
+handed to capzgen (``--schema-dir``, ``schemas import``, a flavor's variables) must not make it
+fetch a URL or read a local file: any ``$ref`` that does not start with ``#`` is an error naming
+the schema file, and the validator is built with a retriever that refuses every request besides.
+
+Kubernetes checks ``pattern`` with Go's RE2, which runs in linear time. jsonschema-rs is told to
+use the Rust ``regex`` engine (the same guarantees, no backtracking) instead of its default
+``fancy-regex``. Some patterns the API server accepts are still refused there (``[\\w-.]``,
+``a{,3}`` ...); failing the whole schema for one would disable validation of every field, so such a
+pattern moves to a custom keyword checked with RE2 itself. A pattern RE2 refuses too would be
+refused by the API server as well: it is dropped and reported as a warning naming the file and the
+schema location. Nothing runs on a backtracking engine, so no schema can make validation hang.
 """
 
 from __future__ import annotations
 
 import logging
-import re
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema_rs
+import re2
 
 from generator.errors import Location, SchemaStoreError
 from generator.schemastore.formats import KUBERNETES_FORMATS
 
 log = logging.getLogger(__name__)
 
-PYTHON_PATTERN = "x-capzgen-python-pattern"
+RE2_PATTERN = "x-capzgen-re2-pattern"
 _MAX_PATTERN_FIXES = 1000
 
 
-class PythonPattern:
-    """Custom keyword: ``pattern`` evaluated with Python's ``re`` (``re.search``, like JSON Schema)."""
+class Re2Pattern:
+    """Custom keyword: ``pattern`` evaluated with RE2 (unanchored search, like JSON Schema)."""
 
     def __init__(self, parent_schema: dict[str, Any], value: str, schema_path: list[Any]) -> None:
         self.pattern = value
-        self.regex = re.compile(value)
+        self.regex = re2.compile(value)
 
     def validate(self, instance: Any) -> None:
         if isinstance(instance, str) and not self.regex.search(instance):
             raise ValueError(f"pattern {self.pattern}")
 
 
+def _refuse_retrieval(uri: str) -> Any:
+    raise ValueError(f"capzgen does not fetch or read schemas a $ref names ({uri})")
+
+
+def external_refs(schema: Any) -> Iterator[tuple[str, str]]:
+    """(JSON pointer, value) of every ``$ref``/``$dynamicRef`` that points outside the schema."""
+    stack: list[tuple[str, Any]] = [("", schema)]
+    while stack:
+        pointer, node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                here = f"{pointer}/{key}"
+                if key in ("$ref", "$dynamicRef") and isinstance(value, str):
+                    if not value.startswith("#"):
+                        yield here, value
+                elif isinstance(value, dict | list):
+                    stack.append((here, value))
+        elif isinstance(node, list):
+            stack.extend((f"{pointer}/{index}", item) for index, item in enumerate(node))
+
+
+def ensure_self_contained(schema: Any, *, source: str) -> None:
+    """Raise :class:`SchemaStoreError` naming ``source`` if ``schema`` has an external ``$ref``."""
+    refs = sorted(external_refs(schema))
+    if refs:
+        pointer, value = refs[0]
+        raise SchemaStoreError(
+            f"schema refers outside itself: $ref {value!r} at {pointer}"
+            + (f" (and {len(refs) - 1} more)" if len(refs) > 1 else ""),
+            location=Location(file=source),
+            hint="capzgen never fetches or reads what a $ref names; inline the referenced "
+            "schema, or use a CRD (the API server allows no $ref there)",
+        )
+
+
 def compile_schema(schema: dict[str, Any], *, source: str) -> Any:
     """A jsonschema-rs validator for ``schema`` (which may be modified to replace patterns).
 
-    Raises :class:`SchemaStoreError` naming ``source`` when the schema cannot be compiled.
+    Raises :class:`SchemaStoreError` naming ``source`` when the schema cannot be compiled or
+    refers outside itself.
     """
+    ensure_self_contained(schema, source=source)
     for _ in range(_MAX_PATTERN_FIXES):
         try:
             return jsonschema_rs.validator_for(
@@ -49,7 +93,9 @@ def compile_schema(schema: dict[str, Any], *, source: str) -> Any:
                 formats=KUBERNETES_FORMATS,
                 validate_formats=True,
                 ignore_unknown_formats=True,
-                keywords={PYTHON_PATTERN: PythonPattern},
+                keywords={RE2_PATTERN: Re2Pattern},
+                pattern_options=jsonschema_rs.RegexOptions(),
+                retriever=_refuse_retrieval,
             )
         except jsonschema_rs.ValidationError as error:
             path = list(error.instance_path)
@@ -72,23 +118,18 @@ def _fix_pattern(schema: dict[str, Any], path: list[Any], source: str) -> bool:
     pattern = node.pop("pattern")
     where = "/" + "/".join(str(p) for p in path)
     try:
-        re.compile(pattern)
-    except re.error:
+        re2.compile(pattern)
+    except re2.error:
         log.warning(
-            "%s: pattern %r at %s is not a valid regular expression for the validator; "
+            "%s: pattern %r at %s is not valid RE2 (the API server would refuse it too); "
             "it is not checked",
             source,
             pattern,
             where,
         )
         return True
-    node[PYTHON_PATTERN] = pattern
-    log.warning(
-        "%s: pattern %r at %s is not supported by jsonschema-rs; checking it with Python's re",
-        source,
-        pattern,
-        where,
-    )
+    node[RE2_PATTERN] = pattern
+    log.info("%s: pattern %r at %s is checked with RE2", source, pattern, where)
     return True
 
 

@@ -10,6 +10,7 @@ each schema came from (shown by ``schemas list``).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from pathlib import Path
 from generator.errors import CapzgenError, InputOutputError, Location
 from generator.schemastore.cache import dump_json, install_files, with_provenance
 from generator.schemastore.catalog import catalog_gvk, load_catalog_schema
+from generator.schemastore.compiler import ensure_self_contained
 from generator.schemastore.crd import CrdError, convert_documents
 from generator.schemastore.loading import SourceText, parse_documents
 from generator.schemastore.types import GroupVersionKind
@@ -94,6 +96,8 @@ def _convert(inputs: ImportInput) -> list[_Converted]:
         schema = load_catalog_schema(path)  # SchemaStoreError names the file
         relative = f"{gvk.group}/{path.name}"
         converted.append(_Converted(gvk, relative, dump_json(schema), str(path)))
+    for item in converted:
+        ensure_self_contained(json.loads(item.data), source=item.origin)
     if not converted:
         raise CapzgenError(
             f"no CustomResourceDefinition or catalog JSON Schema found in {inputs.describe()}",

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema_rs
 
 from generator.findings import JsonPath
-from generator.schemastore.compiler import PYTHON_PATTERN
+from generator.schemastore.compiler import RE2_PATTERN
 from generator.schemastore.types import SchemaViolation
 
 _MAX_VALUE = 60
@@ -72,7 +72,7 @@ def _message(kind: Any, instance: Any, path: JsonPath) -> str:
         return f"must be {_short(kind.expected_value)} (got {_short(instance)})"
     if isinstance(kind, Kind.Pattern):
         return f'must match pattern "{kind.pattern}" (got {_short(instance)})'
-    if isinstance(kind, Kind.Custom) and kind.keyword == PYTHON_PATTERN:
+    if isinstance(kind, Kind.Custom) and kind.keyword == RE2_PATTERN:
         pattern = kind.message.removeprefix("pattern ")
         return f'must match pattern "{pattern}" (got {_short(instance)})'
     if isinstance(kind, Kind.Format):

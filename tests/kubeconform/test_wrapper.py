@@ -245,7 +245,7 @@ def test_layout_follows_kubeconforms_template_variables(
 def test_unsupported_patterns_go_back_to_pattern_for_kubeconform() -> None:
     schema = {
         "properties": {
-            "a": {"type": "string", "x-capzgen-python-pattern": "^[\\w-.]+$"},
+            "a": {"type": "string", "x-capzgen-re2-pattern": "^[\\w-.]+$"},
             "b": {"x-kubernetes-validations": [{"rule": "self.size() > 0"}]},
         }
     }

@@ -238,3 +238,22 @@ def test_catalog_folder_import_records_provenance(
     assert [(r["source"].startswith(str(isolated_cache)), r["shadowed"]) for r in rows] == [
         (True, False)
     ]
+
+
+def test_schema_with_an_external_ref_is_refused_and_nothing_imported(
+    run_cli: Any, isolated_cache: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "catalog" / "example.com"
+    folder.mkdir(parents=True)
+    schema = {"type": "object", "properties": {"spec": {"$ref": "file:///etc/passwd"}}}
+    (folder / "widget_v1.json").write_text(json.dumps(schema))
+    (tmp_path / "catalog" / "ok.yaml").write_text(yaml.safe_dump(widget_crd("example.org")))
+    result = run_cli(["schemas", "import", str(tmp_path / "catalog")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"Error: {folder / 'widget_v1.json'}: schema refers outside itself: "
+        "$ref 'file:///etc/passwd' at /properties/spec/$ref"
+    )
+    assert not (isolated_cache / "schemas").exists() or not any(
+        (isolated_cache / "schemas").rglob("*.json")
+    )

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from generator.errors import SchemaStoreError
 from generator.schemastore.structural import convert_root, to_json_schema
 from tests.schemastore.conftest import StoreFactory
 from tests.schemastore.helpers import make_crd, messages, spec_schema, widget
@@ -392,27 +393,52 @@ class TestConversionDetails:
             to_json_schema(spec_schema({"type": "object", "properties": {"x": "string"}}))
 
 
-def test_unsupported_pattern_falls_back_to_python_re(
-    store_for: StoreFactory, caplog: pytest.LogCaptureFixture
-) -> None:
-    # jsonschema-rs rejects \Z (end of text); Python's re knows it.
-    spec = {"type": "object", "properties": {"name": {"type": "string", "pattern": r"^[a-z.-]+\Z"}}}
+def test_pattern_only_re2_accepts_is_checked_with_re2(store_for: StoreFactory) -> None:
+    # RE2's \Q...\E quoting: the Rust regex engine refuses it, the API server (Go RE2) accepts it.
+    spec = {"type": "object", "properties": {"name": {"type": "string", "pattern": r"^\Q.\E$"}}}
     store = store_with_spec(store_for, spec)
-    with caplog.at_level(logging.WARNING):
-        assert messages(store, widget({"name": "a-b.c"})) == []
-    assert "not supported by jsonschema-rs" in caplog.text
-    assert messages(store, widget({"name": "a b"})) == [
-        ("spec.name", r'must match pattern "^[a-z.-]+\Z" (got "a b")')
+    assert messages(store, widget({"name": "."})) == []
+    assert messages(store, widget({"name": "x"})) == [
+        ("spec.name", r'must match pattern "^\Q.\E$" (got "x")')
     ]
 
 
-def test_pattern_no_engine_accepts_is_dropped_with_a_warning(
+def test_pattern_re2_refuses_is_dropped_with_a_warning(
     store_for: StoreFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # RE2's \Q...\E quoting: neither jsonschema-rs nor Python's re accepts it.
-    spec = {"type": "object", "properties": {"name": {"type": "string", "pattern": r"^\Q.\E$"}}}
+    # \Z is Python's end of text; Go's RE2 (and so the API server) does not know it.
+    spec = {"type": "object", "properties": {"name": {"type": "string", "pattern": r"^[a-z.-]+\Z"}}}
     store = store_with_spec(store_for, spec)
     with caplog.at_level(logging.WARNING):
-        assert messages(store, widget({"name": "anything"})) == []
-    assert r"^\\Q.\\E$" in caplog.text  # the pattern, as repr() writes it
-    assert "it is not checked" in caplog.text
+        assert messages(store, widget({"name": "anything goes"})) == []
+    assert r"^[a-z.-]+\\Z" in caplog.text  # the pattern, as repr() writes it
+    assert "not valid RE2" in caplog.text and "it is not checked" in caplog.text
+
+
+@pytest.mark.parametrize("pattern", [r"^(a+)+$", r"^(a+)+b{,3}$", r"^(a|a)*$"])
+def test_catastrophic_patterns_run_in_linear_time(store_for: StoreFactory, pattern: str) -> None:
+    """Patterns that take a backtracking engine exponential time; the answer comes at once
+    (a regression would hang here rather than fail, so the alarm turns it into a failure)."""
+    import signal
+
+    spec = {"type": "object", "properties": {"name": {"type": "string", "pattern": pattern}}}
+    store = store_with_spec(store_for, spec)
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail(f"{pattern} backtracked"))
+    signal.alarm(20)
+    try:
+        found = messages(store, widget({"name": "a" * 5000 + "!"}))
+    finally:
+        signal.alarm(0)
+    assert [path for path, _ in found] == ["spec.name"]
+
+
+@pytest.mark.parametrize(
+    "ref", ["http://127.0.0.1:9/x.json", "file:///etc/passwd", "other.json#/defs/a", "/abs.json"]
+)
+def test_external_ref_is_an_error_naming_the_schema_file(store_for: StoreFactory, ref: str) -> None:
+    spec = {"type": "object", "properties": {"name": {"$ref": ref}}}
+    store = store_with_spec(store_for, spec)
+    with pytest.raises(SchemaStoreError, match="schema refers outside itself") as caught:
+        store.lookup("example.com/v1", "Widget")
+    assert ref in caught.value.message
+    assert caught.value.location is not None and caught.value.location.file
