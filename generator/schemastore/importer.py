@@ -64,6 +64,9 @@ def collect_sources(target: Path) -> ImportInput:
             if not name.endswith(_SUFFIXES) or name.startswith("."):
                 continue
             path = Path(folder) / name
+            if not path.is_file():  # a FIFO or device would block or never end
+                log.warning("%s: not a regular file; skipped", path)
+                continue
             gvk = catalog_gvk(path) if name.endswith(".json") else None
             if gvk is not None:
                 found.catalog_files.append((path, gvk))

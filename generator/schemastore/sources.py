@@ -139,6 +139,9 @@ class DirectorySource(_IndexedSource):
             for name in sorted(files):
                 if name.startswith(".") or not name.endswith(_CRD_SUFFIXES):
                     continue
+                if not (Path(folder) / name).is_file():  # a FIFO or device would block or never end
+                    log.warning("%s: not a regular file; skipped", Path(folder) / name)
+                    continue
                 found = self._file_entries(Path(folder) / name, explicit=False)
                 if found is None:
                     ignored += 1

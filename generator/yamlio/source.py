@@ -94,8 +94,8 @@ def decode_source(data: bytes, name: str) -> str:
     return text
 
 
-def read_source(path: str) -> str:
-    """Text of a file, or of standard input for ``-``, checked as described in the module doc.
+def read_bytes(path: str) -> bytes:
+    """The bytes of a file, or of standard input for ``-``, at most MAX_BYTES of them.
 
     The size limit is enforced while reading, so a huge file or an endless pipe fails after
     MAX_BYTES without being held in memory.
@@ -103,17 +103,20 @@ def read_source(path: str) -> str:
     name = display_name(path)
     try:
         if path == STDIN:
-            data = _read_bounded(sys.stdin.buffer, name)
-        else:
-            with open(path, "rb") as stream:
-                size = os.fstat(stream.fileno()).st_size
-                if size > MAX_BYTES:
-                    raise _too_large(name)
-                data = _read_bounded(stream, name)
+            return _read_bounded(sys.stdin.buffer, name)
+        with open(path, "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > MAX_BYTES:
+                raise _too_large(name)
+            return _read_bounded(stream, name)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise InputOutputError(f"cannot read: {reason}", location=Location(file=name)) from None
-    return decode_source(data, name)
+
+
+def read_source(path: str) -> str:
+    """Text of a file, or of standard input for ``-``, checked as described in the module doc."""
+    return decode_source(read_bytes(path), display_name(path))
 
 
 def _is_hidden(name: str) -> bool:

@@ -54,9 +54,12 @@ def test_multi_document_file_with_other_objects(tmp_path: Path) -> None:
         tmp_path / "mixed.yaml",
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}},
         make_crd(kind="Widget"),
-        None,
         make_crd(kind="Gadget", group="other.io"),
     )
+    # An empty document between two CRDs (as `kubectl get -o yaml` concatenations have).
+    text = path.read_text()
+    cut = text.index("---", text.index("kind: Widget"))
+    path.write_text(text[:cut] + "---\n# nothing here\n" + text[cut:])
     converted = convert_documents(parse_documents(SourceText.read(path)))
     assert [str(c.gvk) for c in converted] == [
         "example.com/v1, Kind=Widget",

@@ -141,7 +141,7 @@ def test_the_cluster_crd_beats_the_built_in_bundle(
     ("mode", "message", "hint"),
     [
         ("fail", 'failed with exit code 1: error: context "nope" does not exist', "--context"),
-        ("garbage", "kubectl (the current cluster):2:1: invalid", None),
+        ("garbage", "kubectl (the current cluster):2:1: document 1: did not find", None),
     ],
 )
 def test_kubectl_failures_are_one_clear_error(
@@ -257,3 +257,45 @@ def test_schema_with_an_external_ref_is_refused_and_nothing_imported(
     assert not (isolated_cache / "schemas").exists() or not any(
         (isolated_cache / "schemas").rglob("*.json")
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("deep.yaml", "a: " + "[" * 10_000 + "]" * 10_000 + "\n"),
+        ("deep.json", "[" * 100_000 + "]" * 100_000),
+        (
+            "bomb.yaml",
+            'a: &a ["x","x","x","x","x","x","x","x","x"]\n'
+            + "".join(
+                f"{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n"
+                for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+            ),
+        ),
+    ],
+)
+def test_hostile_schema_sources_are_refused_cleanly(
+    run_cli: Any, isolated_cache: Path, tmp_path: Path, name: str, text: str
+) -> None:
+    """Deep nesting and alias bombs in a CRD file end in one located error (no crash)."""
+    path = tmp_path / name
+    path.write_text(text)
+    result = run_cli(["schemas", "import", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {path}")
+    assert any(word in result.stderr for word in ("deeper", "nest", "alias")), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_fifo_in_a_folder_is_skipped_not_waited_for(
+    run_cli: Any, isolated_cache: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "crds"
+    folder.mkdir()
+    os.mkfifo(folder / "a-pipe.yaml")
+    (folder / "widget.yaml").write_text(yaml.safe_dump(widget_crd("example.com")))
+    imported = run_cli(["schemas", "import", str(folder)])
+    assert imported.exit_code == 0, imported.stderr
+    assert "imported example.com/v1 Widget" in imported.stdout
+    listed = run_cli(["schemas", "list", "--schema-dir", str(folder)])
+    assert listed.exit_code == 0, listed.stderr
