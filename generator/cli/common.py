@@ -46,10 +46,11 @@ def load_values_file(path: str) -> dict[str, Any]:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """``--write-to``: replaced in one step; new files get mode 0600, as clusterctl's do."""
-    from generator.fsio import write_atomically as write
+    """``--write-to``: a regular file is replaced in one step (new files get mode 0600, as
+    clusterctl's do); symlinks are written through, devices and FIFOs written to."""
+    from generator.fsio import write_to_named_path
 
-    write(path.expanduser(), text, new_file_mode=0o600)
+    write_to_named_path(path.expanduser(), text, new_file_mode=0o600)
 
 
 def emit(text: str, write_to: str | None) -> None:
