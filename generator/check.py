@@ -8,12 +8,14 @@ clean run never pays for the slower position-aware parse.
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from generator.documents import Document
-from generator.errors import YamlError
+from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, Severity, Subject, sort_findings, summarize
 from generator.schemastore.types import SchemaLookup
 from generator.validate.engine import ValidationOptions, validate_documents
@@ -92,22 +94,55 @@ def check_paths(
     *,
     kubeconform: KubeconformOptions | None = None,
 ) -> CheckReport:
-    """Validate files, folders (recursively *.yaml, *.yml, *.json) and ``-`` (stdin)."""
-    names: list[str] = []
-    for path in paths:
-        names.extend(["-"] if path == "-" else iter_files([path]))
+    """Validate files, folders (recursively *.yaml, *.yml, *.json) and ``-`` (stdin).
+
+    A file that cannot be read is a finding for that file and the others are still checked:
+    binary or oversized content, a permission problem, a dangling symlink, and, inside a folder,
+    anything that is not a regular file (a FIFO or device there would block or never end; one
+    named on the command line, such as ``<(kubectl get ...)``, is read as given).
+    """
     sources: list[SourceText] = []
     unreadable: list[Finding] = []
-    for name in names:
-        label = "<stdin>" if name == "-" else name
-        try:
-            sources.append(SourceText(label, read_source(name)))
-        except YamlError as error:
-            # Binary or oversized content is a finding for that file; the others are still checked.
-            unreadable.append(yaml_error_finding(error, label))
+    for path in paths:
+        names = ["-"] if path == "-" else iter_files([path])
+        from_folder = path != "-" and os.path.isdir(path)
+        for name in names:
+            label = "<stdin>" if name == "-" else name
+            problem = _not_a_regular_file(name) if from_folder else None
+            if problem is not None:
+                unreadable.append(_unreadable_finding(label, problem))
+                continue
+            try:
+                sources.append(SourceText(label, read_source(name)))
+            except YamlError as error:
+                unreadable.append(yaml_error_finding(error, label))
+            except InputOutputError as error:
+                unreadable.append(_unreadable_finding(label, error.message))
     report = check_sources(sources, store, options, kubeconform=kubeconform)
     report.findings = sort_findings([*unreadable, *report.findings])
     return report
+
+
+def _not_a_regular_file(name: str) -> str | None:
+    """Why a file found in a folder cannot be read as a manifest, or None if it can be tried."""
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        return "cannot read: dangling symbolic link" if os.path.islink(name) else None
+    except OSError as error:
+        return f"cannot read: {error.strerror or error}"
+    if stat.S_ISREG(mode):
+        return None
+    return "not a regular file (a FIFO, socket or device); not read"
+
+
+def _unreadable_finding(label: str, message: str) -> Finding:
+    return Finding(
+        severity=Severity.ERROR,
+        rule="yaml",
+        message=message,
+        subject=Subject(file=label),
+    )
 
 
 def _second_opinion(

@@ -12,7 +12,7 @@ from generator.cli.common import (
     kubeconform_options,
     schema_dir_option,
 )
-from generator.errors import ExitCode, UsageError
+from generator.errors import CapzgenError, ExitCode, UsageError
 
 
 @click.command("validate")
@@ -54,12 +54,41 @@ def validate_command(
     --kubeconform, kubeconform's findings count like capzgen's; a kubeconform that is missing,
     fails or times out is reported in one warning line and does not change the exit status.
     """
-    from generator.validate.engine import ValidationOptions
-    from generator.validate.report import describe_rules, render_json, render_text
+    from generator.validate.report import describe_rules, render_error_json
 
     if list_rules:
         click.echo(describe_rules(), nl=False)
         return int(ExitCode.OK)
+    try:
+        return _validate(
+            paths,
+            schema_dirs,
+            ignore_missing_schemas,
+            disabled_rules,
+            output,
+            no_cel,
+            use_kubeconform,
+            kubeconform_timeout,
+        )
+    except CapzgenError as error:
+        if output == "json":  # scripts parse stdout: it is JSON on every exit code
+            click.echo(render_error_json(error), nl=False)
+        raise
+
+
+def _validate(
+    paths: tuple[str, ...],
+    schema_dirs: tuple[Path, ...],
+    ignore_missing_schemas: bool,
+    disabled_rules: tuple[str, ...],
+    output: str,
+    no_cel: bool,
+    use_kubeconform: bool,
+    kubeconform_timeout: float,
+) -> int:
+    from generator.validate.engine import ValidationOptions
+    from generator.validate.report import render_json, render_text
+
     if not paths:
         raise UsageError("no input: give one or more files or folders, or - for stdin")
     check_rule_ids(disabled_rules)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from generator.errors import CapzgenError
 from generator.findings import Finding, hint_lines, summarize
 from generator.validate.rules import RULES
 from generator.validate.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
@@ -46,6 +47,25 @@ def render_json(findings: Sequence[Finding], documents: int) -> str:
             "warnings": len(findings) - errors,
             "text": summarize(findings, documents),
         },
+    }
+    return json.dumps(payload, indent=2, sort_keys=True) + "\n"
+
+
+def render_error_json(error: CapzgenError) -> str:
+    """The JSON report of a run that stopped before validating (usage or I/O error, exit 2):
+    the same shape as :func:`render_json`, no findings, and the error."""
+    location = error.location
+    payload = {
+        "error": {
+            "message": error.message,
+            "file": location.file if location else None,
+            "line": location.line if location else None,
+            "details": list(error.details),
+            "hint": error.hint,
+            "exit_code": int(error.exit_code),
+        },
+        "findings": [],
+        "summary": {"documents": 0, "errors": 0, "warnings": 0, "text": f"Error: {error}"},
     }
     return json.dumps(payload, indent=2, sort_keys=True) + "\n"
 

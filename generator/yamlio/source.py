@@ -162,9 +162,7 @@ def iter_files(paths: Sequence[str]) -> list[str]:
         elif os.path.exists(path):
             candidates = [path]
         else:
-            raise InputOutputError(
-                f"{path}: no such file or directory", location=Location(file=path)
-            )
+            raise InputOutputError("no such file or directory", location=Location(file=path))
         for candidate in candidates:
             identity = candidate if candidate == STDIN else os.path.realpath(candidate)
             if identity not in seen:

@@ -200,3 +200,51 @@ def test_one_unreadable_file_does_not_hide_the_others(
     assert result.exit_code == 1
     assert "a-garbage.yaml:1: ?/?: (object): not a text file" in result.stdout
     assert 'unknown field "dnsPrefx"' in result.stdout
+
+
+def test_unreadable_entries_of_a_folder_are_findings_and_the_rest_is_checked(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    import os
+
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    (folder / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n")
+    (folder / "b.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\nbad: 1\n")
+    (folder / "c.yaml").symlink_to(tmp_path / "gone.yaml")
+    os.mkfifo(folder / "d.yaml")
+    result = run_cli(["validate", str(folder)])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert (
+        f"{folder / 'c.yaml'}: ?/?: (object): cannot read: dangling symbolic link (yaml)" in lines
+    )
+    assert (
+        f"{folder / 'd.yaml'}: ?/?: (object): not a regular file (a FIFO, socket or device); "
+        "not read (yaml)" in lines
+    )
+    assert any(line.startswith(f"{folder / 'b.yaml'}:4: ConfigMap/x: bad:") for line in lines)
+    assert lines[-1] == "2 documents checked: 3 errors, 0 warnings"
+    as_json = json.loads(run_cli(["validate", "--output", "json", str(folder)]).stdout)
+    assert as_json["summary"]["errors"] == 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["validate", "--output", "json", "/nonexistent/x.yaml"], "no such file or directory"),
+        (["validate", "--output", "json", "--schema-dir", "/nonexistent", "-"], "does not exist"),
+        (["validate", "--output", "json"], "no input"),
+    ],
+)
+def test_json_output_is_json_on_every_exit_code(
+    run_cli: Any, argv: list[str], message: str
+) -> None:
+
+    result = run_cli(argv, stdin="")
+    assert result.exit_code == 2
+    payload = json.loads(result.stdout)
+    assert message in payload["error"]["message"]
+    assert payload["error"]["exit_code"] == 2
+    assert payload["findings"] == []
+    assert result.stderr.startswith("Error: ")
