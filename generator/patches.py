@@ -497,15 +497,54 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+# The API server's bounds since CVE-2019-1002100: a patch may not have more operations than this,
+# and ``copy`` may not grow an object without limit (40 doubling copies of a small value would
+# need terabytes). The size is JSON-like: scalar bytes plus a few bytes per node.
+MAX_PATCH_OPERATIONS = 10_000
+MAX_PATCHED_SIZE = 32 * 1024 * 1024
+
+
+def json_size(value: Any, limit: int) -> int:
+    """About the size of ``value`` as JSON; counting stops once it passes ``limit``."""
+    total = 0
+    stack = [value]
+    while stack and total <= limit:
+        node = stack.pop()
+        if isinstance(node, dict):
+            total += 2 + sum(len(str(key)) + 4 for key in node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            total += 2 + len(node)
+            stack.extend(node)
+        else:
+            total += len(str(node)) + 2
+    return total
+
+
 def apply_json_patch(document: Any, operations: Sequence[Mapping[str, Any]]) -> Any:
     """RFC 6902: apply ``operations`` in order to a copy of ``document`` and return it.
 
     Raises PatchFailure (with the 0-based index of the failing operation) on a bad pointer, a
-    missing member, an index out of range or a failed ``test``; the document is left untouched.
+    missing member, an index out of range, a failed ``test``, or a result larger than
+    MAX_PATCHED_SIZE; the document is left untouched.
     """
+    if len(operations) > MAX_PATCH_OPERATIONS:
+        raise PatchFailure(
+            f"a JSON patch may have at most {MAX_PATCH_OPERATIONS:,} operations "
+            f"(this one has {len(operations):,})"
+        )
+    size = json_size(document, MAX_PATCHED_SIZE)
     result = copy.deepcopy(document)
     for index, operation in enumerate(operations):
         try:
+            if isinstance(operation, Mapping) and operation.get("op") == "copy":
+                source = parse_pointer(_string(operation, "from"))
+                size += json_size(_get(result, source), MAX_PATCHED_SIZE)
+                if size > MAX_PATCHED_SIZE:
+                    raise PatchFailure(
+                        f"copying {operation['from']!r} would make the object larger than "
+                        f"{MAX_PATCHED_SIZE // (1024 * 1024)} MiB"
+                    )
             result = _operation(result, operation)
         except PatchFailure as failure:
             raise PatchFailure(failure.message, operation=index) from None

@@ -247,3 +247,13 @@ def test_cluster_selector_skips_other_clusters_and_inputs_are_not_modified() -> 
         {"kind": "A", "metadata": {"name": "one-x"}, "b": 1}
     ]
     assert objects == [{"kind": "A", "metadata": {"name": "one-x"}}]
+
+
+def test_copy_bomb_patch_is_one_clear_error(generate: Any) -> None:
+    """Each copy puts /spec inside itself, doubling it: stopped at the bound, nothing printed."""
+    ops = "".join(f"  - {{op: copy, from: /spec, path: /spec/x{i}}}\n" for i in range(40))
+    bomb = "target: {kind: Cluster, name: demo}\njsonPatch:\n" + ops
+    result = generate(bomb)
+    assert result.exit_code == 1
+    assert "would make the object larger than 32 MiB" in result.stderr
+    assert result.stdout == ""

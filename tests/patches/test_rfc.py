@@ -196,3 +196,19 @@ def test_json_equality_is_json_not_python() -> None:
     assert not json_equal([1], [1, 1])
     assert not json_equal("1", 1)
     assert json_equal(None, None)
+
+
+def test_copy_bomb_is_stopped_before_it_grows() -> None:
+    """40 doubling copies of a small value would need terabytes; the patch fails at the copy
+    that passes the bound, naming it, and nothing large is ever built."""
+    operations = [{"op": "add", "path": "/a", "value": ["x" * 1000]}]
+    operations += [{"op": "copy", "from": "/a", "path": "/a/-"} for _ in range(40)]
+    with pytest.raises(PatchFailure, match="would make the object larger than 32 MiB") as caught:
+        apply_json_patch({}, operations)
+    assert caught.value.operation is not None and 10 < caught.value.operation < 40
+
+
+def test_too_many_operations() -> None:
+    operations = [{"op": "test", "path": "", "value": {}}] * 10_001
+    with pytest.raises(PatchFailure, match="at most 10,000 operations"):
+        apply_json_patch({}, operations)
