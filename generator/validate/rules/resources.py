@@ -1,4 +1,5 @@
-"""What each CAPZ object must embed (C4, C10) and where ASO resources belong (§1.1).
+"""What each CAPZ object must embed (C4, C10), where ASO resources belong (§1.1), and that each
+is defined once (§1.8).
 
 CAPZ mutates and reads only the first ManagedCluster of a control plane and the first agent pool
 of a machine pool; further copies would be applied verbatim and fight CAPZ, so the tool demands
@@ -11,8 +12,9 @@ from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
 from generator.validate import kinds
-from generator.validate.model import ManifestSet, TopObject
+from generator.validate.model import AsoResource, ManifestSet, TopObject
 from generator.validate.rules.base import Rule
+from generator.validate.values import known_str
 
 
 def _exactly_one(rule: Rule, obj: TopObject, group_kind: kinds.GroupKind) -> Iterator[Finding]:
@@ -66,6 +68,27 @@ def _check_placement(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+def _check_duplicates(ms: ManifestSet) -> Iterator[Finding]:
+    """ASO resources are Kubernetes objects that CAPZ applies by group, kind and name (§1.8): two
+    definitions with the same identity in one namespace are one object, the later silently
+    replacing the earlier. ClusterClass templates are skipped: CAPI names their copies per Cluster."""
+    first: dict[tuple[str | None, str, str, str], AsoResource] = {}
+    for res in ms.resources:
+        name = known_str(res.name)
+        if name is None or not res.kind or res.top.kind in kinds.TEMPLATE_KINDS:
+            continue
+        key = (res.namespace, res.group, res.kind, name)
+        if key not in first:
+            first[key] = res
+            continue
+        yield DUPLICATE.at(
+            res,
+            ("metadata", "name"),
+            f"{res.kind} {name!r} is already defined ({first[key].subject.label()}): CAPZ and ASO "
+            "identify a resource by group, kind and name, so one would silently replace the other",
+        )
+
+
 MANAGED_CLUSTER = Rule(
     "CAPZ-CP-MANAGEDCLUSTER",
     "Each AzureASOManagedControlPlane(Template) embeds exactly one containerservice.azure.com "
@@ -87,4 +110,12 @@ PLACEMENT = Rule(
     _check_placement,
 )
 
-RULES = (MANAGED_CLUSTER, AGENT_POOL, PLACEMENT)
+DUPLICATE = Rule(
+    "CAPZ-RES-DUPLICATE",
+    "No two ASO resources of one namespace share group, kind and metadata.name (§1.8: CAPZ and ASO "
+    "identify resources by them)",
+    Severity.ERROR,
+    _check_duplicates,
+)
+
+RULES = (MANAGED_CLUSTER, AGENT_POOL, PLACEMENT, DUPLICATE)
