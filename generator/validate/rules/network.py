@@ -277,8 +277,8 @@ def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
             if ref.get("armId") is not None and ref.get("name") is not None:
                 yield SUBNET_REF.at(
                     res,
-                    ("spec", field),
-                    f"sets both armId ({ref['armId']}) and name ({ref['name']}): a reference names "
+                    ("spec", field, "armId"),
+                    f"{ref['armId']} is set together with name {ref['name']!r}: a reference names "
                     "an existing subnet by armId or a VirtualNetworksSubnet of the set by "
                     "group/kind/name, not both",
                 )

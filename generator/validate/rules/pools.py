@@ -93,8 +93,8 @@ def _check_unique_names(ms: ManifestSet) -> Iterator[Finding]:
         first: dict[str, AgentPool] = {}
         for pool in views.pools_of(group):
             name = pool.name.value
-            if name is None:
-                continue
+            if name is None or first.get(name) is pool:
+                continue  # MachinePools named alike resolve to one pool (CAPZ-RES-DUPLICATE's)
             if name in first:
                 yield POOL_NAME_UNIQUE.at(
                     pool.name,

@@ -69,23 +69,28 @@ def _check_placement(ms: ManifestSet) -> Iterator[Finding]:
 
 
 def _check_duplicates(ms: ManifestSet) -> Iterator[Finding]:
-    """ASO resources are Kubernetes objects that CAPZ applies by group, kind and name (§1.8): two
-    definitions with the same identity in one namespace are one object, the later silently
-    replacing the earlier. ClusterClass templates are skipped: CAPI names their copies per Cluster."""
-    first: dict[tuple[str | None, str, str, str], AsoResource] = {}
-    for res in ms.resources:
-        name = known_str(res.name)
-        if name is None or not res.kind or res.top.kind in kinds.TEMPLATE_KINDS:
+    """Objects are identified by group, kind, namespace and name: for the API server (``kubectl
+    apply`` keeps the last definition) and, for embedded ASO resources, for CAPZ and ASO (§1.8).
+    Two definitions with one identity are one object, the later silently replacing the earlier.
+    ClusterClass templates are skipped: CAPI names their copies per Cluster."""
+    first: dict[tuple[str | None, str, str, str], TopObject | AsoResource] = {}
+    candidates: list[TopObject | AsoResource] = [*ms.objects, *ms.resources]
+    for obj in candidates:
+        if isinstance(obj, AsoResource) and obj.parent is None:
+            continue  # a top-level ASO document is among the objects already
+        top = obj.top if isinstance(obj, AsoResource) else obj
+        name = known_str(obj.name)
+        if name is None or not obj.kind or top.kind in kinds.TEMPLATE_KINDS:
             continue
-        key = (res.namespace, res.group, res.kind, name)
+        key = (obj.namespace, obj.group, obj.kind, name)
         if key not in first:
-            first[key] = res
+            first[key] = obj
             continue
         yield DUPLICATE.at(
-            res,
+            obj,
             ("metadata", "name"),
-            f"{res.kind} {name!r} is already defined ({first[key].subject.label()}): CAPZ and ASO "
-            "identify a resource by group, kind and name, so one would silently replace the other",
+            f"{obj.kind} {name!r} is already defined ({first[key].subject.label()}): objects are "
+            "identified by group, kind, namespace and name, so one would silently replace the other",
         )
 
 
@@ -112,8 +117,8 @@ PLACEMENT = Rule(
 
 DUPLICATE = Rule(
     "CAPZ-RES-DUPLICATE",
-    "No two ASO resources of one namespace share group, kind and metadata.name (§1.8: CAPZ and ASO "
-    "identify resources by them)",
+    "No two objects or embedded ASO resources of one namespace share group, kind and metadata.name "
+    "(§1.8: CAPZ, ASO and the API server identify objects by them)",
     Severity.ERROR,
     _check_duplicates,
 )
