@@ -68,6 +68,19 @@ def to_yaml_scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def to_yaml_block(value: Any) -> str:
+    """A structured value (map, list) as block YAML without a trailing newline; place it with
+    ``| indent(n)``.
+
+    Written by capzgen's one emitter (:mod:`generator.yamlio.emit`, the one that writes
+    ``generate``'s output): keys in clusterctl's order, strings quoted only where YAML would
+    read them as something else, placeholders verbatim.
+    """
+    from generator.yamlio.emit import dump_documents
+
+    return dump_documents([value]).rstrip("\n")
+
+
 def go_template(expression: str) -> str:
     """``go(".builtin.cluster.name")`` -> ``{{ .builtin.cluster.name }}`` for ClusterClass patches.
 
@@ -105,6 +118,7 @@ def build_environment(search_path: Sequence[Path]) -> SandboxedEnvironment:
         lstrip_blocks=True,
     )
     env.filters["yaml"] = to_yaml_scalar
+    env.filters["to_yaml"] = to_yaml_block
     env.globals["go"] = go_template
     env.globals["fail"] = _fail
     return env
