@@ -130,8 +130,10 @@ def render_flavor(
     search_path: Sequence[Path],
     *,
     environment: SandboxedEnvironment | None = None,
+    disabled_rules: frozenset[str] = frozenset(),
 ) -> str:
-    """Render every template of the flavor and join them as YAML documents.
+    """Render every template of the flavor, join them as YAML documents and check the result
+    with the validator's rules (:mod:`generator.flavors.checks`; ``disabled_rules`` are skipped).
 
     ``environment`` (from :func:`build_environment` with the same search path) may be reused
     across calls, so templates are compiled once when many clusters are rendered (fleets).
@@ -162,7 +164,11 @@ def render_flavor(
         except jinja2.TemplateError as exc:
             raise FlavorError(f"template error: {exc}", location=Location(file=str(path))) from exc
         parts.append(text.strip("\n"))
-    return "\n---\n".join(part for part in parts if part.strip()) + "\n"
+    rendered = "\n---\n".join(part for part in parts if part.strip()) + "\n"
+    from generator.flavors.checks import check_rendered
+
+    check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)
+    return rendered
 
 
 def _template_line(exc: BaseException) -> int | None:
