@@ -288,7 +288,11 @@ def render_request(
     log.info("rendering flavor %s", flavor.name)
     search_path = catalog.template_search_path(flavor)
     rendered = render_flavor(
-        flavor, values, search_path, environment=context.environment(search_path)
+        flavor,
+        values,
+        search_path,
+        environment=context.environment(search_path),
+        disabled_rules=request.disabled_rules,
     )
     return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values
 

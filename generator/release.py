@@ -127,6 +127,7 @@ def build_release(request: ReleaseRequest) -> Release:
                 release.files.append(ReleaseFile(f"clusterclass-{class_name}.yaml", class_text))
         except CapzgenError as error:
             failures.append(f"{name}: {error}")
+            failures.extend(f"  {detail}" for detail in error.details)
     if failures:
         raise FlavorError(
             f"{len(failures)} flavor{'s' if len(failures) != 1 else ''} could not be exported; nothing was written",

@@ -90,7 +90,12 @@ flavors_dir_option = click.option(
 def validation_options(function: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(
         [
-            click.option("--no-validate", is_flag=True, help="Skip validation (not recommended)."),
+            click.option(
+                "--no-validate",
+                is_flag=True,
+                help="Skip validating the output (not recommended; a flavor's render-time checks "
+                "still run).",
+            ),
             click.option(
                 "--disable-rule",
                 "disabled_rules",

@@ -14,6 +14,7 @@ import yaml
 from generator.errors import FlavorError, InputOutputError, Location
 from generator.findings import format_path
 from generator.flavors.model import Flavor, VariableSpec
+from generator.flavors.origins import ObjectOrigin, parse_origins
 from generator.resources import builtin_flavors_dir, builtin_schemas_dir
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ def load_flavor(directory: Path, *, builtin: bool, parent: Flavor | None = None)
     variables.update(
         {name: VariableSpec.from_metadata(name, spec) for name, spec in raw["variables"].items()}
     )
+    origins = _origins(raw, meta_path, variables)
     return Flavor(
         name=raw["name"],
         description=raw["description"],
@@ -83,7 +85,30 @@ def load_flavor(directory: Path, *, builtin: bool, parent: Flavor | None = None)
         extends=raw.get("extends"),
         notes=raw.get("notes", ""),
         builtin=builtin,
+        origins=(parent.origins if parent is not None else ()) + origins,
     )
+
+
+def _origins(
+    raw: dict[str, Any], meta_path: Path, variables: dict[str, VariableSpec]
+) -> tuple[ObjectOrigin, ...]:
+    """The flavor's own ``origins``; every variable they name must be declared."""
+    try:
+        origins = parse_origins(raw.get("origins", []))
+    except ValueError as error:
+        raise FlavorError(
+            f"invalid origins: {error}", location=Location(file=str(meta_path), path="origins")
+        ) from None
+    unknown = sorted(
+        {str(path[0]) for origin in origins for path in origin.variables()} - set(variables)
+    )
+    if unknown:
+        raise FlavorError(
+            "origins name undeclared variables",
+            location=Location(file=str(meta_path), path="origins"),
+            details=unknown,
+        )
+    return origins
 
 
 def _extends_of(directory: Path) -> str | None:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generator.flavors.origins import ObjectOrigin
+
 _CAPZGEN_KEYS = frozenset({"required", "export"})
 
 
@@ -54,6 +56,9 @@ class Flavor:
     extends: str | None = None
     notes: str = ""
     builtin: bool = True
+    # Which variable each rendered field comes from (``origins`` in flavor.yaml, the parent's
+    # first); render-time findings are named after it. See generator/flavors/origins.py.
+    origins: tuple[ObjectOrigin, ...] = ()
 
     def values_schema(self) -> dict[str, Any]:
         """One JSON Schema for all variable values, so every problem is reported in one pass."""

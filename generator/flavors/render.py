@@ -68,6 +68,19 @@ def to_yaml_scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def to_yaml_block(value: Any) -> str:
+    """A structured value (map, list) as block YAML without a trailing newline; place it with
+    ``| indent(n)``.
+
+    Written by capzgen's one emitter (:mod:`generator.yamlio.emit`, the one that writes
+    ``generate``'s output): keys in clusterctl's order, strings quoted only where YAML would
+    read them as something else, placeholders verbatim.
+    """
+    from generator.yamlio.emit import dump_documents
+
+    return dump_documents([value]).rstrip("\n")
+
+
 def go_template(expression: str) -> str:
     """``go(".builtin.cluster.name")`` -> ``{{ .builtin.cluster.name }}`` for ClusterClass patches.
 
@@ -105,6 +118,7 @@ def build_environment(search_path: Sequence[Path]) -> SandboxedEnvironment:
         lstrip_blocks=True,
     )
     env.filters["yaml"] = to_yaml_scalar
+    env.filters["to_yaml"] = to_yaml_block
     env.globals["go"] = go_template
     env.globals["fail"] = _fail
     return env
@@ -116,8 +130,10 @@ def render_flavor(
     search_path: Sequence[Path],
     *,
     environment: SandboxedEnvironment | None = None,
+    disabled_rules: frozenset[str] = frozenset(),
 ) -> str:
-    """Render every template of the flavor and join them as YAML documents.
+    """Render every template of the flavor, join them as YAML documents and check the result
+    with the validator's rules (:mod:`generator.flavors.checks`; ``disabled_rules`` are skipped).
 
     ``environment`` (from :func:`build_environment` with the same search path) may be reused
     across calls, so templates are compiled once when many clusters are rendered (fleets).
@@ -148,7 +164,11 @@ def render_flavor(
         except jinja2.TemplateError as exc:
             raise FlavorError(f"template error: {exc}", location=Location(file=str(path))) from exc
         parts.append(text.strip("\n"))
-    return "\n---\n".join(part for part in parts if part.strip()) + "\n"
+    rendered = "\n---\n".join(part for part in parts if part.strip()) + "\n"
+    from generator.flavors.checks import check_rendered
+
+    check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)
+    return rendered
 
 
 def _template_line(exc: BaseException) -> int | None:

@@ -59,7 +59,21 @@ def validate_documents(
 
         findings.extend(check_cel(manifests, settings.store))
     findings = [finding for finding in findings if finding.rule not in disabled]
+    findings.extend(_rule_findings(manifests, disabled))
+    return sort_findings(findings)
+
+
+def rule_findings(
+    documents: Sequence[Document], disabled_rules: frozenset[str] = frozenset()
+) -> list[Finding]:
+    """The CAPZ rules alone (no shape, schema or CEL checks), sorted: what a flavor's render-time
+    checks run on the objects it rendered."""
+    return sort_findings(_rule_findings(ManifestSet(documents), disabled_rules))
+
+
+def _rule_findings(manifests: ManifestSet, disabled: frozenset[str]) -> list[Finding]:
+    findings: list[Finding] = []
     for rule_id, rule in RULES.items():
         if rule_id not in disabled:
             findings.extend(rule.check(manifests))
-    return sort_findings(findings)
+    return findings

@@ -23,6 +23,12 @@ ASO_CLUSTER_TEMPLATE = "AzureASOManagedClusterTemplate"
 ASO_CONTROL_PLANE_TEMPLATE = "AzureASOManagedControlPlaneTemplate"
 ASO_MACHINE_POOL_TEMPLATE = "AzureASOManagedMachinePoolTemplate"
 
+# The legacy API (CAPZ turns these into ASO resources itself, reference §5.2).
+LEGACY_CLUSTER = "AzureManagedCluster"
+LEGACY_CONTROL_PLANE = "AzureManagedControlPlane"
+LEGACY_MACHINE_POOL = "AzureManagedMachinePool"
+CLUSTER_IDENTITY = "AzureClusterIdentity"
+
 # CAPZ kind -> path of its embedded ASO resources (§1.2, §6.1).
 _RESOURCES: JsonPath = ("spec", "resources")
 _TEMPLATE_RESOURCES: JsonPath = ("spec", "template", "spec", "resources")
@@ -59,6 +65,7 @@ EXTENSION: GroupKind = (KUBERNETESCONFIGURATION, "Extension")
 VIRTUAL_NETWORK: GroupKind = (NETWORK, "VirtualNetwork")
 SUBNET: GroupKind = (NETWORK, "VirtualNetworksSubnet")
 USER_ASSIGNED_IDENTITY: GroupKind = (MANAGEDIDENTITY, "UserAssignedIdentity")
+FEDERATED_IDENTITY_CREDENTIAL: GroupKind = (MANAGEDIDENTITY, "FederatedIdentityCredential")
 
 
 def is_aso_group(group: str) -> bool:
@@ -112,7 +119,7 @@ OWNER_KINDS: dict[GroupKind, GroupKind] = {
     (NETWORK, "PrivateDnsZonesVirtualNetworkLink"): (NETWORK, "PrivateDnsZone"),
     (NETWORK, "LoadBalancersInboundNatRule"): (NETWORK, "LoadBalancer"),
     (NETWORK, "PrivateEndpointsPrivateDnsZoneGroup"): (NETWORK, "PrivateEndpoint"),
-    (MANAGEDIDENTITY, "FederatedIdentityCredential"): USER_ASSIGNED_IDENTITY,
+    FEDERATED_IDENTITY_CREDENTIAL: USER_ASSIGNED_IDENTITY,
 }
 
 # Kinds CAPZ installs CRDs for and may manage without extra set-up (§4.0, C20, C21).

@@ -55,16 +55,18 @@ def as_list(value: Any) -> list[Any] | None:
 
 
 def is_templated(value: Any) -> bool:
-    """Go-template text (``{{ .builtin.cluster.name }}``) is evaluated later by CAPI topology.
-
-    Its final value is unknown here, so pattern and equality rules treat it as "unknown" and skip.
+    """Text whose final value is decided later, so rules treat it as "unknown" and skip it:
+    Go-template text (``{{ .builtin.cluster.name }}``) that CAPI topology evaluates, and
+    clusterctl placeholders (``${CLUSTER_NAME}``, ``${WORKER_MACHINE_COUNT:=2}``) that
+    ``clusterctl generate`` substitutes. Flavors exported with placeholders (``capzgen release``,
+    ``flavors show``) are checked by the same rules, which must not judge a placeholder.
     """
-    return isinstance(value, str) and "{{" in value
+    return isinstance(value, str) and ("{{" in value or "${" in value)
 
 
 def known_str(value: Any) -> str | None:
-    """A plain string whose final value is known (not a Go template)."""
-    return value if isinstance(value, str) and "{{" not in value else None
+    """A plain string whose final value is known (neither a Go template nor a placeholder)."""
+    return value if isinstance(value, str) and not is_templated(value) else None
 
 
 def parse_version(value: Any) -> tuple[int, int, int | None] | None:

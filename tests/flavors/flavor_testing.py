@@ -9,7 +9,8 @@ from typing import Any
 
 import yaml
 
-from generator.findings import format_path
+from generator.errors import CapzgenError
+from generator.findings import Finding, format_path
 from generator.flavors import render, values
 from generator.flavors.catalog import FlavorCatalog
 from generator.schemastore.store import SchemaStore
@@ -46,14 +47,31 @@ def render_aks(flavor: str = "aks", **settings: Any) -> list[dict[str, Any]]:
 
 
 def render_failure(flavor: str = "aks", **settings: Any) -> str:
-    """The message of the FlavorError a render with ``settings`` must raise."""
+    """The problems of the FlavorError a render with ``settings`` must raise (see problems())."""
     import pytest
 
     from generator.errors import FlavorError
 
     with pytest.raises(FlavorError) as caught:
         render_aks(flavor, **settings)
-    return caught.value.message
+    return problems(caught.value)
+
+
+def problems(error: CapzgenError) -> str:
+    """A render-time check failure as the CLI shows it: the message, then one problem a line
+    (``VARIABLE: message (RULE)``)."""
+    return "\n".join([error.message, *error.details])
+
+
+def rule_warnings(flavor: str, settings: Mapping[str, Any]) -> list[Finding]:
+    """The warnings the validator's rules report on a flavor's rendered objects (warnings do not
+    stop a render; the validation of the output reports them)."""
+    from generator.documents import Document
+    from generator.validate.engine import rule_findings
+
+    objects = render_objects(flavor, settings)
+    documents = [Document(f"{flavor}.yaml", index, obj) for index, obj in enumerate(objects)]
+    return [finding for finding in rule_findings(documents) if not finding.is_error]
 
 
 def load_objects(text: str) -> list[dict[str, Any]]:

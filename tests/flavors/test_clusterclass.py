@@ -44,9 +44,11 @@ def placeholder_text() -> str:
     ],
 )
 def test_go_expressions_are_written_verbatim(text: str) -> None:
+    # Names come from the `yaml` filter (JSON text); fields of specs built as maps from `to_yaml`
+    # (capzgen's emitter), which single-quotes text YAML would otherwise read as a flow mapping.
     for expected in [
         'name: "{{ .builtin.cluster.name }}"',
-        'dnsPrefix: "{{ .builtin.cluster.name }}"',
+        "dnsPrefix: '{{ .builtin.cluster.name }}'",
         'name: "{{ .builtin.cluster.name }}-pool0"',
         'name: "{{ .builtin.cluster.name }}-pool1"',
     ]:

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 
 from generator.errors import VariableError
+from generator.findings import format_path
 from generator.flavors.catalog import FlavorCatalog
 from generator.schemastore.store import SchemaStore
 from tests.flavors.flavor_testing import (
+    AKS_REQUIRED,
     embedded,
     find,
     managed_cluster_spec,
+    rule_warnings,
     schema_problems,
     shared_schema_store,
 )
@@ -176,9 +179,12 @@ def test_disable_local_accounts_uses_the_user_kubeconfig() -> None:
 
 
 def test_disable_local_accounts_needs_aad() -> None:
-    message = failure(AKS_DISABLE_LOCAL_ACCOUNTS=True)
-    assert message.startswith("invalid settings: ")
-    assert "AKS_DISABLE_LOCAL_ACCOUNTS is true but AKS_AAD is not set" in message
+    text = failure(AKS_DISABLE_LOCAL_ACCOUNTS=True)
+    assert text == (
+        "1 problem with the values of flavor 'aks'\n"
+        "AKS_DISABLE_LOCAL_ACCOUNTS: requires AKS-managed Entra ID (aadProfile.managed: true) "
+        "(CAPZ-MC-LOCAL-ACCOUNTS)"
+    )
 
 
 def test_private_cluster() -> None:
@@ -213,19 +219,19 @@ def test_authorized_ip_ranges_must_be_addresses() -> None:
     ("settings", "expected"),
     [
         pytest.param(
-            {"AKS_PRIVATE_DNS_ZONE": "none"},
-            ["AKS_PRIVATE_DNS_ZONE is set but AKS_PRIVATE_CLUSTER is false"],
-            id="zone-without-private-cluster",
-        ),
-        pytest.param(
-            {"AKS_PRIVATE_CLUSTER_PUBLIC_FQDN": True},
-            ["AKS_PRIVATE_CLUSTER_PUBLIC_FQDN is true but AKS_PRIVATE_CLUSTER is false"],
-            id="fqdn-without-private-cluster",
+            {"AKS_PRIVATE_DNS_ZONE": ZONE_ID, "AKS_CONTROL_PLANE_IDENTITY_ID": IDENTITY_ID},
+            [
+                "AKS_PRIVATE_DNS_ZONE: a custom private DNS zone requires enablePrivateCluster: "
+                "true (CAPZ-MC-APISERVER)"
+            ],
+            id="custom-zone-without-private-cluster",
         ),
         pytest.param(
             {"AKS_PRIVATE_CLUSTER": True, "AKS_PRIVATE_DNS_ZONE": ZONE_ID},
             [
-                "AKS_PRIVATE_DNS_ZONE names a custom zone but AKS_CONTROL_PLANE_IDENTITY_ID is not set"
+                "AKS_PRIVATE_DNS_ZONE: a custom private DNS zone needs a user-assigned control-plane "
+                "identity",
+                "the identity is SystemAssigned (CAPZ-MC-PRIVATE-DNS-IDENTITY)",
             ],
             id="custom-zone-without-identity",
         ),
@@ -236,18 +242,45 @@ def test_authorized_ip_ranges_must_be_addresses() -> None:
                 "AKS_CONTROL_PLANE_IDENTITY_ID": IDENTITY_ID,
             },
             [
-                "AKS_PRIVATE_DNS_ZONE: zone privatelink.westeurope.azmk8s.io must be "
-                "privatelink.eastus.azmk8s.io",
-                "AZURE_LOCATION is eastus",
+                "AKS_PRIVATE_DNS_ZONE: '/subscriptions/",
+                "privateDnsZones/privatelink.westeurope.azmk8s.io' must be system, none or the ID "
+                "of a private DNS zone named [<subzone>.]private|privatelink.eastus.azmk8s.io "
+                "(CAPZ-MC-APISERVER)",
             ],
             id="zone-of-another-region",
         ),
     ],
 )
 def test_api_server_combinations_fail(settings: dict[str, Any], expected: list[str]) -> None:
-    message = failure(**settings)
-    for text in expected:
-        assert text in message
+    text = failure(**settings)
+    for fragment in expected:
+        assert fragment in text
+
+
+@pytest.mark.parametrize(
+    ("settings", "path"),
+    [
+        pytest.param(
+            {"AKS_PRIVATE_DNS_ZONE": "none"},
+            "spec.resources[0].spec.apiServerAccessProfile.privateDNSZone",
+            id="zone-without-private-cluster",
+        ),
+        pytest.param(
+            {"AKS_PRIVATE_CLUSTER_PUBLIC_FQDN": True},
+            "spec.resources[0].spec.apiServerAccessProfile.enablePrivateClusterPublicFQDN",
+            id="fqdn-without-private-cluster",
+        ),
+    ],
+)
+def test_settings_a_public_cluster_ignores_are_warnings(
+    settings: dict[str, Any], path: str
+) -> None:
+    """The validator's rule (CAPZ-MC-PRIVATE-DNS) warns: AKS ignores these on a public cluster.
+    A warning does not stop the render (the flavor's Jinja check used to fail it)."""
+    warnings = rule_warnings("aks", {**AKS_REQUIRED, **settings})
+    assert [(f.rule, format_path(f.path)) for f in warnings] == [("CAPZ-MC-PRIVATE-DNS", path)]
+    # AKS's default zone written on a public cluster changes nothing, so nothing is reported.
+    assert rule_warnings("aks", {**AKS_REQUIRED, "AKS_PRIVATE_DNS_ZONE": "system"}) == []
 
 
 def test_custom_zone_below_a_subzone_is_accepted() -> None:
@@ -346,8 +379,19 @@ def test_workload_identity_alone_renders_no_identities() -> None:
     [
         pytest.param(
             {"AKS_WORKLOAD_IDENTITIES": [{"name": "app", "serviceAccount": "apps/app"}]},
-            "AKS_WORKLOAD_IDENTITIES is set but AKS_WORKLOAD_IDENTITY is false",
+            "AKS_WORKLOAD_IDENTITIES[0]: trusts the OIDC issuer of ManagedCluster/my-cluster, which "
+            "does not enable workload identity (securityProfile.workloadIdentity.enabled: true), so "
+            "no pod can use the identity (CAPZ-MC-FEDERATION)",
             id="identities-without-workload-identity",
+        ),
+        pytest.param(
+            {
+                "AKS_OIDC_ISSUER": True,
+                "AKS_WORKLOAD_IDENTITIES": [{"name": "app", "serviceAccount": "apps/app"}],
+            },
+            "AKS_WORKLOAD_IDENTITIES[0]: trusts the OIDC issuer of ManagedCluster/my-cluster, which "
+            "does not enable workload identity",
+            id="identities-with-only-the-issuer",
         ),
         pytest.param(
             {
@@ -357,7 +401,8 @@ def test_workload_identity_alone_renders_no_identities() -> None:
                     {"name": "app", "serviceAccount": "apps/other"},
                 ],
             },
-            "AKS_WORKLOAD_IDENTITIES[1] (app): duplicate name",
+            "AKS_WORKLOAD_IDENTITIES[1].name: FederatedIdentityCredential 'my-cluster-app' is "
+            "already defined",
             id="duplicate-identity",
         ),
     ],

@@ -14,6 +14,7 @@ from tests.flavors.flavor_testing import (
     AKS_REQUIRED,
     agent_pool_spec,
     embedded,
+    problems,
     render_objects,
     schema_problems,
     shared_schema_store,
@@ -150,7 +151,10 @@ def test_pool_fields_are_typed(field: dict[str, Any]) -> None:
         pytest.param(
             [{"name": "system", "mode": "System", "spot": {}}],
             {},
-            ["NODE_POOLS[0] (system): spot pools must have mode User"],
+            [
+                "NODE_POOLS[0].spot: Spot is not allowed for a System pool: AKS runs System pools "
+                "on regular VMs (CAPZ-POOL-SPOT-SYSTEM)"
+            ],
             id="spot-system",
         ),
         pytest.param(
@@ -160,15 +164,20 @@ def test_pool_fields_are_typed(field: dict[str, Any]) -> None:
             ],
             {},
             [
-                "NODE_POOLS[0] (system): osSKU Windows2022 does not fit osType Linux (set osType: Windows)",
-                "NODE_POOLS[1] (win): osSKU Ubuntu does not fit osType Windows",
+                "NODE_POOLS[0].osSKU: Windows2022 is a Windows image but the pool's osType is Linux "
+                "(the default); set osType: Windows (CAPZ-POOL-OSSKU)",
+                "NODE_POOLS[1].osSKU: Ubuntu is a Linux image but the pool's osType is Windows; use "
+                "one of Windows2019, Windows2022 (CAPZ-POOL-OSSKU)",
             ],
             id="os-sku-mismatch",
         ),
         pytest.param(
             [{"name": "system", "mode": "System", "subnet": "nodes"}],
             {},
-            ["NODE_POOLS[0] (system): subnet nodes needs AKS_VNET"],
+            [
+                "NODE_POOLS[0].subnet: VirtualNetworksSubnet 'my-cluster-nodes' is not in the "
+                "validated set in namespace default (CAPZ-POOL-SUBNET-REF)"
+            ],
             id="subnet-without-vnet",
         ),
         pytest.param(
@@ -180,7 +189,10 @@ def test_pool_fields_are_typed(field: dict[str, Any]) -> None:
                     "subnets": [{"name": "nodes", "addressPrefix": "10.10.0.0/20"}],
                 }
             },
-            ["NODE_POOLS[0] (system): subnet other is not a subnet of AKS_VNET (nodes)"],
+            [
+                "NODE_POOLS[0].subnet: VirtualNetworksSubnet 'my-cluster-vnet-other' is not in the "
+                "validated set in namespace default (CAPZ-POOL-SUBNET-REF)"
+            ],
             id="unknown-subnet",
         ),
     ],
@@ -190,13 +202,14 @@ def test_pool_combinations_fail(
 ) -> None:
     with pytest.raises(FlavorError) as caught:
         render(pools, **settings)
-    assert caught.value.message.startswith("invalid NODE_POOLS: ")
-    for text in expected:
-        assert text in caught.value.message
+    text = problems(caught.value)
+    for fragment in expected:
+        assert fragment in text
 
 
 def test_every_problem_is_reported_in_one_failure() -> None:
-    """Pool, feature and credential problems arrive together, each naming its variables."""
+    """Pool, feature and credential problems arrive together, one a line, each naming its
+    variable and rule, in variable order."""
     with pytest.raises(FlavorError) as caught:
         render(
             [{"name": "apps", "mode": "User", "spot": {}}],
@@ -204,25 +217,31 @@ def test_every_problem_is_reported_in_one_failure() -> None:
             AKS_PRIVATE_DNS_ZONE="system",
             ASO_CREDENTIAL_SECRET_CREATE=True,
         )
-    message = caught.value.message
-    assert message.startswith("invalid NODE_POOLS: NODE_POOLS: AKS needs at least one pool")
-    for text in [
-        "; invalid settings: AKS_DISABLE_LOCAL_ACCOUNTS is true but AKS_AAD is not set",
-        "AKS_PRIVATE_DNS_ZONE is set but AKS_PRIVATE_CLUSTER is false",
-        "ASO_CREDENTIAL_SECRET_CREATE is true but AZURE_CLIENT_ID, AZURE_SUBSCRIPTION_ID, "
-        "AZURE_TENANT_ID are not set",
-    ]:
-        assert text in message
+    assert caught.value.message == "5 problems with the values of flavor 'aks'"
+    needs = "ASO needs all of AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID, AZURE_CLIENT_ID"
+    assert list(caught.value.details) == [
+        "AKS_DISABLE_LOCAL_ACCOUNTS: requires AKS-managed Entra ID (aadProfile.managed: true) "
+        "(CAPZ-MC-LOCAL-ACCOUNTS)",
+        f"AZURE_CLIENT_ID: AZURE_CLIENT_ID is empty: {needs} (CAPZ-CRED-SECRET)",
+        f"AZURE_SUBSCRIPTION_ID: AZURE_SUBSCRIPTION_ID is empty: {needs} (CAPZ-CRED-SECRET)",
+        f"AZURE_TENANT_ID: AZURE_TENANT_ID is empty: {needs} (CAPZ-CRED-SECRET)",
+        "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System (1 pool found); "
+        "AKS requires at least one (CAPZ-POOL-SYSTEM)",
+    ]
 
 
 def test_windows_pool_keeps_its_name_limit() -> None:
-    with pytest.raises(FlavorError, match="Windows pool names are limited to 6 characters"):
+    with pytest.raises(FlavorError) as caught:
         render(
             [
                 {"name": "system", "mode": "System"},
                 {"name": "windows", "mode": "User", "osType": "Windows"},
             ]
         )
+    assert caught.value.details == (
+        "NODE_POOLS[1].name: 'windows' is 7 characters; a Windows pool name has at most 6 "
+        "(CAPZ-POOL-NAME)",
+    )
 
 
 def test_capz_owned_fields_stay_unset_with_every_pool_feature() -> None:

@@ -105,10 +105,12 @@ def test_credential_secret_needs_every_id() -> None:
                 "AZURE_TENANT_ID": IDS["AZURE_TENANT_ID"],
             },
         )
-    message = caught.value.message
-    assert "ASO_CREDENTIAL_SECRET_CREATE is true" in message
-    assert "AZURE_CLIENT_ID, AZURE_SUBSCRIPTION_ID are not set" in message
-    assert "AZURE_TENANT_ID" not in message
+    assert [line.split(":")[0] for line in caught.value.details] == [
+        "AZURE_CLIENT_ID",
+        "AZURE_SUBSCRIPTION_ID",
+    ]
+    assert caught.value.details[0].startswith("AZURE_CLIENT_ID: AZURE_CLIENT_ID is empty: ")
+    assert caught.value.details[0].endswith("(CAPZ-CRED-SECRET)")
 
 
 def test_credential_secret_matches_the_annotations() -> None:

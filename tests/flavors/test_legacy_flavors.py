@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from generator.errors import FlavorError, VariableError
+from generator.findings import format_path
 from generator.flavors import render
 from generator.flavors.catalog import FlavorCatalog
 from generator.schemastore.store import SchemaStore
@@ -21,7 +22,9 @@ from tests.flavors.flavor_testing import (
     find,
     key,
     load_objects,
+    problems,
     render_objects,
+    rule_warnings,
     schema_problems,
     shared_schema_store,
 )
@@ -116,7 +119,7 @@ def machine_pool(objects: list[dict[str, Any]], name: str) -> dict[str, Any]:
 def failure(flavor: str = "aks-legacy", **settings: Any) -> str:
     with pytest.raises(FlavorError) as caught:
         render_legacy(flavor, **settings)
-    return caught.value.message
+    return problems(caught.value)
 
 
 # --- equivalence with CAPZ's cluster-template-aks.yaml -------------------------------------------
@@ -302,33 +305,72 @@ def test_cluster_identity_options() -> None:
         pytest.param(
             "aks-legacy",
             {"NODE_POOLS": [{"name": "apps", "mode": "User"}]},
-            ["invalid NODE_POOLS: NODE_POOLS: AKS needs at least one pool with mode System"],
+            [
+                "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System (1 pool "
+                "found); AKS requires at least one (CAPZ-POOL-SYSTEM)"
+            ],
             id="no-system-pool",
         ),
         pytest.param(
             "aks-legacy",
-            {"AKS_PRIVATE_DNS_ZONE": "system"},
-            ["AKS_PRIVATE_DNS_ZONE is set but AKS_PRIVATE_CLUSTER is false"],
-            id="zone-without-private-cluster",
+            {
+                "NODE_POOLS": [
+                    {"name": "system", "mode": "System", "replicas": 0},
+                    {"name": "windows", "mode": "User", "osType": "Windows"},
+                    {"name": "apps", "mode": "User", "autoscaling": {"minCount": 4, "maxCount": 2}},
+                ]
+            },
+            [
+                "NODE_POOLS[0].replicas: is 0; it becomes the node count of "
+                "AzureManagedMachinePool/my-cluster-system, which as a System pool allows 1 to 1000 "
+                "(CAPZ-POOL-SCALESET)",
+                "NODE_POOLS[1].name: 'windows' is 7 characters; a Windows pool name has at most 6 "
+                "(CAPZ-POOL-NAME)",
+                "NODE_POOLS[2].autoscaling.minCount: 4 is above maxSize 2 (CAPZ-POOL-AUTOSCALE)",
+            ],
+            id="pool-rules",
+        ),
+        pytest.param(
+            "aks-legacy",
+            {
+                "NODE_POOLS": [
+                    {"name": "system", "mode": "System"},
+                    {"name": "system", "mode": "User"},
+                ]
+            },
+            [
+                "NODE_POOLS[1].name: MachinePool 'my-cluster-system' is already defined",
+                "(CAPZ-RES-DUPLICATE)",
+            ],
+            id="duplicate-pool",
         ),
         pytest.param(
             "aks-legacy",
             {"AKS_PRIVATE_CLUSTER": True, "AKS_PRIVATE_DNS_ZONE": ZONE_ID},
             [
-                "AKS_PRIVATE_DNS_ZONE names a custom zone but AKS_CONTROL_PLANE_IDENTITY_ID is not set"
+                "AKS_PRIVATE_DNS_ZONE: a custom private DNS zone needs a user-assigned control-plane "
+                "identity",
+                "the identity is SystemAssigned (the default) (CAPZ-MC-PRIVATE-DNS-IDENTITY)",
             ],
             id="custom-zone-without-identity",
         ),
         pytest.param(
             "aks-legacy",
             {"AKS_NETWORK_PLUGIN": "kubenet", "AKS_NETWORK_PLUGIN_MODE": "overlay"},
-            ["AKS_NETWORK_PLUGIN_MODE overlay needs AKS_NETWORK_PLUGIN azure"],
+            [
+                "AKS_NETWORK_PLUGIN_MODE: overlay requires networkPlugin: azure, not kubenet "
+                "(CAPZ-MC-NETWORK-PLUGIN)"
+            ],
             id="overlay-kubenet",
         ),
         pytest.param(
             "aks-legacy",
             {"AKS_POD_CIDR": "10.244.0.0/16"},
-            ["AKS_POD_CIDR is set but Azure CNI without overlay"],
+            [
+                "AKS_POD_CIDR: 10.244.0.0/16 is not used: Azure CNI without overlay gives pods "
+                "addresses from the node subnet (AzureManagedControlPlane/my-cluster",
+                "(CAPZ-NET-POD-CIDR)",
+            ],
             id="pod-cidr-azure-cni",
         ),
         pytest.param(
@@ -343,20 +385,29 @@ def test_cluster_identity_options() -> None:
                     ],
                 }
             },
-            ["AKS_LOAD_BALANCER_PROFILE sets managedOutboundIPs and outboundIPPrefixes"],
+            [
+                "AKS_LOAD_BALANCER_PROFILE.outboundIPPrefixes: only one of managedOutboundIPs, "
+                "outboundIPs, outboundIPPrefixes may be set (found managedOutboundIPs, "
+                "outboundIPPrefixes) (CAPZ-MC-LOADBALANCER)"
+            ],
             id="two-outbound-sources",
         ),
         pytest.param(
             "aks-multi-tenancy",
             {"CLUSTER_IDENTITY_TYPE": "ServicePrincipal"},
-            ["CLUSTER_IDENTITY_TYPE ServicePrincipal needs AZURE_CLUSTER_IDENTITY_SECRET_NAME"],
+            [
+                "AZURE_CLUSTER_IDENTITY_SECRET_NAME: is required by type ServicePrincipal: the "
+                "Secret with the service principal's password or certificate (CAPZ-IDENTITY-SECRET)"
+            ],
             id="service-principal-without-secret",
         ),
         pytest.param(
             "aks-multi-tenancy",
             {"AZURE_CLUSTER_IDENTITY_SECRET_NAME": "sp-secret"},
             [
-                "AZURE_CLUSTER_IDENTITY_SECRET_NAME is set but CLUSTER_IDENTITY_TYPE WorkloadIdentity"
+                "AZURE_CLUSTER_IDENTITY_SECRET_NAME: is not used by type WorkloadIdentity; only "
+                "ServicePrincipal, ManualServicePrincipal, ServicePrincipalCertificate read a Secret "
+                "(CAPZ-IDENTITY-SECRET)"
             ],
             id="secret-for-workload-identity",
         ),
@@ -364,7 +415,9 @@ def test_cluster_identity_options() -> None:
             "aks-multi-tenancy",
             {"CLUSTER_IDENTITY_ALLOWED_NAMESPACES": {"list": ["team-a"]}},
             [
-                "CLUSTER_IDENTITY_ALLOWED_NAMESPACES.list (team-a) does not contain NAMESPACE default"
+                "CLUSTER_IDENTITY_ALLOWED_NAMESPACES.list: does not contain 'default', the namespace "
+                "of AzureManagedControlPlane/my-cluster whose identityRef names this identity: CAPZ "
+                "refuses it the identity (CAPZ-IDENTITY-NAMESPACE)"
             ],
             id="namespace-not-allowed",
         ),
@@ -376,9 +429,9 @@ def test_cluster_identity_options() -> None:
                 "NODE_POOLS": [{"name": "apps", "mode": "User"}],
             },
             [
-                "invalid NODE_POOLS: NODE_POOLS: AKS needs at least one pool",
-                "AKS_PRIVATE_DNS_ZONE is set but AKS_PRIVATE_CLUSTER is false",
-                "CLUSTER_IDENTITY_TYPE ServicePrincipal needs AZURE_CLUSTER_IDENTITY_SECRET_NAME",
+                "2 problems with the values of flavor 'aks-multi-tenancy'",
+                "AZURE_CLUSTER_IDENTITY_SECRET_NAME: is required by type ServicePrincipal",
+                "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System",
             ],
             id="all-at-once",
         ),
@@ -387,9 +440,30 @@ def test_cluster_identity_options() -> None:
 def test_invalid_combinations_fail(
     flavor: str, settings: dict[str, Any], expected: list[str]
 ) -> None:
-    message = failure(flavor, **settings)
-    for text in expected:
-        assert text in message
+    text = failure(flavor, **settings)
+    for fragment in expected:
+        assert fragment in text
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        pytest.param({"AKS_PRIVATE_DNS_ZONE": "system"}, [], id="default-zone-on-a-public-cluster"),
+        pytest.param(
+            {"AKS_PRIVATE_DNS_ZONE": "none"},
+            [("CAPZ-MC-PRIVATE-DNS", "spec.apiServerAccessProfile.privateDNSZone")],
+            id="zone-none-on-a-public-cluster",
+        ),
+    ],
+)
+def test_settings_a_public_cluster_ignores_are_at_most_warnings(
+    settings: dict[str, Any], expected: list[tuple[str, str]]
+) -> None:
+    """The legacy control plane gets the validator's rules like the ASO one: AKS ignores a private
+    DNS zone on a public cluster, so it is a warning (CAPZ-MC-PRIVATE-DNS) or, for AKS's default
+    zone, nothing; the render goes on."""
+    warnings = rule_warnings("aks-legacy", {**LEGACY_REQUIRED, **settings})
+    assert [(f.rule, format_path(f.path)) for f in warnings] == expected
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,14 @@ from typing import Any
 import pytest
 
 from generator.errors import FlavorError
-from tests.flavors.flavor_testing import AKS_REQUIRED, embedded, find, render_objects
+from tests.flavors.flavor_testing import (
+    AKS_REQUIRED,
+    embedded,
+    find,
+    problems,
+    render_objects,
+    rule_warnings,
+)
 
 # Fields CAPZ writes itself and rejects when a user sets another value (reference §2.3).
 CAPZ_OWNED_POOL_FIELDS = {"count", "orchestratorVersion"}
@@ -158,12 +165,19 @@ def test_availability_zones_are_strings() -> None:
     [
         pytest.param(
             [{"name": "apps", "mode": "User"}],
-            ["AKS needs at least one pool with mode System"],
+            [
+                "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System (1 pool "
+                "found); AKS requires at least one (CAPZ-POOL-SYSTEM)"
+            ],
             id="no-system-pool",
         ),
         pytest.param(
             [{"name": "system", "mode": "System"}, {"name": "system", "mode": "User"}],
-            ["NODE_POOLS[1] (system): duplicate name"],
+            [
+                "NODE_POOLS[1].name: MachinePool 'my-cluster-system' is already defined "
+                "(MachinePool/my-cluster-system)",
+                "(CAPZ-RES-DUPLICATE)",
+            ],
             id="duplicate-name",
         ),
         pytest.param(
@@ -172,8 +186,10 @@ def test_availability_zones_are_strings() -> None:
                 {"name": "windows", "mode": "User", "osType": "Windows"},
             ],
             [
-                "NODE_POOLS[0] (win): System pools must run Linux",
-                "NODE_POOLS[1] (windows): Windows pool names are limited to 6 characters",
+                "NODE_POOLS[0].osType: a System pool must run Linux, not Windows "
+                "(CAPZ-POOL-SYSTEM-LINUX)",
+                "NODE_POOLS[1].name: 'windows' is 7 characters; a Windows pool name has at most 6 "
+                "(CAPZ-POOL-NAME)",
             ],
             id="windows-rules",
         ),
@@ -189,15 +205,19 @@ def test_availability_zones_are_strings() -> None:
                 },
             ],
             [
-                "NODE_POOLS[0] (system): a System pool needs autoscaling.minCount of at least 1",
-                "NODE_POOLS[1] (apps): autoscaling.minCount is greater than maxCount",
-                "NODE_POOLS[2] (batch): replicas 9 (the initial node count) is outside autoscaling 1..3",
+                "NODE_POOLS[0].autoscaling.minCount: is 0; a System pool keeps at least 1 node, so "
+                "autoscaling starts at 1 (CAPZ-POOL-AUTOSCALE)",
+                "NODE_POOLS[1].autoscaling.minCount: 5 is above maxCount 3 (CAPZ-POOL-AUTOSCALE)",
             ],
             id="autoscaling-bounds",
         ),
         pytest.param(
             [{"name": "system", "mode": "System", "replicas": 0}],
-            ["NODE_POOLS[0] (system): a System pool needs at least 1 replica"],
+            [
+                "NODE_POOLS[0].replicas: is 0; it becomes the node count of "
+                "ManagedClustersAgentPool/my-cluster-system, which as a System pool allows 1 to "
+                "1000 (CAPZ-POOL-SCALESET)"
+            ],
             id="empty-system-pool",
         ),
     ],
@@ -207,6 +227,29 @@ def test_invalid_pool_combinations_fail_with_every_problem(
 ) -> None:
     with pytest.raises(FlavorError) as caught:
         render_pools(pools)
-    assert caught.value.message.startswith("invalid NODE_POOLS: ")
+    text = problems(caught.value)
     for message in messages:
-        assert message in caught.value.message
+        assert message in text
+
+
+def test_replicas_outside_the_autoscaling_range_are_a_warning() -> None:
+    """AKS scales such a pool into its range (CAPZ-POOL-AUTOSCALE-REPLICAS is a warning), so the
+    render goes on; the flavor's own Jinja check used to refuse it."""
+    pools = [
+        {"name": "system", "mode": "System"},
+        {
+            "name": "batch",
+            "mode": "User",
+            "replicas": 9,
+            "autoscaling": {"minCount": 1, "maxCount": 3},
+        },
+    ]
+    warnings = rule_warnings("aks", {**AKS_REQUIRED, "NODE_POOLS": pools})
+    assert [(f.rule, f.subject.name, f.message) for f in warnings] == [
+        (
+            "CAPZ-POOL-AUTOSCALE-REPLICAS",
+            "my-cluster-batch",
+            "is 9, outside the autoscaling range 1-3 of ManagedClustersAgentPool/my-cluster-batch; "
+            "AKS will scale it into the range",
+        )
+    ]

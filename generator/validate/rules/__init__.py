@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from generator.validate.rules import (
     autoscale,
+    clusteridentity,
     credentials,
     managedcluster,
     namespaces,
@@ -36,6 +37,7 @@ _MODULES = (
     managedcluster,
     network,
     siblings,
+    clusteridentity,
 )
 
 

@@ -1,8 +1,11 @@
-"""Autoscaling and MachinePool replicas (§4.9, C12, C13).
+"""Autoscaling and MachinePool replicas (§4.9, C12, C13, K23).
 
-With ``enableAutoScaling: true`` AKS owns the node count and CAPZ copies it back into the
-MachinePool, marking it with ``cluster.x-k8s.io/replicas-managed-by: aks``; a different value of
-that annotation blocks reconciliation (C13).
+With autoscaling on, AKS owns the node count and CAPZ copies it back into the MachinePool (ASO
+API: marking it ``cluster.x-k8s.io/replicas-managed-by: aks``; a different value of that
+annotation blocks reconciliation, C13). The bounds rules run on
+:class:`~generator.validate.views.AgentPool`, so they hold for ASO agent pools
+(enableAutoScaling, minCount, maxCount) and legacy AzureManagedMachinePools (scaling.minSize,
+scaling.maxSize) alike.
 """
 
 from __future__ import annotations
@@ -13,47 +16,50 @@ from generator.findings import Finding, Severity
 from generator.validate import kinds
 from generator.validate.model import ManifestSet
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_dict, as_int, dig
+from generator.validate.values import as_dict, dig
+from generator.validate.views import views_of
 
 
 def _check_range(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        spec = res.spec or {}
-        low, high = as_int(spec.get("minCount")), as_int(spec.get("maxCount"))
+    for pool in views_of(ms).pools:
+        low, high = pool.min_count.value, pool.max_count.value
         if low is not None and high is not None and low > high:
-            yield RANGE.at(res, ("spec", "minCount"), f"{low} is above maxCount {high}")
+            yield RANGE.at(pool.min_count, (), f"{low} is above {pool.max_count.name} {high}")
+        if low is not None and low < 1 and pool.is_system and pool.autoscaling.value is True:
+            yield RANGE.at(
+                pool.min_count,
+                (),
+                f"is {low}; a System pool keeps at least 1 node, so autoscaling starts at 1",
+            )
 
 
 def _check_replicas(ms: ManifestSet) -> Iterator[Finding]:
-    for view in ms.pools:
-        agent_pool = view.agent_pool
-        if agent_pool is None:
+    for pool in views_of(ms).pools:
+        if pool.autoscaling.value is not True:
             continue
-        spec = agent_pool.spec or {}
-        if spec.get("enableAutoScaling") is not True:
-            continue
-        low, high = as_int(spec.get("minCount")), as_int(spec.get("maxCount"))
+        low, high = pool.min_count.value, pool.max_count.value
         if low is None or high is None:
             missing = " and ".join(
-                key for key, value in (("minCount", low), ("maxCount", high)) if value is None
+                field.name for field in (pool.min_count, pool.max_count) if field.value is None
             )
             yield REPLICAS.at(
-                agent_pool,
-                ("spec",),
-                f"enableAutoScaling: true without {missing}; AKS expects both",
+                pool.autoscaling.owner,
+                pool.autoscaling.rel[:-1],
+                f"{pool.autoscaling.name} without {missing}; AKS expects both",
             )
             continue
-        replicas = as_int(dig(view.machine_pool.obj, "spec", "replicas"))
+        replicas = pool.replicas.value
         if replicas is not None and low <= high and not low <= replicas <= high:
             yield REPLICAS.at(
-                view.machine_pool,
-                ("spec", "replicas"),
-                f"is {replicas}, outside the autoscaling range {low}-{high} of {agent_pool.ref()}; "
+                pool.replicas,
+                (),
+                f"is {replicas}, outside the autoscaling range {low}-{high} of {pool.ref()}; "
                 "AKS will scale it into the range",
             )
 
 
 def _check_managed_by(ms: ManifestSet) -> Iterator[Finding]:
+    """ASO API only: the legacy controller writes its own value ("true") itself (§5.2)."""
     for view in ms.pools:
         agent_pool = view.agent_pool
         if agent_pool is None:
@@ -73,13 +79,14 @@ def _check_managed_by(ms: ManifestSet) -> Iterator[Finding]:
 
 RANGE = Rule(
     "CAPZ-POOL-AUTOSCALE",
-    "Agent pool minCount <= maxCount (§4.9)",
+    "Agent pool autoscaling minimum <= maximum, and a System pool's minimum is at least 1 "
+    "(§4.9, K23)",
     Severity.ERROR,
     _check_range,
 )
 REPLICAS = Rule(
     "CAPZ-POOL-AUTOSCALE-REPLICAS",
-    "An autoscaled pool sets minCount and maxCount, and its MachinePool replicas lie within them (§4.9, C12)",
+    "An autoscaled pool sets both bounds, and its MachinePool replicas lie within them (§4.9, C12)",
     Severity.WARNING,
     _check_replicas,
 )

@@ -106,7 +106,11 @@ def _secret_problems(secret: TopObject) -> Iterator[Finding]:
                 f"has no {key} (required by ASO)",
             )
         elif values[key][1] == "":
-            yield SECRET.at(secret, values[key][0], f"{key} is empty")
+            yield SECRET.at(
+                secret,
+                values[key][0],
+                f"{key} is empty: ASO needs all of {', '.join(REQUIRED_KEYS)}",
+            )
     if "AUTH_MODE" in values:
         path, mode = values["AUTH_MODE"]
         if mode is not None and mode not in ("", *AUTH_MODES) and not is_templated(mode):

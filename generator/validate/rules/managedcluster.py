@@ -1,7 +1,12 @@
-"""ManagedCluster constraints AKS enforces at create time (K10, K11, K13–K18, K20, K24, K25, §4.3).
+"""AKS cluster constraints AKS enforces at create time (K10, K11, K13–K18, K20, K24, K25, §4.3,
+§4.4, §4.6).
 
 These come from the legacy CAPZ webhooks, which encoded AKS behaviour, and from ASO schema
-descriptions. For the ASO API nothing checks them before Azure does.
+descriptions. Most run on :class:`~generator.validate.views.ControlPlane`, so they hold for the
+ManagedCluster of the ASO API and the AzureManagedControlPlane of the legacy API alike; for the
+ASO API nothing checks them before Azure does, and for the legacy API only its webhooks did
+(§5.5). KMS, identityProfile and the autoscaler profile are checked on the ManagedCluster only:
+the legacy CRD spells them differently and its own schema validates them.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, Severity
 from generator.validate import kinds
 from generator.validate.model import AsoResource, ManifestSet
 from generator.validate.rules.base import Rule
@@ -18,18 +23,19 @@ from generator.validate.values import (
     as_dict,
     as_list,
     dig,
-    is_templated,
     known_str,
     parse_ip_network,
     parse_ipv4,
     parse_ipv4_network,
 )
+from generator.validate.views import Api, ControlPlane, is_aks_cluster, views_of
 
 _DNS_PREFIX = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$")
 _RESERVED_WORDS = ("microsoft", "windows")
 
 
 def _clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, dict[str, Any]]]:
+    """Every ManagedCluster with a spec (for the checks of ASO-only fields)."""
     for res in ms.resources_of(kinds.MANAGED_CLUSTER):
         spec = res.spec
         if spec is not None:
@@ -37,32 +43,31 @@ def _clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, dict[str, Any]]]:
 
 
 def _check_dns_prefix(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        value = known_str(spec.get("dnsPrefix"))
+    for cp in views_of(ms).control_planes:
+        value = cp.dns_prefix.value
         if value is not None and not _DNS_PREFIX.match(value):
             yield DNS_PREFIX.at(
-                res,
-                ("spec", "dnsPrefix"),
+                cp.dns_prefix,
+                (),
                 f"{value!r} must be 2-54 letters, digits or '-', starting and ending with a letter or digit",
             )
 
 
 def _check_name(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        path: JsonPath = (
-            ("spec", "azureName") if spec.get("azureName") is not None else ("metadata", "name")
-        )
-        value = known_str(dig(res.obj, *path))
+    for cp in views_of(ms).control_planes:
+        value = cp.aks_name.value
         if value is None:
             continue
         for word in _RESERVED_WORDS:
             if word in value.lower():
-                yield NAME.at(res, path, f"AKS cluster name {value!r} must not contain {word!r}")
+                yield NAME.at(
+                    cp.aks_name, (), f"AKS cluster name {value!r} must not contain {word!r}"
+                )
 
 
 def _check_cluster_cidrs(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
-        if not group.is_aso:
+        if not is_aks_cluster(group):
             continue
         for block in ("services", "pods"):
             path = ("spec", "clusterNetwork", block, "cidrBlocks")
@@ -75,28 +80,45 @@ def _check_cluster_cidrs(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
-def _service_cidr(ms: ManifestSet, res: AsoResource, spec: dict[str, Any]) -> str | None:
-    own = known_str(dig(spec, "networkProfile", "serviceCidr"))
-    if own is not None:
-        return own
-    group = ms.cluster_of.get(res.top)
-    blocks = (
-        as_list(dig(group.cluster.obj, "spec", "clusterNetwork", "services", "cidrBlocks"))
-        if group
-        else None
-    )
+def cluster_service_cidr(cp: ControlPlane) -> str | None:
+    """The service CIDR in effect: the control plane's own (ASO serviceCidr) or the Cluster's
+    first services CIDR, which CAPZ copies there (C7)."""
+    for field in cp.service_cidrs[:1]:
+        own = known_str(field.raw)
+        if own is not None:
+            return own
+    if cp.group is None:
+        return None
+    blocks = as_list(dig(cp.group.cluster.obj, "spec", "clusterNetwork", "services", "cidrBlocks"))
     return known_str(blocks[0]) if blocks else None
 
 
+def _has_service_range(cp: ControlPlane) -> bool:
+    if any(field.is_set for field in cp.service_cidrs) or cp.group is None:
+        return True  # without the Cluster in the set, its CIDRs are unknown
+    services = dig(cp.group.cluster.obj, "spec", "clusterNetwork", "services", "cidrBlocks")
+    return services is not None
+
+
 def _check_dns_service_ip(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        address = parse_ipv4(dig(spec, "networkProfile", "dnsServiceIP"))
-        network = parse_ipv4_network(_service_cidr(ms, res, spec))
-        if address is not None and network is not None and address not in network:
+    for cp in views_of(ms).control_planes:
+        address = parse_ipv4(cp.dns_service_ip.value)
+        if address is None:
+            continue
+        if not _has_service_range(cp):
+            assert cp.group is not None
             yield DNS_SERVICE_IP.at(
-                res,
-                ("spec", "networkProfile", "dnsServiceIP"),
-                f"{address} is outside the service CIDR {network}",
+                cp.dns_service_ip,
+                (),
+                f"{address} must lie inside the service CIDR, but Cluster "
+                f"{cp.group.cluster.name!r} sets none: set spec.clusterNetwork.services.cidrBlocks "
+                "too (CAPZ copies it to the AKS cluster)",
+            )
+            continue
+        network = parse_ipv4_network(cluster_service_cidr(cp))
+        if network is not None and address not in network:
+            yield DNS_SERVICE_IP.at(
+                cp.dns_service_ip, (), f"{address} is outside the service CIDR {network}"
             )
 
 
@@ -104,15 +126,15 @@ _OUTBOUND = ("managedOutboundIPs", "outboundIPs", "outboundIPPrefixes")
 
 
 def _check_load_balancer(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        profile = as_dict(dig(spec, "networkProfile", "loadBalancerProfile"))
+    for cp in views_of(ms).control_planes:
+        profile = cp.load_balancer.value
         if profile is None:
             continue
         present = [key for key in _OUTBOUND if profile.get(key) is not None]
         if len(present) > 1:
             yield LOAD_BALANCER.at(
-                res,
-                ("spec", "networkProfile", "loadBalancerProfile", present[1]),
+                cp.load_balancer,
+                (present[1],),
                 f"only one of {', '.join(_OUTBOUND)} may be set (found {', '.join(present)})",
             )
 
@@ -124,109 +146,154 @@ _ZONE_ID = re.compile(
 )
 
 
-def _api_access_problems(spec: dict[str, Any]) -> Iterator[tuple[JsonPath, str]]:
-    profile = as_dict(spec.get("apiServerAccessProfile")) or {}
-    base: JsonPath = ("spec", "apiServerAccessProfile")
-    for index, item in enumerate(as_list(profile.get("authorizedIPRanges")) or ()):
-        text = known_str(item)
-        if text is not None and parse_ip_network(text) is None:
-            yield (*base, "authorizedIPRanges", index), f"{text!r} is not a CIDR"
-    zone = known_str(profile.get("privateDNSZone"))
-    if zone is None or zone.lower() in ("system", "none"):
-        return
-    if profile.get("enablePrivateCluster") is not True:
-        yield (
-            (*base, "privateDNSZone"),
-            "a custom private DNS zone requires enablePrivateCluster: true",
-        )
-    match = _ZONE_ID.match(zone)
-    location = known_str(spec.get("location"))
-    pattern = _ZONE_NAME.replace(
-        "LOCATION", re.escape(location.lower()) if location else "[a-z0-9]+"
-    )
-    if match is None or not re.fullmatch(pattern, match.group("zone"), re.IGNORECASE):
-        yield (
-            (*base, "privateDNSZone"),
-            f"{zone!r} must be system, none or the ID of a private DNS zone named "
-            "[<subzone>.]private|privatelink.<location>.azmk8s.io",
-        )
+def _custom_zone(cp: ControlPlane) -> str | None:
+    """The private DNS zone when it is a custom one (not AKS's ``system`` or ``none``)."""
+    zone = cp.private_dns_zone.value
+    return None if zone is None or zone.lower() in ("system", "none") else zone
 
 
 def _check_api_access(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        for path, message in _api_access_problems(spec):
-            yield API_ACCESS.at(res, path, message)
+    for cp in views_of(ms).control_planes:
+        for index, item in enumerate(cp.authorized_ip_ranges.value or ()):
+            text = known_str(item)
+            if text is not None and parse_ip_network(text) is None:
+                yield API_ACCESS.at(cp.authorized_ip_ranges, (index,), f"{text!r} is not a CIDR")
+        zone = _custom_zone(cp)
+        if zone is None:
+            continue
+        if cp.private_cluster.raw is not True and not cp.private_cluster.unknown:
+            yield API_ACCESS.at(
+                cp.private_dns_zone,
+                (),
+                "a custom private DNS zone requires enablePrivateCluster: true",
+            )
+        match = _ZONE_ID.match(zone)
+        location = cp.location.value
+        pattern = _ZONE_NAME.replace(
+            "LOCATION", re.escape(location.lower()) if location else "[a-z0-9]+"
+        )
+        if match is None or not re.fullmatch(pattern, match.group("zone"), re.IGNORECASE):
+            yield API_ACCESS.at(
+                cp.private_dns_zone,
+                (),
+                f"{zone!r} must be system, none or the ID of a private DNS zone named "
+                f"[<subzone>.]private|privatelink.{location.lower() if location else '<location>'}"
+                ".azmk8s.io",
+            )
 
 
-def _private_cluster_problems(profile: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """Settings AKS ignores on a public cluster (§4.3). A custom zone is CAPZ-MC-APISERVER's (K15);
-    ``system`` is AKS's default, so writing it changes nothing (migrated legacy specs carry it)."""
-    private = profile.get("enablePrivateCluster")
-    if private is True or is_templated(private):
-        return
-    zone = known_str(profile.get("privateDNSZone"))
-    if zone is not None and zone.lower() == "none":
-        yield (
-            "privateDNSZone",
-            f"{zone!r} is ignored without enablePrivateCluster: true (a private DNS zone is only "
-            "used by a private cluster)",
-        )
-    if profile.get("enablePrivateClusterPublicFQDN") is True:
-        yield (
-            "enablePrivateClusterPublicFQDN",
-            "is ignored without enablePrivateCluster: true (the public FQDN is an addition to a "
-            "private cluster)",
-        )
+def _check_zone_identity(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        if _custom_zone(cp) is None or cp.identity_type.unknown:
+            continue
+        identity = cp.identity_type.value
+        if identity != "UserAssigned":
+            yield ZONE_IDENTITY.at(
+                cp.private_dns_zone,
+                (),
+                "a custom private DNS zone needs a user-assigned control-plane identity "
+                "(identity type UserAssigned, with Private DNS Zone Contributor on the zone); the "
+                f"identity is {identity or 'SystemAssigned (the default)'}",
+            )
 
 
 def _check_private_cluster(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        profile = as_dict(spec.get("apiServerAccessProfile"))
-        for key, message in _private_cluster_problems(profile or {}):
-            yield PRIVATE_DNS.at(res, ("spec", "apiServerAccessProfile", key), message)
-
-
-def _network_plugin_problems(profile: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    plugin, mode = profile.get("networkPlugin"), profile.get("networkPluginMode")
-    policy, dataplane = profile.get("networkPolicy"), profile.get("networkDataplane")
-    if mode == "overlay" and plugin == "kubenet":
-        yield "networkPluginMode", "overlay cannot be combined with networkPlugin: kubenet"
-    if dataplane == "cilium" and (mode != "overlay" or policy != "cilium"):
-        yield (
-            "networkDataplane",
-            "cilium requires networkPluginMode: overlay and networkPolicy: cilium",
-        )
-    if policy == "cilium" and dataplane is not None and dataplane != "cilium":
-        yield "networkPolicy", f"cilium requires networkDataplane: cilium, not {dataplane}"
+    """Settings AKS ignores on a public cluster (§4.3). A custom zone is CAPZ-MC-APISERVER's (K15);
+    ``system`` is AKS's default, so writing it changes nothing (migrated legacy specs carry it)."""
+    for cp in views_of(ms).control_planes:
+        if cp.private_cluster.raw is True or cp.private_cluster.unknown:
+            continue
+        zone = cp.private_dns_zone.value
+        if zone is not None and zone.lower() == "none":
+            yield PRIVATE_DNS.at(
+                cp.private_dns_zone,
+                (),
+                f"{zone!r} is ignored without enablePrivateCluster: true (a private DNS zone is only "
+                "used by a private cluster)",
+            )
+        if cp.private_fqdn.raw is True:
+            yield PRIVATE_DNS.at(
+                cp.private_fqdn,
+                (),
+                "is ignored without enablePrivateCluster: true (the public FQDN is an addition to a "
+                "private cluster)",
+            )
 
 
 def _check_network_plugin(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        profile = as_dict(spec.get("networkProfile"))
-        for key, message in _network_plugin_problems(profile or {}):
-            yield NETWORK_PLUGIN.at(res, ("spec", "networkProfile", key), message)
+    for cp in views_of(ms).control_planes:
+        plugin, mode = cp.network_plugin.value, cp.network_plugin_mode.value
+        policy, dataplane = cp.network_policy.value, cp.network_dataplane.value
+        if mode == "overlay" and plugin not in (None, "azure"):
+            yield NETWORK_PLUGIN.at(
+                cp.network_plugin_mode, (), f"overlay requires networkPlugin: azure, not {plugin}"
+            )
+        if dataplane == "cilium" and (mode != "overlay" or policy != "cilium"):
+            yield NETWORK_PLUGIN.at(
+                cp.network_dataplane,
+                (),
+                "cilium requires networkPluginMode: overlay and networkPolicy: cilium",
+            )
+        if policy == "cilium" and dataplane is not None and dataplane != "cilium":
+            yield NETWORK_PLUGIN.at(
+                cp.network_policy, (), f"cilium requires networkDataplane: cilium, not {dataplane}"
+            )
+        if policy == "azure" and plugin not in (None, "azure"):
+            yield NETWORK_PLUGIN.at(
+                cp.network_policy,
+                (),
+                f"azure (Azure Network Policy Manager) requires networkPlugin: azure, not {plugin}",
+            )
 
 
 def _check_workload_identity(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        enabled = dig(spec, "securityProfile", "workloadIdentity", "enabled") is True
-        if enabled and dig(spec, "oidcIssuerProfile", "enabled") is not True:
+    for cp in views_of(ms).control_planes:
+        if cp.workload_identity.raw is True and cp.oidc_issuer.raw is not True:
             yield WORKLOAD_IDENTITY.at(
-                res,
-                ("spec", "securityProfile", "workloadIdentity", "enabled"),
+                cp.workload_identity,
+                (),
                 "workload identity requires oidcIssuerProfile.enabled: true",
             )
 
 
+def _check_federation(ms: ManifestSet) -> Iterator[Finding]:
+    views = views_of(ms)
+    for group in ms.clusters:
+        cp = views.control_plane_of(group)
+        if cp is None or cp.api is not Api.ASO:
+            continue
+        for res in group.resources():
+            config = as_dict(dig(res.spec, "issuerFromConfig"))
+            if res.group_kind != kinds.FEDERATED_IDENTITY_CREDENTIAL or config is None:
+                continue
+            if cp.workload_identity.unknown or cp.workload_identity.raw is not True:
+                if not cp.workload_identity.unknown:
+                    yield FEDERATION.at(
+                        res,
+                        ("spec", "issuerFromConfig"),
+                        f"trusts the OIDC issuer of {cp.ref()}, which does not enable workload "
+                        "identity (securityProfile.workloadIdentity.enabled: true), so no pod can "
+                        "use the identity",
+                    )
+                continue
+            name = config.get("name")
+            written = dig(cp.owner.obj, "spec", "operatorSpec", "configMaps", "oidcIssuerProfile")
+            target = known_str(dig(written, "name"))
+            if known_str(name) is not None and name != target:
+                yield FEDERATION.at(
+                    res,
+                    ("spec", "issuerFromConfig", "name"),
+                    f"{name!r} is not the ConfigMap {cp.ref()} writes its OIDC issuer URL to "
+                    f"({repr(target) if target else 'none: set operatorSpec.configMaps.oidcIssuerProfile'})",
+                )
+
+
 def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        if (
-            spec.get("disableLocalAccounts") is True
-            and dig(spec, "aadProfile", "managed") is not True
-        ):
+    for cp in views_of(ms).control_planes:
+        if cp.disable_local_accounts.raw is True and cp.aad_managed.raw is not True:
             yield LOCAL_ACCOUNTS.at(
-                res,
-                ("spec", "disableLocalAccounts"),
+                cp.disable_local_accounts,
+                (),
                 "requires AKS-managed Entra ID (aadProfile.managed: true)",
             )
 
@@ -329,25 +396,28 @@ def _check_autoscaler_profile(ms: ManifestSet) -> Iterator[Finding]:
 
 DNS_PREFIX = Rule(
     "CAPZ-MC-DNSPREFIX",
-    "ManagedCluster dnsPrefix is 2-54 letters, digits or '-', alphanumeric at both ends (K10)",
+    "The AKS DNS prefix (ManagedCluster or AzureManagedControlPlane dnsPrefix) is 2-54 letters, "
+    "digits or '-', alphanumeric at both ends (K10)",
     Severity.ERROR,
     _check_dns_prefix,
 )
 NAME = Rule(
     "CAPZ-MC-NAME",
-    "The AKS cluster name (azureName, else metadata.name) does not contain 'microsoft' or 'windows' (K11)",
+    "The AKS cluster name (azureName, else metadata.name; legacy: the control plane's name) does not "
+    "contain 'microsoft' or 'windows' (K11)",
     Severity.ERROR,
     _check_name,
 )
 CLUSTER_CIDRS = Rule(
     "CAPZ-CLUSTER-CIDRS",
-    "An ASO Cluster's clusterNetwork has at most one services and one pods CIDR (K13)",
+    "An AKS Cluster's clusterNetwork has at most one services and one pods CIDR (K13)",
     Severity.ERROR,
     _check_cluster_cidrs,
 )
 DNS_SERVICE_IP = Rule(
     "CAPZ-MC-DNSSERVICEIP",
-    "networkProfile.dnsServiceIP lies inside the service CIDR (own serviceCidr or the Cluster's) (K13)",
+    "dnsServiceIP lies inside the service CIDR (own serviceCidr or the Cluster's), which must be "
+    "set when the Cluster is in the set (K13)",
     Severity.ERROR,
     _check_dns_service_ip,
 )
@@ -373,16 +443,31 @@ PRIVATE_DNS = Rule(
 )
 NETWORK_PLUGIN = Rule(
     "CAPZ-MC-NETWORK-PLUGIN",
-    "overlay not with kubenet; cilium dataplane needs overlay and cilium policy; cilium policy needs "
-    "cilium dataplane (K16)",
+    "overlay and network policy azure need network plugin azure; cilium dataplane needs overlay "
+    "and cilium policy; cilium policy needs cilium dataplane (K16, §4.4)",
     Severity.ERROR,
     _check_network_plugin,
+)
+ZONE_IDENTITY = Rule(
+    "CAPZ-MC-PRIVATE-DNS-IDENTITY",
+    "A custom private DNS zone needs a user-assigned control-plane identity (identity type "
+    "UserAssigned) (K15, §4.3, §4.7)",
+    Severity.ERROR,
+    _check_zone_identity,
 )
 WORKLOAD_IDENTITY = Rule(
     "CAPZ-MC-WORKLOAD-IDENTITY",
     "securityProfile.workloadIdentity requires oidcIssuerProfile.enabled: true (K17)",
     Severity.ERROR,
     _check_workload_identity,
+)
+FEDERATION = Rule(
+    "CAPZ-MC-FEDERATION",
+    "A FederatedIdentityCredential among a Cluster's resources trusts the issuer of a ManagedCluster "
+    "with workload identity enabled, read from the ConfigMap that ManagedCluster writes it to "
+    "(K17, §4.6)",
+    Severity.ERROR,
+    _check_federation,
 )
 LOCAL_ACCOUNTS = Rule(
     "CAPZ-MC-LOCAL-ACCOUNTS",
@@ -421,6 +506,8 @@ RULES = (
     NETWORK_PLUGIN,
     WORKLOAD_IDENTITY,
     LOCAL_ACCOUNTS,
+    ZONE_IDENTITY,
+    FEDERATION,
     KMS,
     IDENTITY_PROFILE,
     AUTOSCALER_PROFILE,

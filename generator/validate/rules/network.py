@@ -5,8 +5,10 @@ AKS checks these only when it creates the cluster or a pool, long after the mani
 a service or pod CIDR inside the node network, a subnet outside its VNet or a pool naming a subnet
 that never appears all end as a failed or forever-waiting ASO resource.
 
-Only ranges written in the manifests are compared; the defaults AKS applies to an unset service or
-pod CIDR are not assumed.
+The cluster-level rules run on :class:`~generator.validate.views.ControlPlane` and
+:class:`~generator.validate.views.AgentPool`, so they hold for both CAPZ APIs. A service or pod CIDR
+that no object sets is AKS's default (10.0.0.0/16, 10.244.0.0/16) and is compared as such with the
+node network the manifests create: AKS rejects it there just the same.
 """
 
 from __future__ import annotations
@@ -28,8 +30,15 @@ from generator.validate.values import (
     known_str,
     parse_ip_network,
 )
+from generator.validate.views import ControlPlane, is_aks_cluster, views_of
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+# What AKS uses when neither the Cluster nor the AKS cluster sets a range (AKS API defaults).
+_AKS_DEFAULTS = {
+    "services": ipaddress.IPv4Network("10.0.0.0/16"),
+    "pods": ipaddress.IPv4Network("10.244.0.0/16"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +49,14 @@ class _Range:
     network: Network
     where: TopObject | AsoResource
     rel: JsonPath
+    default: bool = False  # AKS's default: written nowhere, ``rel`` is where it would be
 
     def describe(self) -> str:
+        if self.default:
+            return (
+                f"AKS's default {self.label} {self.network} ({self.where.ref()} sets none at "
+                f"{format_path(self.rel)})"
+            )
         return f"{self.label} {self.network} ({self.where.ref()} {format_path(self.rel)})"
 
 
@@ -80,32 +95,28 @@ def _unique(ranges: list[_Range]) -> list[_Range]:
     return unique
 
 
-def _network_profile(group: ClusterGroup) -> dict[str, Any]:
-    mc = group.managed_cluster
-    return (as_dict(dig(mc.spec, "networkProfile")) if mc is not None else None) or {}
-
-
-def _cluster_cidrs(group: ClusterGroup, block: str, single: str, plural: str) -> list[_Range]:
+def _cluster_cidrs(group: ClusterGroup, cp: ControlPlane | None, block: str) -> list[_Range]:
+    """The Cluster's ``block`` CIDRs and the copies the AKS cluster writes itself; AKS's default
+    when nothing is written at all (and nothing unknown is)."""
     label = "pod CIDR" if block == "pods" else "service CIDR"
     path = ("spec", "clusterNetwork", block, "cidrBlocks")
-    ranges = _ranges_at(label, group.cluster, path, as_list(dig(group.cluster.obj, *path)) or [])
-    mc = group.managed_cluster
-    if mc is not None:
-        profile = _network_profile(group)
-        for key in (single, plural):
-            if profile.get(key) is not None:
-                ranges += _ranges_at(label, mc, ("spec", "networkProfile", key), profile[key])
+    written = dig(group.cluster.obj, *path)
+    ranges = _ranges_at(label, group.cluster, path, as_list(written) or [])
+    own = () if cp is None else (cp.pod_cidrs if block == "pods" else cp.service_cidrs)
+    for field in own:
+        if field.is_set:
+            ranges += _ranges_at(label, field.owner, field.rel, field.raw)
+    if cp is not None and written is None and not any(field.is_set for field in own):
+        ranges.append(_Range(label, _AKS_DEFAULTS[block], group.cluster, path[:-1], default=True))
     return _unique(ranges)
 
 
-def _pods_use_pod_cidr(group: ClusterGroup) -> bool:
+def pods_use_pod_cidr(cp: ControlPlane | None) -> bool:
     """kubenet and Azure CNI overlay give pods addresses from the pod CIDR; plain Azure CNI gives
     them node subnet addresses, so its pod CIDR is not used (§4.4). Unknown plugin: not judged."""
-    profile = _network_profile(group)
-    plugin, mode = profile.get("networkPlugin"), profile.get("networkPluginMode")
-    if group.managed_cluster is None or is_templated(plugin) or is_templated(mode):
+    if cp is None or cp.network_plugin.unknown or cp.network_plugin_mode.unknown:
         return False
-    return plugin == "kubenet" or mode == "overlay"
+    return cp.network_plugin.value == "kubenet" or cp.network_plugin_mode.value == "overlay"
 
 
 def _subnet_prefixes(res: AsoResource) -> list[_Range]:
@@ -126,9 +137,10 @@ def _vnet_prefixes(res: AsoResource) -> list[_Range]:
     return _ranges_at("address prefix", res, path, as_list(dig(res.obj, *path)) or [])
 
 
-def _node_network(group: ClusterGroup) -> list[_Range]:
+def _node_network(group: ClusterGroup, cp: ControlPlane | None) -> list[_Range]:
     """Prefixes of the VNets and subnets embedded in the cluster's objects (the AzureASOManagedCluster
-    normally); a subnet inside a VNet prefix found here adds nothing."""
+    normally) or written on a legacy control plane; a subnet inside a VNet prefix found here adds
+    nothing."""
     vnets: list[_Range] = []
     subnets: list[_Range] = []
     for res in group.resources():
@@ -136,34 +148,36 @@ def _node_network(group: ClusterGroup) -> list[_Range]:
             vnets += _vnet_prefixes(res)
         elif res.group_kind == kinds.SUBNET:
             subnets += _subnet_prefixes(res)
+    for field in cp.node_prefixes if cp is not None else ():
+        vnets += _ranges_at("address prefix", field.owner, field.rel, field.raw)
     outside = [s for s in subnets if not any(_within(s.network, v.network) for v in vnets)]
     return [*vnets, *outside]
 
 
-def _overlaps_in(group: ClusterGroup) -> Iterator[tuple[_Range, _Range, str]]:
+def _overlaps_in(
+    group: ClusterGroup, cp: ControlPlane | None
+) -> Iterator[tuple[_Range, _Range, str]]:
     """(reported range, other range, why) for each overlap in one cluster."""
-    pods = _cluster_cidrs(group, "pods", "podCidr", "podCidrs")
-    services = _cluster_cidrs(group, "services", "serviceCidr", "serviceCidrs")
-    node_network = _node_network(group)
-    pods_used = _pods_use_pod_cidr(group)
-    if pods_used:
-        for pod in pods:
-            for service in services:
-                if _overlap(pod.network, service.network):
-                    yield pod, service, "pod and service addresses must be distinct"
+    node_network = _node_network(group, cp)
+    pods_used = pods_use_pod_cidr(cp)
+    services = _cluster_cidrs(group, cp, "services")
+    pods = _cluster_cidrs(group, cp, "pods") if pods_used else []
+    for pod in pods:
+        for service in services:
+            if _overlap(pod.network, service.network) and not (pod.default and service.default):
+                yield pod, service, "pod and service addresses must be distinct"
     for service in services:
         for prefix in node_network:
             if _overlap(service.network, prefix.network):
                 yield service, prefix, "the service CIDR must lie outside the cluster's VNet"
-    if pods_used:
-        for pod in pods:
-            for prefix in node_network:
-                if _overlap(pod.network, prefix.network):
-                    yield (
-                        pod,
-                        prefix,
-                        "with kubenet or overlay the pod CIDR must lie outside the cluster's VNet",
-                    )
+    for pod in pods:
+        for prefix in node_network:
+            if _overlap(pod.network, prefix.network):
+                yield (
+                    pod,
+                    prefix,
+                    "with kubenet or overlay the pod CIDR must lie outside the cluster's VNet",
+                )
 
 
 def _subnet_vnet(ms: ManifestSet, res: AsoResource) -> tuple[object | None, AsoResource | None]:
@@ -212,14 +226,41 @@ def _subnet_problems(ms: ManifestSet) -> Iterator[Finding]:
 
 
 def _check_cidr_overlap(ms: ManifestSet) -> Iterator[Finding]:
+    views = views_of(ms)
     for group in ms.clusters:
-        if not group.is_aso:
+        if not is_aks_cluster(group):
             continue
-        for item, other, why in _overlaps_in(group):
+        for item, other, why in _overlaps_in(group, views.control_plane_of(group)):
             yield CIDR_OVERLAP.at(
                 item.where, item.rel, f"{item.describe()} overlaps {other.describe()}: {why}"
             )
     yield from _subnet_problems(ms)
+
+
+def _check_pod_cidr(ms: ManifestSet) -> Iterator[Finding]:
+    views = views_of(ms)
+    for group in ms.clusters:
+        cp = views.control_plane_of(group)
+        if cp is None or cp.network_plugin.unknown or cp.network_plugin_mode.unknown:
+            continue
+        if (cp.network_plugin.value or "azure") != "azure" or cp.network_plugin_mode.is_set:
+            continue
+        path = ("spec", "clusterNetwork", "pods", "cidrBlocks")
+        ranges = _ranges_at(
+            "pod CIDR", group.cluster, path, as_list(dig(group.cluster.obj, *path)) or []
+        )
+        for field in cp.pod_cidrs:
+            if field.is_set:
+                ranges += _ranges_at("pod CIDR", field.owner, field.rel, field.raw)
+        for item in _unique(ranges):
+            yield POD_CIDR.at(
+                item.where,
+                item.rel,
+                f"{item.network} is not used: Azure CNI without overlay gives pods addresses from "
+                f"the node subnet ({cp.ref()} has networkPlugin azure and no networkPluginMode)",
+                hint="set networkPluginMode: overlay (or networkPlugin: kubenet), or leave the pod "
+                "CIDR out",
+            )
 
 
 _SUBNET_REFERENCES = ("vnetSubnetReference", "podSubnetReference")
@@ -231,7 +272,18 @@ def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
         spec = res.spec or {}
         for field in _SUBNET_REFERENCES:
             ref = as_dict(spec.get(field))
-            if ref is None or ref.get("armId") is not None or ref.get("name") is None:
+            if ref is None:
+                continue
+            if ref.get("armId") is not None and ref.get("name") is not None:
+                yield SUBNET_REF.at(
+                    res,
+                    ("spec", field, "armId"),
+                    f"{ref['armId']} is set together with name {ref['name']!r}: a reference names "
+                    "an existing subnet by armId or a VirtualNetworksSubnet of the set by "
+                    "group/kind/name, not both",
+                )
+                continue
+            if ref.get("armId") is not None or ref.get("name") is None:
                 continue  # an existing subnet by ID; an empty reference is the schema's
             wrong = False
             for key, expected in _SUBNET_KIND.items():
@@ -265,60 +317,96 @@ def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
-_BYO_SUBNET = {"userAssignedNATGateway": "NAT gateway", "userDefinedRouting": "route table"}
+# Outbound types that route egress through the node subnet's own gateway: (what, subnet field).
+_BYO_SUBNET = {
+    "userAssignedNATGateway": ("NAT gateway", "natGateway"),
+    "userDefinedRouting": ("route table", "routeTable"),
+}
 _NAT_GATEWAY = ("managedNATGateway", "userAssignedNATGateway")
 
 
-def _check_outbound(ms: ManifestSet) -> Iterator[Finding]:
-    for group in ms.clusters:
-        mc = group.managed_cluster
-        if not group.is_aso or mc is None:
+def _check_pool_subnets(
+    ms: ManifestSet, group: ClusterGroup, cp: ControlPlane
+) -> Iterator[Finding]:
+    outbound = cp.outbound_type.value
+    if outbound not in _BYO_SUBNET:
+        return
+    what, subnet_field = _BYO_SUBNET[outbound]
+    for pool in views_of(ms).pools_of(group):
+        if pool.subnet.unknown:
             continue
-        outbound = known_str(dig(mc.spec, "networkProfile", "outboundType"))
-        if outbound not in _BYO_SUBNET:
-            continue
-        for pool in group.pools:
-            agent_pool = pool.agent_pool
-            if agent_pool is None or (agent_pool.spec or {}).get("vnetSubnetReference") is not None:
-                continue
+        ref = pool.subnet.value
+        if ref is None:
             yield OUTBOUND.at(
-                agent_pool,
-                ("spec", "vnetSubnetReference"),
-                f"is required: outboundType {outbound} of {mc.ref()} needs every pool on your own "
-                f"subnet (one with its {_BYO_SUBNET[outbound]})",
+                pool.subnet,
+                (),
+                f"is required: outboundType {outbound} of {cp.ref()} needs every pool on your own "
+                f"subnet (one with its {what})",
             )
-    for res in ms.resources_of(kinds.MANAGED_CLUSTER):
-        profile = as_dict(dig(res.spec, "networkProfile")) or {}
-        outbound = known_str(profile.get("outboundType"))
-        if outbound in _NAT_GATEWAY and profile.get("loadBalancerProfile") is not None:
+            continue
+        name = known_str(ref.get("name"))
+        if name is None or ref.get("armId") is not None:
+            continue  # an existing subnet brings its own gateway
+        subnet = ms.find_resource(kinds.SUBNET, name, pool.owner.namespace)
+        if subnet is not None and dig(subnet.spec, subnet_field) is None:
             yield OUTBOUND.at(
-                res,
-                ("spec", "networkProfile", "loadBalancerProfile"),
+                pool.subnet,
+                (),
+                f"names {subnet.ref()}, which has no {subnet_field}: outboundType {outbound} of "
+                f"{cp.ref()} sends the pool's egress through its subnet's {what}",
+                hint=f"give the subnet a {subnet_field} reference, or use an existing subnet "
+                "(armId) that has one",
+            )
+
+
+def _check_outbound(ms: ManifestSet) -> Iterator[Finding]:
+    views = views_of(ms)
+    for group in ms.clusters:
+        cp = views.control_plane_of(group)
+        if cp is not None and is_aks_cluster(group):
+            yield from _check_pool_subnets(ms, group, cp)
+    for cp in views.control_planes:
+        outbound = cp.outbound_type.value
+        if outbound is not None and outbound != "loadBalancer" and cp.load_balancer.is_set:
+            yield OUTBOUND.at(
+                cp.load_balancer,
+                (),
                 f"must not be set with outboundType {outbound}: it configures outbound traffic "
-                "through the load balancer (use natGatewayProfile)",
+                "through the load balancer"
+                + (" (use natGatewayProfile)" if outbound in _NAT_GATEWAY else ""),
             )
 
 
 CIDR_OVERLAP = Rule(
     "CAPZ-NET-CIDR-OVERLAP",
-    "Per cluster, pod CIDRs (kubenet/overlay), service CIDRs and the cluster's VNet/subnet prefixes "
-    "do not overlap; subnets lie inside their VNet and do not overlap each other (K13, §4.4, §4.8)",
+    "Per cluster, pod CIDRs (kubenet/overlay), service CIDRs (AKS's defaults when unset) and the "
+    "cluster's VNet/subnet prefixes do not overlap; subnets lie inside their VNet and do not "
+    "overlap each other (K13, §4.4, §4.8)",
     Severity.ERROR,
     _check_cidr_overlap,
 )
+POD_CIDR = Rule(
+    "CAPZ-NET-POD-CIDR",
+    "A pods CIDR is only set for kubenet or Azure CNI overlay: plain Azure CNI gives pods node "
+    "subnet addresses (§4.4)",
+    Severity.ERROR,
+    _check_pod_cidr,
+)
 SUBNET_REF = Rule(
     "CAPZ-POOL-SUBNET-REF",
-    "Agent pool vnetSubnetReference/podSubnetReference by name is network.azure.com "
-    "VirtualNetworksSubnet and names one in the set (armId skipped; fragments skipped) (R13, §4.8)",
+    "Agent pool vnetSubnetReference/podSubnetReference uses armId or a name, not both; by name it is "
+    "network.azure.com VirtualNetworksSubnet and names one in the set (fragments skipped) "
+    "(R13, §4.8)",
     Severity.ERROR,
     _check_subnet_reference,
 )
 OUTBOUND = Rule(
     "CAPZ-MC-OUTBOUND",
-    "outboundType userAssignedNATGateway/userDefinedRouting needs vnetSubnetReference on every pool; "
-    "NAT gateway outbound types take no loadBalancerProfile (§4.5)",
+    "outboundType userAssignedNATGateway/userDefinedRouting needs every pool on its own subnet, "
+    "one with a NAT gateway / route table when it is in the set; a loadBalancerProfile only with "
+    "outboundType loadBalancer (§4.5)",
     Severity.ERROR,
     _check_outbound,
 )
 
-RULES = (CIDR_OVERLAP, SUBNET_REF, OUTBOUND)
+RULES = (CIDR_OVERLAP, POD_CIDR, SUBNET_REF, OUTBOUND)

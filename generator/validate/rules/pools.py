@@ -1,7 +1,10 @@
-"""Agent pool constraints AKS enforces at create time (K1–K8, K23, C14, §4.11).
+"""Agent pool constraints AKS enforces at create time (K1–K8, K23, C14, §4.10, §4.11).
 
-For the ASO API CAPZ checks none of these; AKS rejects the pool (or the whole cluster) only after
-the manifests are applied, so catching them here saves a slow round trip to Azure.
+Each rule runs on :class:`~generator.validate.views.AgentPool`, so it holds for a
+ManagedClustersAgentPool (ASO API) and an AzureManagedMachinePool (legacy API) alike. For the
+ASO API CAPZ checks none of these, and for the legacy API only its webhooks did (§5.5); AKS
+rejects the pool (or the whole cluster) only after the manifests are applied, so catching them
+here saves a slow round trip to Azure.
 """
 
 from __future__ import annotations
@@ -11,134 +14,145 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.findings import Finding, Severity
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ManifestSet
+from generator.validate.model import ManifestSet
 from generator.validate.rules.base import Rule
-from generator.validate.values import (
-    as_dict,
-    as_int,
-    as_list,
-    as_number,
-    as_str,
-    dig,
-    is_templated,
-    known_str,
-)
+from generator.validate.values import as_int, as_list, dig, known_str
+from generator.validate.views import AgentPool, Field, inside, is_aks_cluster, views_of
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]*$")
 
 
-def _spec(res: AsoResource) -> dict[str, Any]:
-    return res.spec or {}
-
-
-def _is_windows(spec: dict[str, Any]) -> bool:
-    return spec.get("osType") == "Windows"
-
-
 def _check_system_pool(ms: ManifestSet) -> Iterator[Finding]:
+    views = views_of(ms)
     for group in ms.clusters:
-        if not group.is_aso or group.control_plane is None:
+        if not is_aks_cluster(group) or group.control_plane is None:
             continue
-        modes = [
-            as_str((pool.agent_pool.spec or {}).get("mode"))
-            for pool in group.pools
-            if pool.agent_pool
-        ]
-        if any(mode == "System" or is_templated(mode) for mode in modes):
+        pools = views.pools_of(group)
+        if any(pool.is_system or pool.mode.unknown for pool in pools):
             continue
         yield SYSTEM_POOL.at(
             group.cluster,
             (),
             f"Cluster {group.cluster.name!r} has no agent pool with mode: System "
-            f"({len(modes)} pool{'s' if len(modes) != 1 else ''} found); AKS requires at least one",
+            f"({len(pools)} pool{'s' if len(pools) != 1 else ''} found); AKS requires at least one",
         )
 
 
 def _check_system_linux(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        spec = _spec(res)
-        if spec.get("mode") == "System" and _is_windows(spec):
-            yield SYSTEM_LINUX.at(
-                res, ("spec", "osType"), "a System pool must run Linux, not Windows"
-            )
+    for pool in views_of(ms).pools:
+        if pool.is_system and pool.is_windows:
+            yield SYSTEM_LINUX.at(pool.os_type, (), "a System pool must run Linux, not Windows")
 
 
 def _check_spot_system(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        spec = _spec(res)
-        if spec.get("scaleSetPriority") == "Spot" and spec.get("mode") == "System":
+    for pool in views_of(ms).pools:
+        if pool.priority.value == "Spot" and pool.is_system:
             yield SPOT_SYSTEM.at(
-                res,
-                ("spec", "scaleSetPriority"),
+                pool.priority,
+                (),
                 "Spot is not allowed for a System pool: AKS runs System pools on regular VMs",
                 hint="use mode: User for the spot pool and keep a regular System pool",
             )
 
 
 def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        spec = res.spec
-        if spec is None:
-            continue
-        value = spec.get("azureName")
-        if value is None:
+    for pool in views_of(ms).pools:
+        field = pool.name
+        if not field.is_set:
             yield POOL_NAME.at(
-                res,
-                ("spec", "azureName"),
+                field,
+                (),
                 "is required: CAPZ names the AKS pool from the raw azureName (ASO's default is not applied)",
                 hint="set a short name such as pool0",
             )
             continue
-        name = known_str(value)
+        name = field.value
         if name is None:
             continue
-        limit = 6 if _is_windows(spec) else 12
-        os_name = "Windows" if _is_windows(spec) else "Linux"
+        limit = 6 if pool.is_windows else 12
+        os_name = "Windows" if pool.is_windows else "Linux"
         if not name:
-            yield POOL_NAME.at(res, ("spec", "azureName"), "must not be empty")
+            yield POOL_NAME.at(field, (), "must not be empty")
         elif len(name) > limit:
             yield POOL_NAME.at(
-                res,
-                ("spec", "azureName"),
+                field,
+                (),
                 f"{name!r} is {len(name)} characters; a {os_name} pool name has at most {limit}",
             )
         if name and not _POOL_NAME.match(name):
             yield POOL_NAME.at(
-                res,
-                ("spec", "azureName"),
+                field,
+                (),
                 f"{name!r} must start with a lower-case letter and contain only lower-case letters and digits",
             )
 
 
+def _check_unique_names(ms: ManifestSet) -> Iterator[Finding]:
+    views = views_of(ms)
+    for group in ms.clusters:
+        first: dict[str, AgentPool] = {}
+        for pool in views.pools_of(group):
+            name = pool.name.value
+            if name is None or first.get(name) is pool:
+                continue  # MachinePools named alike resolve to one pool (CAPZ-RES-DUPLICATE's)
+            if name in first:
+                yield POOL_NAME_UNIQUE.at(
+                    pool.name,
+                    (),
+                    f"{name!r} is also the name of {first[name].ref()} in Cluster "
+                    f"{group.cluster.name!r}; AKS names a cluster's agent pools uniquely",
+                )
+            else:
+                first[name] = pool
+
+
+_WINDOWS_SKUS = ("Windows2019", "Windows2022")
+
+
+def _check_os_sku(ms: ManifestSet) -> Iterator[Finding]:
+    for pool in views_of(ms).pools:
+        sku = pool.os_sku.value
+        if sku is None or pool.os_type.unknown:
+            continue
+        windows_sku = sku.startswith("Windows")
+        if windows_sku and not pool.is_windows:
+            yield OS_SKU.at(
+                pool.os_sku,
+                (),
+                f"{sku} is a Windows image but the pool's osType is "
+                f"{pool.os_type.value or 'Linux (the default)'}; set osType: Windows",
+            )
+        elif not windows_sku and pool.is_windows:
+            yield OS_SKU.at(
+                pool.os_sku,
+                (),
+                f"{sku} is a Linux image but the pool's osType is Windows; use one of "
+                f"{', '.join(_WINDOWS_SKUS)}",
+            )
+
+
 def _check_max_pods(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        value = as_int(_spec(res).get("maxPods"))
+    for pool in views_of(ms).pools:
+        value = pool.max_pods.value
         if value is not None and not 10 <= value <= 250:
-            yield MAX_PODS.at(res, ("spec", "maxPods"), f"is {value}; AKS allows 10 to 250")
+            yield MAX_PODS.at(pool.max_pods, (), f"is {value}; AKS allows 10 to 250")
 
 
 def _check_node_labels(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        for key in as_dict(_spec(res).get("nodeLabels")) or {}:
+    for pool in views_of(ms).pools:
+        for key in pool.node_labels.value or {}:
             if isinstance(key, str) and key.startswith("kubernetes.azure.com"):
                 yield NODE_LABELS.at(
-                    res,
-                    ("spec", "nodeLabels", key),
+                    pool.node_labels,
+                    (key,),
                     "label keys with prefix kubernetes.azure.com are reserved by AKS",
                 )
 
 
 def _check_public_ip(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        spec = _spec(res)
-        if (
-            spec.get("nodePublicIPPrefixReference") is not None
-            and spec.get("enableNodePublicIP") is not True
-        ):
-            yield PUBLIC_IP.at(
-                res, ("spec", "nodePublicIPPrefixReference"), "requires enableNodePublicIP: true"
-            )
+    for pool in views_of(ms).pools:
+        if pool.public_ip_prefix.is_set and pool.node_public_ip.raw is not True:
+            yield PUBLIC_IP.at(pool.public_ip_prefix, (), "requires enableNodePublicIP: true")
 
 
 _SYSCTL = re.compile(r"^(kernel\.shm.+|kernel\.msg.+|kernel\.sem|fs\.mqueue\..+|net\..+)$")
@@ -182,12 +196,12 @@ def _kubelet_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int,
 
 
 def _check_kubelet(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        config = as_dict(_spec(res).get("kubeletConfig"))
+    for pool in views_of(ms).pools:
+        config = pool.kubelet_config.value
         if config is None:
             continue
         for rel, message in _kubelet_problems(config):
-            yield KUBELET.at(res, ("spec", "kubeletConfig", *rel), message)
+            yield KUBELET.at(pool.kubelet_config, rel, message)
 
 
 _PORT_RANGE = re.compile(r"^\s*(\d+)\s+(\d+)\s*$")
@@ -197,104 +211,91 @@ _THP = {
 }
 
 
-def _linux_os_problems(
-    spec: dict[str, Any], config: dict[str, Any]
-) -> Iterator[tuple[tuple[str, ...], str]]:
+def _linux_os_problems(pool: AgentPool, config: dict[str, Any]) -> Iterator[tuple[Field[Any], str]]:
+    """(field, message) pairs for linuxOSConfig (K8)."""
+    base = pool.linux_os_config
     if (
         config.get("swapFileSizeMB") is not None
-        and dig(spec, "kubeletConfig", "failSwapOn") is not False
+        and dig(pool.kubelet_config.value, "failSwapOn") is not False
     ):
-        yield ("swapFileSizeMB",), "requires kubeletConfig.failSwapOn: false"
-    ports = known_str(dig(config, "sysctls", "netIpv4IpLocalPortRange"))
+        yield inside(base, "swapFileSizeMB"), "requires kubeletConfig.failSwapOn: false"
+    ports = pool.local_port_range.value
     if ports is not None:
         match = _PORT_RANGE.match(ports)
-        rel = ("sysctls", "netIpv4IpLocalPortRange")
         if match is None:
-            yield rel, f"{ports!r} must be two numbers '<first> <last>'"
+            yield pool.local_port_range, f"{ports!r} must be two numbers '<first> <last>'"
         else:
             first, last = int(match.group(1)), int(match.group(2))
             if not 1024 <= first <= 60999 or not 32768 <= last <= 65000 or first > last:
-                yield rel, f"{ports!r}: first must be 1024-60999, last 32768-65000, first <= last"
+                yield (
+                    pool.local_port_range,
+                    f"{ports!r}: first must be 1024-60999, last 32768-65000, first <= last",
+                )
     for key, allowed in _THP.items():
         value = known_str(config.get(key))
         if value is not None and value not in allowed:
-            yield (key,), f"{value!r} is not one of {', '.join(allowed)}"
+            yield inside(base, key), f"{value!r} is not one of {', '.join(allowed)}"
 
 
 def _check_linux_os(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        spec = _spec(res)
-        config = as_dict(spec.get("linuxOSConfig"))
+    for pool in views_of(ms).pools:
+        config = pool.linux_os_config.value
         if config is None:
             continue
-        for rel, message in _linux_os_problems(spec, config):
-            yield LINUX_OS.at(res, ("spec", "linuxOSConfig", *rel), message)
+        for field, message in _linux_os_problems(pool, config):
+            yield LINUX_OS.at(field, (), message)
 
 
 def _check_scale_set(ms: ManifestSet) -> Iterator[Finding]:
-    for res in ms.resources_of(kinds.AGENT_POOL):
-        spec = _spec(res)
-        spot = spec.get("scaleSetPriority") == "Spot"
-        if (
-            spec.get("scaleSetEvictionPolicy") is not None
-            and not spot
-            and not is_templated(spec.get("scaleSetPriority"))
-        ):
+    for pool in views_of(ms).pools:
+        spot = pool.priority.value == "Spot"
+        if pool.eviction_policy.is_set and not spot and not pool.priority.unknown:
             yield SCALE_SET.at(
-                res,
-                ("spec", "scaleSetEvictionPolicy"),
-                "is only allowed with scaleSetPriority: Spot",
+                pool.eviction_policy, (), "is only allowed with scaleSetPriority: Spot"
             )
-        price = as_number(spec.get("spotMaxPrice"))
+        price = pool.spot_max_price.value
         if price is not None and price != -1 and price <= 0:
             yield SCALE_SET.at(
-                res,
-                ("spec", "spotMaxPrice"),
-                f"is {price:g}; must be -1 (on-demand cap) or above 0",
+                pool.spot_max_price, (), f"is {price:g}; must be -1 (on-demand cap) or above 0"
             )
-        pool_type = spec.get("type")
-        zones = spec.get("availabilityZones") is not None
+        pool_type = pool.pool_type
         if (
-            zones
-            and pool_type not in (None, "VirtualMachineScaleSets")
-            and not is_templated(pool_type)
+            pool.availability_zones.is_set
+            and pool_type.raw not in (None, "VirtualMachineScaleSets")
+            and not pool_type.unknown
         ):
             yield SCALE_SET.at(
-                res,
-                ("spec", "availabilityZones"),
+                pool.availability_zones,
+                (),
                 "is only allowed with type: VirtualMachineScaleSets",
             )
-        yield from _check_count(ms, res, spec)
+        yield from _check_count(pool)
 
 
-def _check_count(ms: ManifestSet, res: AsoResource, spec: dict[str, Any]) -> Iterator[Finding]:
+def _check_count(pool: AgentPool) -> Iterator[Finding]:
     """Node count range: User 0–1000, System 1–1000 (K23); MachinePool replicas become the count."""
-    low = 1 if spec.get("mode") == "System" else 0
-    count = as_int(spec.get("count"))
+    low = 1 if pool.is_system else 0
+    mode = pool.mode.value or "User"
+    count = pool.count.value
     if count is not None:
         if not low <= count <= 1000:
-            yield SCALE_SET.at(
-                res,
-                ("spec", "count"),
-                f"is {count}; a {spec.get('mode') or 'User'} pool allows {low} to 1000",
-            )
+            yield SCALE_SET.at(pool.count, (), f"is {count}; a {mode} pool allows {low} to 1000")
         return
-    view = ms.pool_of.get(res.top) if res.parent is not None else None
-    if view is None or view.agent_pool is not res or spec.get("enableAutoScaling") is True:
+    if pool.machine_pool is None or pool.autoscaling.value is True:
         return
-    replicas = as_int(dig(view.machine_pool.obj, "spec", "replicas"))
+    replicas = pool.replicas.value
     if replicas is not None and not low <= replicas <= 1000:
         yield SCALE_SET.at(
-            view.machine_pool,
-            ("spec", "replicas"),
-            f"is {replicas}; it becomes the node count of {res.ref()}, which as a "
-            f"{spec.get('mode') or 'User'} pool allows {low} to 1000",
+            pool.replicas,
+            (),
+            f"is {replicas}; it becomes the node count of {pool.ref()}, which as a "
+            f"{mode} pool allows {low} to 1000",
         )
 
 
 SYSTEM_POOL = Rule(
     "CAPZ-POOL-SYSTEM",
-    "Every ASO Cluster has at least one agent pool with mode: System (K1)",
+    "Every AKS Cluster (either API) has at least one agent pool with mode: System (K1)",
     Severity.ERROR,
     _check_system_pool,
 )
@@ -306,16 +307,30 @@ SYSTEM_LINUX = Rule(
 )
 SPOT_SYSTEM = Rule(
     "CAPZ-POOL-SPOT-SYSTEM",
-    "A ManagedClustersAgentPool with scaleSetPriority: Spot is not a System pool (§4.11)",
+    "An agent pool with scaleSetPriority: Spot is not a System pool (§4.11)",
     Severity.ERROR,
     _check_spot_system,
 )
 POOL_NAME = Rule(
     "CAPZ-POOL-NAME",
-    "Agent pool spec.azureName is set explicitly and is lower-case alphanumeric starting with a "
-    "letter, at most 12 characters (Linux) or 6 (Windows) (C14, K3, O4)",
+    "Agent pool name (ASO azureName, set explicitly; legacy spec.name) is lower-case alphanumeric "
+    "starting with a letter, at most 12 characters (Linux) or 6 (Windows) (C14, K3, O4)",
     Severity.ERROR,
     _check_pool_name,
+)
+POOL_NAME_UNIQUE = Rule(
+    "CAPZ-POOL-NAME-UNIQUE",
+    "The agent pools of one Cluster have distinct names (K3, §5.4: the name is the pool's "
+    "identity in AKS)",
+    Severity.ERROR,
+    _check_unique_names,
+)
+OS_SKU = Rule(
+    "CAPZ-POOL-OSSKU",
+    "Agent pool osSKU fits osType: Windows2019/Windows2022 with Windows, the others with Linux "
+    "(§4.10)",
+    Severity.ERROR,
+    _check_os_sku,
 )
 MAX_PODS = Rule(
     "CAPZ-POOL-MAXPODS", "Agent pool maxPods is 10 to 250 (K4)", Severity.ERROR, _check_max_pods
@@ -328,7 +343,8 @@ NODE_LABELS = Rule(
 )
 PUBLIC_IP = Rule(
     "CAPZ-POOL-PUBLICIP",
-    "nodePublicIPPrefixReference requires enableNodePublicIP: true (K6)",
+    "A node public IP prefix (nodePublicIPPrefixReference, legacy nodePublicIPPrefixID) requires "
+    "enableNodePublicIP: true (K6)",
     Severity.ERROR,
     _check_public_ip,
 )
@@ -359,6 +375,8 @@ RULES = (
     SYSTEM_LINUX,
     SPOT_SYSTEM,
     POOL_NAME,
+    POOL_NAME_UNIQUE,
+    OS_SKU,
     MAX_PODS,
     NODE_LABELS,
     PUBLIC_IP,

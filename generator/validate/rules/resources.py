@@ -1,4 +1,5 @@
-"""What each CAPZ object must embed (C4, C10) and where ASO resources belong (§1.1).
+"""What each CAPZ object must embed (C4, C10), where ASO resources belong (§1.1), and that each
+is defined once (§1.8).
 
 CAPZ mutates and reads only the first ManagedCluster of a control plane and the first agent pool
 of a machine pool; further copies would be applied verbatim and fight CAPZ, so the tool demands
@@ -11,8 +12,9 @@ from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
 from generator.validate import kinds
-from generator.validate.model import ManifestSet, TopObject
+from generator.validate.model import AsoResource, ManifestSet, TopObject
 from generator.validate.rules.base import Rule
+from generator.validate.values import known_str
 
 
 def _exactly_one(rule: Rule, obj: TopObject, group_kind: kinds.GroupKind) -> Iterator[Finding]:
@@ -66,6 +68,32 @@ def _check_placement(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+def _check_duplicates(ms: ManifestSet) -> Iterator[Finding]:
+    """Objects are identified by group, kind, namespace and name: for the API server (``kubectl
+    apply`` keeps the last definition) and, for embedded ASO resources, for CAPZ and ASO (§1.8).
+    Two definitions with one identity are one object, the later silently replacing the earlier.
+    ClusterClass templates are skipped: CAPI names their copies per Cluster."""
+    first: dict[tuple[str | None, str, str, str], TopObject | AsoResource] = {}
+    candidates: list[TopObject | AsoResource] = [*ms.objects, *ms.resources]
+    for obj in candidates:
+        if isinstance(obj, AsoResource) and obj.parent is None:
+            continue  # a top-level ASO document is among the objects already
+        top = obj.top if isinstance(obj, AsoResource) else obj
+        name = known_str(obj.name)
+        if name is None or not obj.kind or top.kind in kinds.TEMPLATE_KINDS:
+            continue
+        key = (obj.namespace, obj.group, obj.kind, name)
+        if key not in first:
+            first[key] = obj
+            continue
+        yield DUPLICATE.at(
+            obj,
+            ("metadata", "name"),
+            f"{obj.kind} {name!r} is already defined ({first[key].subject.label()}): objects are "
+            "identified by group, kind, namespace and name, so one would silently replace the other",
+        )
+
+
 MANAGED_CLUSTER = Rule(
     "CAPZ-CP-MANAGEDCLUSTER",
     "Each AzureASOManagedControlPlane(Template) embeds exactly one containerservice.azure.com "
@@ -87,4 +115,12 @@ PLACEMENT = Rule(
     _check_placement,
 )
 
-RULES = (MANAGED_CLUSTER, AGENT_POOL, PLACEMENT)
+DUPLICATE = Rule(
+    "CAPZ-RES-DUPLICATE",
+    "No two objects or embedded ASO resources of one namespace share group, kind and metadata.name "
+    "(§1.8: CAPZ, ASO and the API server identify objects by them)",
+    Severity.ERROR,
+    _check_duplicates,
+)
+
+RULES = (MANAGED_CLUSTER, AGENT_POOL, PLACEMENT, DUPLICATE)

@@ -1,0 +1,462 @@
+"""Normalised views of AKS agent pools and cluster settings, over both CAPZ APIs.
+
+An AKS agent pool is written either as a ManagedClustersAgentPool embedded in an
+AzureASOManagedMachinePool (the ASO API) or as an AzureManagedMachinePool (the legacy API, which
+CAPZ turns into the same agent pool, reference §5.4); the cluster-wide settings either in the
+ManagedCluster embedded in an AzureASOManagedControlPlane or in an AzureManagedControlPlane
+(§5.3). AKS enforces the same constraints whichever way they were written, so a rule is written
+once, against :class:`AgentPool` or :class:`ControlPlane`, never once per API shape.
+
+Every setting is a :class:`Field`: its typed value plus where it is written (or would be), so a
+finding points at the user's own field in whichever shape they used. Building a view is a
+projection, never a judgement: a value of the wrong type becomes ``None`` (the schema check
+reports it), Go-template and ``${VAR}`` text is "unknown", and a default is filled in only where
+CAPZ itself fills it in before AKS sees it (a legacy pool without ``spec.name`` is named after
+its object).
+
+Views are built once per :class:`ManifestSet` (:func:`views_of`), like the set's own indexes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final, Generic, TypeVar
+
+from generator.findings import JsonPath, Subject
+from generator.validate import kinds
+from generator.validate.model import AsoResource, ClusterGroup, ManifestSet, TopObject
+from generator.validate.values import (
+    as_dict,
+    as_int,
+    as_list,
+    as_number,
+    dig,
+    is_templated,
+    known_str,
+)
+
+T = TypeVar("T")
+Owner = TopObject | AsoResource
+
+
+class Api(StrEnum):
+    """Which CAPZ API an object belongs to."""
+
+    ASO = "aso"  # AzureASOManaged* with embedded ASO resources
+    LEGACY = "legacy"  # AzureManaged*, translated to ASO resources by CAPZ
+
+
+class _Unknown:
+    """A value decided outside the manifests (by CAPZ at run time)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = _Unknown()
+
+
+@dataclass(frozen=True, slots=True)
+class Field(Generic[T]):
+    """One setting: the raw value as written, its typed value, and where it is written.
+
+    ``value`` is ``None`` when the setting is absent, unknown or of the wrong type; ``raw`` tells
+    those apart. A field is a place a finding can be made at (``Rule.at(field, (), ...)``).
+    """
+
+    raw: Any
+    value: T | None
+    owner: Owner
+    rel: JsonPath  # path inside ``owner``
+
+    @property
+    def subject(self) -> Subject:
+        return self.owner.subject
+
+    @property
+    def path(self) -> JsonPath:
+        return (*self.owner.path, *self.rel)
+
+    @property
+    def name(self) -> str:
+        """The field's own key (``minCount``, ``maxSize``), for messages."""
+        keys = [part for part in self.rel if isinstance(part, str)]
+        return keys[-1] if keys else ""
+
+    @property
+    def is_set(self) -> bool:
+        return self.raw is not None
+
+    @property
+    def unknown(self) -> bool:
+        return self.raw is UNKNOWN or is_templated(self.raw)
+
+
+def _as_bool(raw: Any) -> bool | None:
+    return raw if isinstance(raw, bool) else None
+
+
+def _read(owner: Owner, rel: JsonPath, convert: Callable[[Any], T | None]) -> Field[T]:
+    raw = dig(owner.obj, *rel)
+    return Field(raw, convert(raw), owner, rel)
+
+
+def _absent(owner: Owner, rel: JsonPath = ()) -> Field[Any]:
+    """A setting the shape does not have."""
+    return Field(None, None, owner, rel)
+
+
+def inside(field: Field[Any], *rel: str | int) -> Field[Any]:
+    """The field at ``rel`` below ``field`` (a key of a mapping setting, say)."""
+    full = (*field.rel, *rel)
+    raw = dig(field.owner.obj, *full)
+    return Field(raw, raw, field.owner, full)
+
+
+def _first_set(*fields: Field[T]) -> Field[T]:
+    """The first field that is written (CAPZ's fallbacks), else the first."""
+    return next((field for field in fields if field.is_set), fields[0])
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPool:
+    """An AKS agent pool in either API shape."""
+
+    api: Api
+    owner: Owner  # the ManagedClustersAgentPool or the AzureManagedMachinePool
+    machine_pool: TopObject | None  # the CAPI MachinePool whose replicas seed the node count
+    name: Field[str]
+    mode: Field[str]
+    os_type: Field[str]
+    os_sku: Field[str]
+    count: Field[int]
+    replicas: Field[int]
+    autoscaling: Field[bool]
+    min_count: Field[int]
+    max_count: Field[int]
+    max_pods: Field[int]
+    node_labels: Field[dict[str, Any]]
+    taints: Field[list[Any]]
+    priority: Field[str]
+    eviction_policy: Field[str]
+    spot_max_price: Field[float]
+    pool_type: Field[str]
+    availability_zones: Field[list[Any]]
+    subnet: Field[dict[str, Any]]  # ASO vnetSubnetReference; legacy: decided by CAPZ
+    node_public_ip: Field[bool]
+    public_ip_prefix: Field[Any]
+    kubelet_config: Field[dict[str, Any]]
+    linux_os_config: Field[dict[str, Any]]
+    local_port_range: Field[str]
+
+    @property
+    def is_system(self) -> bool:
+        return self.mode.value == "System"
+
+    @property
+    def is_windows(self) -> bool:
+        return self.os_type.value == "Windows"
+
+    def ref(self) -> str:
+        return self.owner.ref()
+
+
+def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
+    def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
+        return _read(res, ("spec", *rel), convert)
+
+    replicas: Field[int] = (
+        _read(machine_pool, ("spec", "replicas"), as_int)
+        if machine_pool is not None
+        else _absent(res)
+    )
+    return AgentPool(
+        api=Api.ASO,
+        owner=res,
+        machine_pool=machine_pool,
+        name=read(known_str, "azureName"),
+        mode=read(known_str, "mode"),
+        os_type=read(known_str, "osType"),
+        os_sku=read(known_str, "osSKU"),
+        count=read(as_int, "count"),
+        replicas=replicas,
+        autoscaling=read(_as_bool, "enableAutoScaling"),
+        min_count=read(as_int, "minCount"),
+        max_count=read(as_int, "maxCount"),
+        max_pods=read(as_int, "maxPods"),
+        node_labels=read(as_dict, "nodeLabels"),
+        taints=read(as_list, "nodeTaints"),
+        priority=read(known_str, "scaleSetPriority"),
+        eviction_policy=read(known_str, "scaleSetEvictionPolicy"),
+        spot_max_price=read(as_number, "spotMaxPrice"),
+        pool_type=read(known_str, "type"),
+        availability_zones=read(as_list, "availabilityZones"),
+        subnet=read(as_dict, "vnetSubnetReference"),
+        node_public_ip=read(_as_bool, "enableNodePublicIP"),
+        public_ip_prefix=read(lambda raw: raw, "nodePublicIPPrefixReference"),
+        kubelet_config=read(as_dict, "kubeletConfig"),
+        linux_os_config=read(as_dict, "linuxOSConfig"),
+        local_port_range=read(known_str, "linuxOSConfig", "sysctls", "netIpv4IpLocalPortRange"),
+    )
+
+
+def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
+    def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
+        return _read(obj, ("spec", *rel), convert)
+
+    scaling = read(as_dict, "scaling")
+    replicas: Field[int] = (
+        _read(machine_pool, ("spec", "replicas"), as_int)
+        if machine_pool is not None
+        else _absent(obj)
+    )
+    return AgentPool(
+        api=Api.LEGACY,
+        owner=obj,
+        machine_pool=machine_pool,
+        # CAPZ's webhook defaults spec.name to metadata.name (§5.4).
+        name=_first_set(read(known_str, "name"), _read(obj, ("metadata", "name"), known_str)),
+        mode=read(known_str, "mode"),
+        os_type=read(known_str, "osType"),
+        os_sku=_absent(obj, ("spec", "osSKU")),
+        count=_absent(obj, ("spec", "count")),
+        replicas=replicas,
+        autoscaling=Field(
+            scaling.raw, True if scaling.value is not None else None, obj, scaling.rel
+        ),
+        min_count=read(as_int, "scaling", "minSize"),
+        max_count=read(as_int, "scaling", "maxSize"),
+        max_pods=read(as_int, "maxPods"),
+        node_labels=read(as_dict, "nodeLabels"),
+        taints=read(as_list, "taints"),
+        priority=read(known_str, "scaleSetPriority"),
+        eviction_policy=_absent(obj, ("spec", "scaleSetEvictionPolicy")),
+        spot_max_price=read(as_number, "spotMaxPrice"),
+        pool_type=_absent(obj, ("spec", "type")),
+        availability_zones=read(as_list, "availabilityZones"),
+        # Legacy pools use the control plane's virtual network; whether it brings its own NAT
+        # gateway or route table is only known to CAPZ at run time.
+        subnet=Field(UNKNOWN, None, obj, ("spec", "subnetName")),
+        node_public_ip=read(_as_bool, "enableNodePublicIP"),
+        public_ip_prefix=read(lambda raw: raw, "nodePublicIPPrefixID"),
+        kubelet_config=read(as_dict, "kubeletConfig"),
+        linux_os_config=read(as_dict, "linuxOSConfig"),
+        local_port_range=read(known_str, "linuxOSConfig", "sysctls", "netIpv4IPLocalPortRange"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ControlPlane:
+    """The AKS cluster's own settings (network, access, identity) in either API shape."""
+
+    api: Api
+    owner: Owner  # the ManagedCluster or the AzureManagedControlPlane
+    group: ClusterGroup | None  # the Cluster it is "the" AKS cluster of, when in the set
+    aks_name: Field[str]
+    dns_prefix: Field[str]
+    location: Field[str]
+    network_plugin: Field[str]
+    network_plugin_mode: Field[str]
+    network_policy: Field[str]
+    network_dataplane: Field[str]
+    dns_service_ip: Field[str]
+    outbound_type: Field[str]
+    load_balancer: Field[dict[str, Any]]
+    service_cidrs: tuple[Field[Any], ...]  # ranges the control plane object itself writes
+    pod_cidrs: tuple[Field[Any], ...]
+    node_prefixes: tuple[Field[Any], ...]  # node network written on the control plane (legacy)
+    aad_managed: Field[bool]
+    disable_local_accounts: Field[bool]
+    private_cluster: Field[bool]
+    private_dns_zone: Field[str]
+    private_fqdn: Field[bool]
+    authorized_ip_ranges: Field[list[Any]]
+    identity_type: Field[str]
+    oidc_issuer: Field[bool]
+    workload_identity: Field[bool]
+
+    def ref(self) -> str:
+        return self.owner.ref()
+
+
+def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlPlane:
+    def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
+        return _read(res, ("spec", *rel), convert)
+
+    def network(convert: Callable[[Any], T | None], key: str) -> Field[T]:
+        return read(convert, "networkProfile", key)
+
+    def api_server(convert: Callable[[Any], T | None], key: str) -> Field[T]:
+        return read(convert, "apiServerAccessProfile", key)
+
+    dns_prefix = read(known_str, "dnsPrefix")
+    return ControlPlane(
+        api=Api.ASO,
+        owner=res,
+        group=group,
+        aks_name=_first_set(
+            read(known_str, "azureName"), _read(res, ("metadata", "name"), known_str)
+        ),
+        dns_prefix=dns_prefix,
+        location=read(known_str, "location"),
+        network_plugin=network(known_str, "networkPlugin"),
+        network_plugin_mode=network(known_str, "networkPluginMode"),
+        network_policy=network(known_str, "networkPolicy"),
+        network_dataplane=network(known_str, "networkDataplane"),
+        dns_service_ip=network(known_str, "dnsServiceIP"),
+        outbound_type=network(known_str, "outboundType"),
+        load_balancer=network(as_dict, "loadBalancerProfile"),
+        service_cidrs=(
+            network(lambda raw: raw, "serviceCidr"),
+            network(lambda raw: raw, "serviceCidrs"),
+        ),
+        pod_cidrs=(network(lambda raw: raw, "podCidr"), network(lambda raw: raw, "podCidrs")),
+        node_prefixes=(),
+        aad_managed=read(_as_bool, "aadProfile", "managed"),
+        disable_local_accounts=read(_as_bool, "disableLocalAccounts"),
+        private_cluster=api_server(_as_bool, "enablePrivateCluster"),
+        private_dns_zone=api_server(known_str, "privateDNSZone"),
+        private_fqdn=api_server(_as_bool, "enablePrivateClusterPublicFQDN"),
+        authorized_ip_ranges=api_server(as_list, "authorizedIPRanges"),
+        identity_type=read(known_str, "identity", "type"),
+        oidc_issuer=read(_as_bool, "oidcIssuerProfile", "enabled"),
+        workload_identity=read(_as_bool, "securityProfile", "workloadIdentity", "enabled"),
+    )
+
+
+def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> ControlPlane:
+    def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
+        return _read(obj, ("spec", *rel), convert)
+
+    def api_server(convert: Callable[[Any], T | None], key: str) -> Field[T]:
+        return read(convert, "apiServerAccessProfile", key)
+
+    name = _read(obj, ("metadata", "name"), known_str)
+    return ControlPlane(
+        api=Api.LEGACY,
+        owner=obj,
+        group=group,
+        aks_name=name,
+        # CAPZ defaults dnsPrefix to the control plane's name (§5.3).
+        dns_prefix=_first_set(read(known_str, "dnsPrefix"), name),
+        location=read(known_str, "location"),
+        network_plugin=read(known_str, "networkPlugin"),
+        network_plugin_mode=read(known_str, "networkPluginMode"),
+        network_policy=read(known_str, "networkPolicy"),
+        network_dataplane=read(known_str, "networkDataplane"),
+        dns_service_ip=read(known_str, "dnsServiceIP"),
+        outbound_type=read(known_str, "outboundType"),
+        load_balancer=read(as_dict, "loadBalancerProfile"),
+        service_cidrs=(),
+        pod_cidrs=(),
+        node_prefixes=(
+            read(lambda raw: raw, "virtualNetwork", "cidrBlock"),
+            read(lambda raw: raw, "virtualNetwork", "subnet", "cidrBlock"),
+        ),
+        aad_managed=read(_as_bool, "aadProfile", "managed"),
+        disable_local_accounts=read(_as_bool, "disableLocalAccounts"),
+        private_cluster=api_server(_as_bool, "enablePrivateCluster"),
+        private_dns_zone=api_server(known_str, "privateDNSZone"),
+        private_fqdn=api_server(_as_bool, "enablePrivateClusterPublicFQDN"),
+        authorized_ip_ranges=api_server(as_list, "authorizedIPRanges"),
+        identity_type=read(known_str, "identity", "type"),
+        oidc_issuer=read(_as_bool, "oidcIssuerProfile", "enabled"),
+        workload_identity=read(_as_bool, "securityProfile", "workloadIdentity", "enabled"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Views:
+    """Every agent pool and control plane of a manifest set, and which belong to which Cluster."""
+
+    pools: tuple[AgentPool, ...]
+    control_planes: tuple[ControlPlane, ...]
+    _pools_of: Mapping[ClusterGroup, tuple[AgentPool, ...]]
+    _control_plane_of: Mapping[ClusterGroup, ControlPlane]
+
+    def pools_of(self, group: ClusterGroup) -> tuple[AgentPool, ...]:
+        """The pools of the Cluster's MachinePools, in MachinePool order."""
+        return self._pools_of.get(group, ())
+
+    def control_plane_of(self, group: ClusterGroup) -> ControlPlane | None:
+        """The Cluster's AKS cluster: its control plane's first ManagedCluster (C4) or its
+        AzureManagedControlPlane."""
+        return self._control_plane_of.get(group)
+
+
+def _build(ms: ManifestSet) -> Views:
+    by_owner: dict[Owner, AgentPool] = {}
+    pools: list[AgentPool] = []
+    for res in ms.resources_of(kinds.AGENT_POOL):
+        if res.spec is None:
+            continue
+        view = ms.pool_of.get(res.top) if res.parent is not None else None
+        machine_pool = view.machine_pool if view is not None and view.agent_pool is res else None
+        pool = _aso_pool(res, machine_pool)
+        pools.append(pool)
+        by_owner[res] = pool
+    for obj in ms.objects_of(kinds.LEGACY_MACHINE_POOL):
+        if obj.spec is None:
+            continue
+        view = ms.pool_of.get(obj)
+        machine_pool = view.machine_pool if view is not None and view.infra is obj else None
+        pool = _legacy_pool(obj, machine_pool)
+        pools.append(pool)
+        by_owner[obj] = pool
+
+    control_planes: list[ControlPlane] = []
+    control_plane_of: dict[ClusterGroup, ControlPlane] = {}
+    for res in ms.resources_of(kinds.MANAGED_CLUSTER):
+        if res.spec is None:
+            continue
+        group = ms.cluster_of.get(res.top) if res.parent is not None else None
+        group = group if group is not None and group.managed_cluster is res else None
+        control_plane = _aso_control_plane(res, group)
+        control_planes.append(control_plane)
+        if group is not None:
+            control_plane_of[group] = control_plane
+    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
+        if obj.spec is None:
+            continue
+        group = ms.cluster_of.get(obj)
+        group = group if group is not None and group.control_plane is obj else None
+        control_plane = _legacy_control_plane(obj, group)
+        control_planes.append(control_plane)
+        if group is not None:
+            control_plane_of[group] = control_plane
+
+    pools_of: dict[ClusterGroup, tuple[AgentPool, ...]] = {}
+    for group in ms.clusters:
+        members = []
+        for view in group.pools:
+            owner: Owner | None = view.agent_pool
+            if (
+                owner is None
+                and view.infra is not None
+                and view.infra.kind == kinds.LEGACY_MACHINE_POOL
+            ):
+                owner = view.infra
+            if owner is not None and owner in by_owner:
+                members.append(by_owner[owner])
+        pools_of[group] = tuple(members)
+    return Views(tuple(pools), tuple(control_planes), pools_of, control_plane_of)
+
+
+_CACHE: weakref.WeakKeyDictionary[ManifestSet, Views] = weakref.WeakKeyDictionary()
+
+
+def views_of(ms: ManifestSet) -> Views:
+    """The views of ``ms``, built on first use and shared by every rule."""
+    found = _CACHE.get(ms)
+    if found is None:
+        found = _CACHE[ms] = _build(ms)
+    return found
+
+
+def is_aks_cluster(group: ClusterGroup) -> bool:
+    """Whether the Cluster's control plane is an AKS one (either API), as its refs say."""
+    ref = group.control_plane_ref
+    return group.is_aso or (ref is not None and ref.kind == kinds.LEGACY_CONTROL_PLANE)

@@ -1,0 +1,398 @@
+"""Render-time checks are the validator's rules: through the CLI every rule a flavor's variables
+can break stops `generate cluster` before anything is written, with exit code 1 and one message
+naming the variable, the problem and the rule; a flavor without origins names the rendered field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.errors import FlavorError
+from generator.flavors.catalog import FlavorCatalog
+
+RG = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/shared/providers"
+IDENTITY_ID = f"{RG}/Microsoft.ManagedIdentity/userAssignedIdentities/aks-cp"
+ZONE_ID = f"{RG}/Microsoft.Network/privateDnsZones/privatelink.eastus.azmk8s.io"
+IP_ID = f"{RG}/Microsoft.Network/publicIPAddresses/egress"
+LEGACY = {
+    "AZURE_SUBSCRIPTION_ID": "00000000-0000-0000-0000-000000000000",
+    "CLUSTER_IDENTITY_NAME": "cluster-identity",
+}
+TENANCY = {
+    **LEGACY,
+    "AZURE_TENANT_ID": "22222222-2222-2222-2222-222222222222",
+    "AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY": "33333333-3333-3333-3333-333333333333",
+}
+SYSTEM = {"name": "system", "mode": "System"}
+
+# rule -> (flavor, values, the line naming the variable). One case per rule a flavor's variables
+# can break; CAPZ-POOL-MAXPODS, CAPZ-POOL-NODELABELS and the like are refused earlier by the
+# variables' JSON Schemas.
+CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "CAPZ-POOL-SYSTEM": (
+        "aks",
+        {"NODE_POOLS": [{"name": "apps", "mode": "User"}]},
+        "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System (1 pool found); "
+        "AKS requires at least one (CAPZ-POOL-SYSTEM)",
+    ),
+    "CAPZ-POOL-SYSTEM-LINUX": (
+        "aks",
+        {"NODE_POOLS": [{"name": "win", "mode": "System", "osType": "Windows"}]},
+        "NODE_POOLS[0].osType: a System pool must run Linux, not Windows (CAPZ-POOL-SYSTEM-LINUX)",
+    ),
+    "CAPZ-POOL-SPOT-SYSTEM": (
+        "aks",
+        {"NODE_POOLS": [{**SYSTEM, "spot": {}}]},
+        "NODE_POOLS[0].spot: Spot is not allowed for a System pool: AKS runs System pools on "
+        "regular VMs (CAPZ-POOL-SPOT-SYSTEM)",
+    ),
+    "CAPZ-POOL-NAME": (
+        "aks",
+        {"NODE_POOLS": [SYSTEM, {"name": "windows", "mode": "User", "osType": "Windows"}]},
+        "NODE_POOLS[1].name: 'windows' is 7 characters; a Windows pool name has at most 6 "
+        "(CAPZ-POOL-NAME)",
+    ),
+    "CAPZ-POOL-OSSKU": (
+        "aks",
+        {"NODE_POOLS": [{**SYSTEM, "osSKU": "Windows2022"}]},
+        "NODE_POOLS[0].osSKU: Windows2022 is a Windows image but the pool's osType is Linux (the "
+        "default); set osType: Windows (CAPZ-POOL-OSSKU)",
+    ),
+    "CAPZ-POOL-AUTOSCALE": (
+        "aks",
+        {
+            "NODE_POOLS": [
+                SYSTEM,
+                {"name": "apps", "mode": "User", "autoscaling": {"minCount": 5, "maxCount": 3}},
+            ]
+        },
+        "NODE_POOLS[1].autoscaling.minCount: 5 is above maxCount 3 (CAPZ-POOL-AUTOSCALE)",
+    ),
+    "CAPZ-POOL-SCALESET": (
+        "aks",
+        {"NODE_POOLS": [{**SYSTEM, "replicas": 0}]},
+        "NODE_POOLS[0].replicas: is 0; it becomes the node count of "
+        "ManagedClustersAgentPool/my-cluster-system, which as a System pool allows 1 to 1000 "
+        "(CAPZ-POOL-SCALESET)",
+    ),
+    "CAPZ-RES-DUPLICATE": (
+        "aks",
+        {"NODE_POOLS": [SYSTEM, {"name": "system", "mode": "User"}]},
+        "NODE_POOLS[1].name: MachinePool 'my-cluster-system' is already defined "
+        "(MachinePool/my-cluster-system): objects are identified by group, kind, namespace and "
+        "name, so one would silently replace the other (CAPZ-RES-DUPLICATE)",
+    ),
+    "CAPZ-POOL-SUBNET-REF": (
+        "aks",
+        {"NODE_POOLS": [{**SYSTEM, "subnet": "nodes"}]},
+        "NODE_POOLS[0].subnet: VirtualNetworksSubnet 'my-cluster-nodes' is not in the validated "
+        "set in namespace default (CAPZ-POOL-SUBNET-REF)",
+    ),
+    "CAPZ-MC-LOCAL-ACCOUNTS": (
+        "aks",
+        {"AKS_DISABLE_LOCAL_ACCOUNTS": True},
+        "AKS_DISABLE_LOCAL_ACCOUNTS: requires AKS-managed Entra ID (aadProfile.managed: true) "
+        "(CAPZ-MC-LOCAL-ACCOUNTS)",
+    ),
+    "CAPZ-MC-APISERVER": (
+        "aks",
+        {"AKS_PRIVATE_DNS_ZONE": ZONE_ID, "AKS_CONTROL_PLANE_IDENTITY_ID": IDENTITY_ID},
+        "AKS_PRIVATE_DNS_ZONE: a custom private DNS zone requires enablePrivateCluster: true "
+        "(CAPZ-MC-APISERVER)",
+    ),
+    "CAPZ-MC-PRIVATE-DNS-IDENTITY": (
+        "aks",
+        {"AKS_PRIVATE_CLUSTER": True, "AKS_PRIVATE_DNS_ZONE": ZONE_ID},
+        "AKS_PRIVATE_DNS_ZONE: a custom private DNS zone needs a user-assigned control-plane "
+        "identity (identity type UserAssigned, with Private DNS Zone Contributor on the zone); the "
+        "identity is SystemAssigned (CAPZ-MC-PRIVATE-DNS-IDENTITY)",
+    ),
+    "CAPZ-MC-NETWORK-PLUGIN": (
+        "aks",
+        {"AKS_NETWORK_PLUGIN": "kubenet", "AKS_NETWORK_PLUGIN_MODE": "overlay"},
+        "AKS_NETWORK_PLUGIN_MODE: overlay requires networkPlugin: azure, not kubenet "
+        "(CAPZ-MC-NETWORK-PLUGIN)",
+    ),
+    "CAPZ-NET-POD-CIDR": (
+        "aks",
+        {"AKS_POD_CIDR": "192.168.0.0/16"},
+        "AKS_POD_CIDR: 192.168.0.0/16 is not used: Azure CNI without overlay gives pods addresses "
+        "from the node subnet (ManagedCluster/my-cluster has networkPlugin azure and no "
+        "networkPluginMode) (CAPZ-NET-POD-CIDR)",
+    ),
+    "CAPZ-NET-CIDR-OVERLAP": (
+        "aks",
+        {
+            "AKS_NETWORK_PLUGIN_MODE": "overlay",
+            "AKS_POD_CIDR": "10.0.0.0/8",
+            "AKS_SERVICE_CIDR": "10.1.0.0/16",
+        },
+        "AKS_POD_CIDR: pod CIDR 10.0.0.0/8 (Cluster/my-cluster spec.clusterNetwork.pods.cidrBlocks[0]) "
+        "overlaps service CIDR 10.1.0.0/16 (Cluster/my-cluster "
+        "spec.clusterNetwork.services.cidrBlocks[0]): pod and service addresses must be distinct "
+        "(CAPZ-NET-CIDR-OVERLAP)",
+    ),
+    "CAPZ-MC-DNSSERVICEIP": (
+        "aks",
+        {"AKS_DNS_SERVICE_IP": "172.17.0.10", "AKS_SERVICE_CIDR": "172.16.0.0/16"},
+        "AKS_DNS_SERVICE_IP: 172.17.0.10 is outside the service CIDR 172.16.0.0/16 "
+        "(CAPZ-MC-DNSSERVICEIP)",
+    ),
+    "CAPZ-MC-LOADBALANCER": (
+        "aks",
+        {"AKS_LOAD_BALANCER_PROFILE": {"managedOutboundIPs": 1, "outboundIPs": [IP_ID]}},
+        "AKS_LOAD_BALANCER_PROFILE.outboundIPs: only one of managedOutboundIPs, outboundIPs, "
+        "outboundIPPrefixes may be set (found managedOutboundIPs, outboundIPs) "
+        "(CAPZ-MC-LOADBALANCER)",
+    ),
+    "CAPZ-MC-OUTBOUND": (
+        "aks",
+        {"AKS_OUTBOUND_TYPE": "userDefinedRouting"},
+        "AKS_SUBNET_ID: is required: outboundType userDefinedRouting of ManagedCluster/my-cluster "
+        "needs every pool on your own subnet (one with its route table) (CAPZ-MC-OUTBOUND)",
+    ),
+    "CAPZ-MC-FEDERATION": (
+        "aks",
+        {"AKS_WORKLOAD_IDENTITIES": [{"name": "app", "serviceAccount": "apps/app"}]},
+        "AKS_WORKLOAD_IDENTITIES[0]: trusts the OIDC issuer of ManagedCluster/my-cluster, which "
+        "does not enable workload identity (securityProfile.workloadIdentity.enabled: true), so no "
+        "pod can use the identity (CAPZ-MC-FEDERATION)",
+    ),
+    "CAPZ-CRED-SECRET": (
+        "aks",
+        {
+            "ASO_CREDENTIAL_SECRET_CREATE": True,
+            "AZURE_SUBSCRIPTION_ID": "00000000-0000-0000-0000-000000000000",
+            "AZURE_TENANT_ID": "22222222-2222-2222-2222-222222222222",
+        },
+        "AZURE_CLIENT_ID: AZURE_CLIENT_ID is empty: ASO needs all of AZURE_SUBSCRIPTION_ID, "
+        "AZURE_TENANT_ID, AZURE_CLIENT_ID (CAPZ-CRED-SECRET)",
+    ),
+    "CAPZ-IDENTITY-SECRET": (
+        "aks-multi-tenancy",
+        {**TENANCY, "CLUSTER_IDENTITY_TYPE": "ServicePrincipal"},
+        "AZURE_CLUSTER_IDENTITY_SECRET_NAME: is required by type ServicePrincipal: the Secret with "
+        "the service principal's password or certificate (CAPZ-IDENTITY-SECRET)",
+    ),
+    "CAPZ-IDENTITY-NAMESPACE": (
+        "aks-multi-tenancy",
+        {**TENANCY, "CLUSTER_IDENTITY_ALLOWED_NAMESPACES": {"list": ["team-a"]}},
+        "CLUSTER_IDENTITY_ALLOWED_NAMESPACES.list: does not contain 'default', the namespace of "
+        "AzureManagedControlPlane/my-cluster whose identityRef names this identity: CAPZ refuses "
+        "it the identity (CAPZ-IDENTITY-NAMESPACE)",
+    ),
+}
+# The same rules on the legacy objects (one view per pool and cluster for both APIs).
+LEGACY_CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "CAPZ-POOL-SYSTEM": (
+        "aks-legacy",
+        {**LEGACY, "NODE_POOLS": [{"name": "apps", "mode": "User"}]},
+        "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System (1 pool found); "
+        "AKS requires at least one (CAPZ-POOL-SYSTEM)",
+    ),
+    "CAPZ-POOL-AUTOSCALE": (
+        "aks-legacy",
+        {**LEGACY, "NODE_POOLS": [{**SYSTEM, "autoscaling": {"minCount": 0, "maxCount": 3}}]},
+        "NODE_POOLS[0].autoscaling.minCount: is 0; a System pool keeps at least 1 node, so "
+        "autoscaling starts at 1 (CAPZ-POOL-AUTOSCALE)",
+    ),
+    "CAPZ-MC-NETWORK-PLUGIN": (
+        "aks-legacy",
+        {**LEGACY, "AKS_NETWORK_PLUGIN": "kubenet", "AKS_NETWORK_POLICY": "azure"},
+        "AKS_NETWORK_POLICY: azure (Azure Network Policy Manager) requires networkPlugin: azure, "
+        "not kubenet (CAPZ-MC-NETWORK-PLUGIN)",
+    ),
+}
+
+
+def generate(run_cli: Any, tmp_path: Path, flavor: str, values: dict[str, Any], *extra: str) -> Any:
+    values_file = tmp_path / "values.yaml"
+    values_file.write_text(yaml.safe_dump(values), encoding="utf-8")
+    return run_cli(
+        [
+            "generate",
+            "cluster",
+            "my-cluster",
+            "--flavor",
+            flavor,
+            "--kubernetes-version",
+            "v1.33.1",
+            "--var",
+            "AZURE_LOCATION=eastus",
+            "--values",
+            str(values_file),
+            *extra,
+        ]
+    )
+
+
+@pytest.mark.usefixtures("isolated_env")
+@pytest.mark.parametrize(
+    ("flavor", "values", "line"),
+    [*CASES.values(), *LEGACY_CASES.values()],
+    ids=[*CASES, *(f"legacy-{rule}" for rule in LEGACY_CASES)],
+)
+def test_cli_names_the_variable_and_exits_1(
+    run_cli: Any, tmp_path: Path, flavor: str, values: dict[str, Any], line: str
+) -> None:
+    result = generate(run_cli, tmp_path, flavor, values)
+    assert result.exit_code == 1, result.stderr
+    assert result.stdout == ""  # nothing is written
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("Error: ") and f"with the values of flavor '{flavor}'" in lines[0]
+    assert f"  {line}" in lines
+    assert "Traceback" not in result.stderr
+
+
+def test_every_rule_id_of_the_cases_exists() -> None:
+    from generator.validate.rules import RULES
+
+    assert set(CASES) | set(LEGACY_CASES) <= set(RULES)
+
+
+@pytest.mark.usefixtures("isolated_env")
+def test_checks_run_without_validation_and_honour_disabled_rules(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    """--no-validate skips the validation of the output, not the flavor's checks (as before, when
+    they were Jinja); --disable-rule skips a rule at render time too."""
+    flavor, values, line = CASES["CAPZ-POOL-NAME"]
+    result = generate(run_cli, tmp_path, flavor, values, "--no-validate")
+    assert result.exit_code == 1 and f"  {line}" in result.stderr.splitlines()
+    result = generate(
+        run_cli, tmp_path, flavor, values, "--no-validate", "--disable-rule", "CAPZ-POOL-NAME"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "azureName: windows" in result.stdout
+
+
+# --- flavors without origins, placeholders --------------------------------------------------------
+
+
+@pytest.fixture
+def user_flavors(tmp_path: Path) -> Path:
+    """A user flavor with no origins: one agent pool whose name is a variable."""
+    folder = tmp_path / "flavors" / "pool"
+    folder.mkdir(parents=True)
+    (folder / "flavor.yaml").write_text(
+        "name: pool\n"
+        "description: One agent pool\n"
+        "templates: [pool.yaml.j2]\n"
+        "variables:\n"
+        "  POOL: {type: string, description: Pool name}\n",
+        encoding="utf-8",
+    )
+    (folder / "pool.yaml.j2").write_text(
+        '{% import "_lib/aso.j2" as aso %}\n'
+        "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\n"
+        "kind: AzureASOManagedMachinePool\n"
+        "metadata:\n"
+        "  name: pool\n"
+        "spec:\n"
+        "  resources:\n"
+        '  - {{ aso.agent_pool("pool", cluster="c", pool={"name": POOL, "mode": "User"}, '
+        'credential="aso-credentials", vm_size="Standard_D2s_v3") | indent(4) }}\n',
+        encoding="utf-8",
+    )
+    return tmp_path / "flavors"
+
+
+def test_a_flavor_without_origins_names_the_rendered_field(user_flavors: Path) -> None:
+    from tests.flavors.flavor_testing import render_text
+
+    with pytest.raises(FlavorError) as caught:
+        render_text("pool", {"POOL": "Pool_1"}, [user_flavors])
+    assert caught.value.details == (
+        "AzureASOManagedMachinePool/pool > ManagedClustersAgentPool/pool: spec.azureName: 'Pool_1' must "
+        "start with a lower-case letter and contain only lower-case letters and digits "
+        "(CAPZ-POOL-NAME)",
+    )
+
+
+def test_placeholders_are_not_judged(run_cli: Any, user_flavors: Path) -> None:
+    """`flavors show` renders POOL as ${POOL}: no rule may judge it (it is no valid pool name)."""
+    result = run_cli(["flavors", "show", "pool", "--flavors-dir", str(user_flavors)])
+    assert result.exit_code == 0, result.stderr
+    assert "+ ManagedClustersAgentPool/pool" in result.stdout
+
+
+def test_exported_structural_defaults_are_checked(tmp_path: Path) -> None:
+    """Structural variables render with their defaults in export mode, and those are checked."""
+    from generator.release import ReleaseRequest, build_release
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "flavor.yaml").write_text(
+        "name: mine\nextends: aks\ndescription: Without a System pool\n"
+        "templates: [cluster.yaml.j2]\n"
+        "variables:\n"
+        "  NODE_POOLS:\n"
+        "    type: array\n"
+        "    description: Pools\n"
+        "    default: [{name: apps, mode: User}]\n",
+        encoding="utf-8",
+    )
+    (folder / "cluster.yaml.j2").write_text('{% extends "_lib/aks.yaml.j2" %}\n', encoding="utf-8")
+    with pytest.raises(FlavorError) as caught:
+        build_release(ReleaseRequest(version="v0.1.0", flavors_dirs=[tmp_path]))
+    details = list(caught.value.details)
+    assert "mine: 1 problem with the values of flavor 'mine'" in details
+    assert (
+        "  NODE_POOLS: Cluster '${CLUSTER_NAME}' has no agent pool with mode: System (1 pool "
+        "found); AKS requires at least one (CAPZ-POOL-SYSTEM)"
+    ) in details
+
+
+# --- origins in the metadata ----------------------------------------------------------------------
+
+
+def _flavor_with_origins(tmp_path: Path, origins: str) -> Path:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "flavor.yaml").write_text(
+        "name: mine\ndescription: d\ntemplates: [t.yaml.j2]\n"
+        "variables:\n  NAME: {type: string, description: n}\n" + origins,
+        encoding="utf-8",
+    )
+    (folder / "t.yaml.j2").write_text("kind: {{ NAME | yaml }}\n", encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("origins", "message"),
+    [
+        (
+            "origins: [{kind: Cluster, name: '{NAME}', fields: {metadata.name: OTHER}}]\n",
+            "origins name undeclared variables",
+        ),
+        (
+            "origins: [{kind: Cluster, name: '{NAME}', fields: {'spec..x': NAME}}]\n",
+            "invalid origins: origins[0]: 'spec..x' is not a path",
+        ),
+        (
+            "origins: [{kind: Cluster, name: '{NAME}', fields: {'spec[*]': NAME}}]\n",
+            "invalid origins: origins[0]: 'spec[*]': [*] is only allowed in variable paths",
+        ),
+        ("origins: [{kind: Cluster, name: x}]\n", "invalid flavor metadata"),
+    ],
+    ids=["undeclared", "malformed-path", "wildcard-in-field", "schema"],
+)
+def test_bad_origins_are_metadata_errors(tmp_path: Path, origins: str, message: str) -> None:
+    with pytest.raises(FlavorError, match=message.replace("[", r"\[").replace("*", r"\*")):
+        FlavorCatalog([_flavor_with_origins(tmp_path, origins)]).get("mine")
+
+
+def test_builtin_origins_name_declared_variables() -> None:
+    catalog = FlavorCatalog()
+    assert {name: len(catalog.get(name).origins) > 0 for name in catalog.names()} == {
+        "aks": True,
+        "aks-clusterclass": False,
+        "aks-legacy": True,
+        "aks-maintenance": True,
+        "aks-multi-tenancy": True,
+        "aks-topology": False,
+    }

@@ -1,0 +1,102 @@
+"""The normalised views the pool and cluster rules run on: one shape for both CAPZ APIs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from generator.documents import Document
+from generator.validate.model import ManifestSet
+from generator.validate.views import UNKNOWN, Api, views_of
+
+Parse = Callable[..., list[Document]]
+
+LEGACY = """
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: demo, namespace: default}
+spec:
+  clusterNetwork: {services: {cidrBlocks: [10.1.0.0/16]}}
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: demo}
+  infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedCluster, name: demo}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: demo, namespace: default}
+spec:
+  location: westeurope
+  version: v1.31.1
+  networkPlugin: kubenet
+  apiServerAccessProfile: {enablePrivateCluster: true, privateDNSZone: system}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: pool0, namespace: default}
+spec:
+  clusterName: demo
+  replicas: 3
+  template:
+    spec:
+      clusterName: demo
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: pool0}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata: {name: pool0, namespace: default}
+spec: {mode: System, sku: Standard_D2s_v3, scaling: {minSize: 1, maxSize: 4}}
+"""
+
+
+def test_legacy_objects_project_onto_the_views(parse: Parse) -> None:
+    ms = ManifestSet(parse(LEGACY))
+    views = views_of(ms)
+    (pool,) = views.pools_of(ms.clusters[0])
+    assert pool.api is Api.LEGACY and pool.is_system
+    # CAPZ names a legacy pool after its object when spec.name is left out.
+    assert (pool.name.value, pool.name.rel) == ("pool0", ("metadata", "name"))
+    assert (pool.autoscaling.value, pool.min_count.value, pool.max_count.value) == (True, 1, 4)
+    assert pool.min_count.rel == ("spec", "scaling", "minSize")
+    assert pool.replicas.value == 3 and pool.replicas.owner is pool.machine_pool
+    assert pool.subnet.raw is UNKNOWN and pool.subnet.unknown
+    control_plane = views.control_plane_of(ms.clusters[0])
+    assert control_plane is not None and control_plane.api is Api.LEGACY
+    assert control_plane.network_plugin.value == "kubenet"
+    assert control_plane.private_dns_zone.path == (
+        "spec",
+        "apiServerAccessProfile",
+        "privateDNSZone",
+    )
+    assert control_plane.dns_prefix.value == "demo"  # CAPZ's default: the control plane's name
+    assert views_of(ms) is views  # built once per set
+
+
+def test_aso_fields_are_located_inside_the_embedding_object(
+    template_docs: Callable[[str], list[Document]],
+) -> None:
+    ms = ManifestSet(template_docs("aks-aso"))
+    views = views_of(ms)
+    pools = views.pools_of(ms.clusters[0])
+    assert [pool.api for pool in pools] == [Api.ASO, Api.ASO]
+    assert pools[0].name.path == ("spec", "resources", 0, "spec", "azureName")
+    assert pools[0].name.subject.embedded_kind == "ManagedClustersAgentPool"
+    control_plane = views.control_plane_of(ms.clusters[0])
+    assert control_plane is not None
+    assert control_plane.network_plugin.path == (
+        "spec",
+        "resources",
+        0,
+        "spec",
+        "networkProfile",
+        "networkPlugin",
+    )
+
+
+def test_templates_and_placeholders_are_unknown(parse: Parse) -> None:
+    text = LEGACY.replace("mode: System", "mode: '${POOL_MODE}'").replace(
+        "networkPlugin: kubenet", "networkPlugin: '{{ .plugin }}'"
+    )
+    ms = ManifestSet(parse(text))
+    (pool,) = views_of(ms).pools
+    assert pool.mode.unknown and pool.mode.value is None and not pool.is_system
+    (control_plane,) = views_of(ms).control_planes
+    assert control_plane.network_plugin.unknown and control_plane.network_plugin.value is None
