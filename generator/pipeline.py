@@ -9,7 +9,6 @@ does), so tests can drive the whole pipeline directly.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.errors import CapzgenError, Location, UsageError, ValidationFailed, YamlError
 from generator.findings import Finding
+from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
 from generator.variables import (
     Layer,
     VariableStore,
@@ -36,14 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-_SEMVER = re.compile(
-    r"^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-    r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"
-)
 GENERATED_SOURCE = "<generated>"
 
 
@@ -193,17 +185,17 @@ class PipelineContext:
 
 def check_special_flags(request: ClusterRequest) -> None:
     """The flag checks clusterctl makes, in clusterctl's order (reference §3)."""
-    if request.target_namespace is not None and not _is_label(request.target_namespace):
+    if request.target_namespace is not None and not is_dns1123_label(request.target_namespace):
         raise UsageError(
             f"invalid target-namespace {request.target_namespace!r}: must be a DNS-1123 label "
             "(lower-case alphanumerics and '-', at most 63 characters)"
         )
-    if len(request.name) > 253 or not _DNS1123_SUBDOMAIN.match(request.name):
+    if not is_dns1123_subdomain(request.name):
         raise UsageError(
             f"invalid cluster name {request.name!r}: must be a DNS-1123 subdomain "
             "(lower-case alphanumerics, '-' and '.', at most 253 characters)"
         )
-    if request.kubernetes_version and not _SEMVER.match(request.kubernetes_version):
+    if request.kubernetes_version and not is_semver(request.kubernetes_version):
         raise UsageError(
             f"invalid KubernetesVersion {request.kubernetes_version!r}. Please use a semantic version number"
         )
@@ -211,10 +203,6 @@ def check_special_flags(request: ClusterRequest) -> None:
         raise UsageError(
             "invalid WorkerMachineCount. Please use a number greater than or equal to 0"
         )
-
-
-def _is_label(value: str) -> bool:
-    return len(value) <= 63 and bool(_DNS1123_LABEL.match(value))
 
 
 def flag_overrides(

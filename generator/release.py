@@ -34,13 +34,8 @@ from typing import Any
 
 from generator.errors import CapzgenError, FlavorError, InputOutputError, Location, UsageError
 from generator.flavors.model import Flavor
+from generator.names import is_dns1123_label, release_version
 
-# `v` + semantic version: clusterctl resolves release tags as "v" + semver (reference §12.2).
-VERSION_PATTERN = re.compile(
-    r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-    r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"
-)
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _PLACEHOLDER = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-][^}]*)?\}$")
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
@@ -87,12 +82,13 @@ class Release:
 
 
 def check_request(request: ReleaseRequest) -> None:
-    if not VERSION_PATTERN.match(request.version):
+    # `v` + semantic version: clusterctl resolves release tags as "v" + semver (reference §12.2).
+    if release_version(request.version) is None:
         raise UsageError(
             f"invalid --version {request.version!r}: use v + a semantic version, e.g. v0.3.0",
             hint="clusterctl resolves release directories as 'v' + semver",
         )
-    if len(request.provider_name) > 63 or not _DNS_LABEL.match(request.provider_name):
+    if not is_dns1123_label(request.provider_name):
         raise UsageError(
             f"invalid --provider-name {request.provider_name!r}: must be a lower-case DNS-1123 label"
         )
@@ -291,9 +287,9 @@ def _references(node: Any) -> set[tuple[str, str] | None]:
 
 
 def metadata_text(request: ReleaseRequest) -> str:
-    match = VERSION_PATTERN.match(request.version)
-    assert match is not None
-    major, minor = int(match.group(1)), int(match.group(2))
+    version = release_version(request.version)
+    assert version is not None
+    major, minor, _patch = version
     return (
         f"# clusterctl provider metadata of infrastructure-{request.provider_name} {request.version}:\n"
         "# cluster templates for CAPZ v1.26.0 (which implements contract v1beta1), by capzgen release.\n"

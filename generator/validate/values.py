@@ -7,14 +7,10 @@ never raises and never reports a problem the schema check already reports.
 
 from __future__ import annotations
 
-import functools
 import ipaddress
-import re
 from typing import Any
 
-_VERSION = re.compile(
-    r"^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?([-+][-0-9A-Za-z_.+]*)?$"
-)
+from generator.names import parse_kubernetes_version
 
 
 def dig(obj: Any, *keys: str | int) -> Any:
@@ -68,23 +64,9 @@ def known_str(value: Any) -> str | None:
 
 
 def parse_version(value: Any) -> tuple[int, int, int | None] | None:
-    """``v1.30.4`` / ``1.30`` -> ``(1, 30, 4)`` / ``(1, 30, None)``; anything else -> ``None``."""
+    """The Kubernetes version a known string holds (see :mod:`generator.names`), else ``None``."""
     text = known_str(value)
-    return None if text is None else _parse_version(text)
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_version(text: str) -> tuple[int, int, int | None] | None:
-    """Cached: a large input repeats the same few version strings thousands of times."""
-    match = _VERSION.match(text.strip())
-    if match is None:
-        return None
-    patch = match.group(3)
-    return int(match.group(1)), int(match.group(2)), int(patch) if patch is not None else None
-
-
-def strip_v(value: str) -> str:
-    return value[1:] if value.startswith("v") else value
+    return None if text is None else parse_kubernetes_version(text)
 
 
 def parse_ipv4_network(value: Any) -> ipaddress.IPv4Network | None:
