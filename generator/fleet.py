@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from generator.errors import CapzgenError, ExitCode, Location, ValidationFailed
+from generator.errors import CapzgenError, ExitCode, FleetError, FleetInvalid, Location
 from generator.findings import Finding, JsonPath, Severity, Subject, format_path, sort_findings
 from generator.gitops import (
     FluxOptions,
@@ -54,18 +54,6 @@ FLEET_RULES: dict[str, str] = {
 }
 DISABLEABLE_FLEET_RULES = ("FLEET-002", "FLEET-003")  # clusters may sit in different subscriptions
 SERIAL_BELOW = 16  # fewer clusters than this render in-process (worker start-up costs more)
-
-
-class FleetError(CapzgenError):
-    """The fleet file is malformed (every problem is listed)."""
-
-
-class FleetInvalid(ValidationFailed):
-    """Some clusters failed to render or validate; nothing was written."""
-
-    def __init__(self, findings: Sequence[Finding], *, summary: str, errors: Sequence[str]) -> None:
-        super().__init__(findings, summary=summary)
-        self.details = tuple(errors)
 
 
 # --- the fleet file ------------------------------------------------------------------------------

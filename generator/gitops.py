@@ -28,7 +28,7 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from generator.errors import CapzgenError, InputOutputError, Location, UsageError
+from generator.errors import InputOutputError, Location, OutputConflict, UsageError
 from generator.fsio import write_atomically
 
 MANIFEST_NAME = ".capzgen-manifest.json"
@@ -44,10 +44,6 @@ FLUX_SOURCE_KINDS = ("GitRepository", "OCIRepository", "Bucket")
 class Layout(StrEnum):
     PLAIN = "plain"
     FLUX = "flux"
-
-
-class OutputConflict(CapzgenError):
-    """Writing would overwrite or delete something a person made; nothing was written."""
 
 
 # --- what to write -------------------------------------------------------------------------------

@@ -27,16 +27,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from generator.errors import CapzgenError, Location
+from generator.errors import Location, PatchError
 from generator.findings import format_path
 from generator.resources import builtin_schemas_dir
 
 CLUSTER_TOKEN = "{cluster}"
 _INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
-
-
-class PatchError(CapzgenError):
-    """A patch file is malformed, its target matches nothing, or an operation fails."""
 
 
 class PatchFailure(ValueError):

@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.OK)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
-        return 130
+        return int(ExitCode.INTERRUPTED)
     except Exception as error:  # pragma: no cover - reached only through bugs
         if os.environ.get("CAPZGEN_DEBUG"):
             raise
@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(
             "Hint: this is a bug in capzgen; rerun with CAPZGEN_DEBUG=1 for a traceback", err=True
         )
-        return 3
+        return int(ExitCode.INTERNAL)
     return int(result) if isinstance(result, int) else int(ExitCode.OK)
 
 

@@ -10,11 +10,10 @@ The package never prints or writes; the CLI (``generator.cli.migrate``) does.
 """
 
 from generator.migrate.engine import MigrationOptions, migrate_text
-from generator.migrate.model import MigrationError, MigrationResult, Note
+from generator.migrate.model import MigrationResult, Note
 from generator.patches import merge_patch
 
 __all__ = [
-    "MigrationError",
     "MigrationOptions",
     "MigrationResult",
     "Note",

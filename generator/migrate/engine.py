@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from generator.errors import Location
+from generator.errors import Location, MigrationError
 from generator.findings import format_path
 from generator.migrate import tables as t
 from generator.migrate.checklist import adoption_checklist, version_checklist
@@ -29,7 +29,7 @@ from generator.migrate.legacy import (
     rewrite_ref,
     strip_server_fields,
 )
-from generator.migrate.model import NOTE, MigrationError, MigrationResult, Origin
+from generator.migrate.model import NOTE, MigrationResult, Origin
 from generator.migrate.versions import bump_object, rewrite_alpha
 from generator.transform import CLUSTER_SCOPED_KINDS
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from generator.errors import FleetError
 from generator.fleet import (
     SERIAL_BELOW,
-    FleetError,
     FleetOptions,
     deep_merge,
     parse_fleet,
