@@ -16,7 +16,7 @@ from generator.documents import Document
 from generator.errors import YamlError
 from generator.findings import Finding, Severity, Subject, sort_findings, summarize
 from generator.schemastore.types import SchemaLookup
-from generator.validate.engine import ValidationOptions, validate_documents
+from generator.validate import ValidationOptions, validate_documents
 from generator.yamlio.load import iter_files, load_documents, read_source
 from generator.yamlio.locate import LineLocator
 

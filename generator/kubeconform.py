@@ -41,12 +41,12 @@ from typing import Any
 
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
+from generator.model import kinds
+from generator.model.manifests import ManifestSet
+from generator.model.values import dig, is_templated
 from generator.names import valid_api_version
 from generator.schemastore.compiler import PYTHON_PATTERN
 from generator.schemastore.types import GroupVersionKind, SchemaLookup
-from generator.validate import kinds
-from generator.validate.model import ManifestSet
-from generator.validate.values import dig, is_templated
 
 log = logging.getLogger(__name__)
 

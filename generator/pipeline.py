@@ -329,7 +329,7 @@ def check_output(
 ) -> CheckReport:
     """Validate serialised output and return every finding (line numbers point into ``output``)."""
     from generator.check import SourceText, check_sources
-    from generator.validate.engine import ValidationOptions
+    from generator.validate import ValidationOptions
 
     store = (context or PipelineContext()).schema_store(request.schema_dirs)
     kubeconform = None

@@ -98,7 +98,7 @@ def check_rule_ids(disabled_rules: Iterable[str], *, extra: Iterable[str] = ()) 
     disabled = set(disabled_rules)
     if not disabled:
         return
-    from generator.validate.engine import known_rule_ids
+    from generator.validate import known_rule_ids
 
     unknown = sorted(disabled - {*known_rule_ids(), *extra})
     if unknown:

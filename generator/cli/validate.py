@@ -53,7 +53,7 @@ def validate_command(
     --kubeconform, kubeconform's findings count like capzgen's; a kubeconform that is missing,
     fails or times out is reported in one warning line and does not change the exit status.
     """
-    from generator.validate.engine import ValidationOptions
+    from generator.validate import ValidationOptions
     from generator.validate.report import describe_rules, render_json, render_text
 
     if list_rules:

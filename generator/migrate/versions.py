@@ -21,7 +21,7 @@ import yaml
 from generator.findings import PathPart, format_path
 from generator.migrate.model import NOTE, UNMAPPED, Note
 from generator.migrate.tables import ASO_KINDS, CAPZ_V1ALPHA1, CAPZ_V1BETA1, CONVERSIONS, Step
-from generator.validate.kinds import EMBEDDING_KINDS, split_api_version
+from generator.model.kinds import EMBEDDING_KINDS, split_api_version
 from generator.validate.rules.versions import REMOVED_VERSIONS
 
 Path = list[PathPart]

@@ -13,11 +13,11 @@ from typing import Any
 
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, Severity
+from generator.model import kinds
+from generator.model.manifests import AsoResource, TopObject
+from generator.model.values import dig, is_templated
 from generator.names import valid_api_version
 from generator.schemastore.types import GroupVersionKind, SchemaLookup
-from generator.validate import kinds
-from generator.validate.model import AsoResource, TopObject
-from generator.validate.values import dig, is_templated
 
 YAML = "yaml"
 STRUCTURE = "structure"

@@ -17,7 +17,7 @@ from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.tables import CONVERSIONS, SYSCTL_NAMES, SYSCTL_RENAMES
 from generator.migrate.values import dns_service_ip, normalized_name, quantity_number
 from generator.schemastore.store import SchemaStore
-from generator.validate.engine import ValidationOptions
+from generator.validate import ValidationOptions
 from generator.validate.rules.versions import REMOVED_VERSIONS
 from generator.yamlio.load import load_documents
 

@@ -22,7 +22,7 @@ from generator.release import (
     write_release,
 )
 from generator.schemastore.store import SchemaStore
-from generator.validate.engine import ValidationOptions
+from generator.validate import ValidationOptions
 from generator.yamlio.load import load_documents
 from tests.release.conftest import (
     GOLDEN,
