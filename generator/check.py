@@ -118,6 +118,7 @@ def _second_opinion(
 ) -> list[Finding]:
     """kubeconform's findings (rules the user disabled are dropped from them too); problems with
     kubeconform itself become notes, logged as one warning line each."""
+    # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
     from generator.kubeconform import run_kubeconform
 
     result = run_kubeconform(report.documents, store, kubeconform)

@@ -25,10 +25,12 @@ import logging
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import jsonschema_rs
 
 from generator.errors import CapzgenError, ExitCode, FleetError, FleetInvalid, Location
 from generator.findings import Finding, JsonPath, Severity, Subject, format_path, sort_findings
@@ -42,8 +44,10 @@ from generator.gitops import (
     render_files,
 )
 from generator.patches import PatchDocument, patch_from_data, schema_problems
-from generator.pipeline import ClusterRequest, Inputs, PipelineContext
+from generator.pipeline import ClusterRequest, PipelineContext, check_output, render_cluster
 from generator.resources import builtin_schemas_dir
+from generator.substitution import Inputs
+from generator.yamlio.load import load_documents, read_source
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +87,6 @@ class Fleet:
 
 @cache
 def _validator() -> Any:
-    import jsonschema_rs
-
     schema = json.loads((builtin_schemas_dir() / "fleet.schema.json").read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
@@ -104,16 +106,12 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
 
 
 def load_fleet(path: str) -> Fleet:
-    from generator.yamlio.load import read_source
-
     return parse_fleet(read_source(path), source="<stdin>" if path == "-" else path)
 
 
 def parse_fleet(text: str, *, source: str) -> Fleet:
     """Check a fleet file against its schema (and its overrides against the patch schema),
     reporting every problem at once, then resolve each cluster's settings over the defaults."""
-    from generator.yamlio.load import load_documents
-
     documents = [d for d in load_documents(text, source=source) if d.obj is not None]
     if len(documents) != 1:
         raise FleetError(
@@ -298,8 +296,6 @@ _SOURCE_PREFIX = "<cluster "
 
 
 def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
-    from dataclasses import replace
-
     jobs = []
     for cluster in fleet.clusters:
         request = ClusterRequest(
@@ -337,8 +333,6 @@ def _run_in_worker(job: _Job) -> ClusterOutcome:
 
 def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
     """Render, validate and lay out one cluster; domain errors become the outcome's error."""
-    from generator.pipeline import check_output, render_cluster
-
     request = job.request
     outcome = ClusterOutcome(name=request.name, index=job.index)
     try:

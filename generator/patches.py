@@ -27,9 +27,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+import jsonschema_rs
+
 from generator.errors import Location, PatchError
 from generator.findings import format_path
 from generator.resources import builtin_schemas_dir
+from generator.yamlio.load import load_documents, read_source
 
 CLUSTER_TOKEN = "{cluster}"
 _INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
@@ -100,8 +103,6 @@ class PatchDocument:
 
 @cache
 def _validator() -> Any:
-    import jsonschema_rs
-
     schema = json.loads((builtin_schemas_dir() / "patch.schema.json").read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
@@ -156,8 +157,6 @@ def patch_from_data(
 
 def parse_patch_text(text: str, *, source: str) -> list[PatchDocument]:
     """Every patch document of a YAML text; all schema problems of all documents at once."""
-    from generator.yamlio.load import load_documents
-
     documents = [d for d in load_documents(text, source=source) if d.obj is not None]
     if not documents:
         raise PatchError("patch file holds no patch documents", location=Location(file=source))
@@ -177,8 +176,6 @@ def parse_patch_text(text: str, *, source: str) -> list[PatchDocument]:
 
 def load_patch_files(paths: Sequence[str]) -> tuple[PatchDocument, ...]:
     """Patch documents of ``--patch`` files, in command-line then document order."""
-    from generator.yamlio.load import read_source
-
     patches: list[PatchDocument] = []
     for path in paths:
         source = "<stdin>" if path == "-" else path

@@ -14,94 +14,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.errors import CapzgenError, Location, UsageError, ValidationFailed, YamlError
+from jinja2.sandbox import SandboxedEnvironment
+
+from generator.check import CheckReport, SourceText, check_sources
+from generator.errors import CapzgenError, UsageError, ValidationFailed
 from generator.findings import Finding
+from generator.flavors.catalog import FlavorCatalog
+from generator.flavors.model import Flavor
+from generator.flavors.render import build_environment, render_flavor
+from generator.flavors.values import resolve_values
 from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
-from generator.variables import (
-    Layer,
-    VariableStore,
-    config_layer,
-    environment_layer,
-    override_layer,
-)
+from generator.schemastore.store import SchemaStore
+from generator.substitution import Inputs, base_layers, parse_objects, substitute_template
+from generator.transform import apply_target_namespace
+from generator.validate import ValidationOptions
+from generator.variables import VariableStore, override_layer
+from generator.yamlio.emit import dump_documents
 
 if TYPE_CHECKING:
-    from jinja2.sandbox import SandboxedEnvironment
-
-    from generator.check import CheckReport
-    from generator.flavors.catalog import FlavorCatalog
-    from generator.flavors.model import Flavor
     from generator.patches import PatchDocument
-    from generator.schemastore.store import SchemaStore
 
 log = logging.getLogger(__name__)
 
 GENERATED_SOURCE = "<generated>"
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """Where variable values come from besides flags (kept apart so tests control them)."""
-
-    environ: Mapping[str, str]
-    config: Mapping[str, Any] = field(default_factory=dict)
-    values_file: Mapping[str, Any] = field(default_factory=dict)
-
-
-def base_layers(inputs: Inputs) -> list[Layer]:
-    """Environment, then clusterctl config file: the order ``clusterctl`` uses."""
-    return [environment_layer(inputs.environ), config_layer(inputs.config)]
-
-
-# --- generate yaml -------------------------------------------------------------------------------
-
-
-def substitute_template(text: str, store: VariableStore, *, source: str) -> str:
-    """clusterctl's substitution; a syntax error is reported with the file it came from."""
-    from dataclasses import replace
-
-    from generator.envsubst import substitute
-    from generator.errors import TemplateSyntaxError
-
-    try:
-        return substitute(text, store.lookup, store.is_set)
-    except TemplateSyntaxError as error:
-        error.location = replace(error.location or Location(), file=source)
-        raise
-
-
-def parse_objects(text: str, source: str) -> list[Any]:
-    """Documents of a substituted template as objects; empty documents are dropped (clusterctl)."""
-    from generator.yamlio.load import load_documents
-
-    objects = []
-    for document in load_documents(text, source=source):
-        if document.obj is None:
-            continue
-        if not isinstance(document.obj, dict):
-            raise YamlError(
-                f"document is a {type(document.obj).__name__}, not a mapping (a Kubernetes object)",
-                location=Location(file=source, line=document.start_line, document=document.index),
-            )
-        objects.append(document.obj)
-    return objects
-
-
-def generate_yaml(text: str, *, source: str, inputs: Inputs) -> str:
-    """``clusterctl generate yaml``: substitute, parse and re-serialise the template."""
-    from generator.yamlio.emit import dump_documents
-
-    store = VariableStore(base_layers(inputs))
-    return dump_documents(parse_objects(substitute_template(text, store, source=source), source))
-
-
-def list_yaml_variables(text: str) -> str:
-    from generator.envsubst import format_yaml_variable_list, inspect_variables
-
-    return format_yaml_variable_list(inspect_variables(text))
-
-
-# --- generate cluster ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -153,8 +88,6 @@ class PipelineContext:
         self._stores: dict[tuple[Path, ...], SchemaStore] = {}
 
     def catalog(self, flavors_dirs: Sequence[Path]) -> FlavorCatalog:
-        from generator.flavors.catalog import FlavorCatalog
-
         key = tuple(flavors_dirs)
         if key not in self._catalogs:
             self._catalogs[key] = FlavorCatalog(key)
@@ -167,16 +100,12 @@ class PipelineContext:
         return self._flavors[key]
 
     def environment(self, search_path: Sequence[Path]) -> SandboxedEnvironment:
-        from generator.flavors.render import build_environment
-
         key = tuple(search_path)
         if key not in self._environments:
             self._environments[key] = build_environment(key)
         return self._environments[key]
 
     def schema_store(self, schema_dirs: Sequence[Path]) -> SchemaStore:
-        from generator.schemastore.store import SchemaStore
-
         key = tuple(schema_dirs)
         if key not in self._stores:
             self._stores[key] = SchemaStore.from_search_path(list(key))
@@ -265,9 +194,6 @@ def render_request(
     """Jinja (flavors only) then ``${VAR}`` substitution; returns text and the typed values used."""
     if request.template_text is not None:
         return substitute_template(request.template_text, store, source=request.template_source), {}
-    from generator.flavors.render import render_flavor
-    from generator.flavors.values import resolve_values
-
     context = context or PipelineContext()
     catalog = context.catalog(request.flavors_dirs)
     flavor = context.flavor(request.flavors_dirs, request.flavor or "aks")
@@ -287,9 +213,6 @@ def render_cluster(
 
     ``generate cluster`` (stdout, ``--write-to``, ``--output-dir``) and fleets share this stage.
     """
-    from generator.transform import apply_target_namespace
-    from generator.yamlio.emit import dump_documents
-
     check_special_flags(request)
     store = build_store(request, inputs)
     text, values = render_request(request, store, context=context)
@@ -297,6 +220,7 @@ def render_cluster(
     if request.target_namespace:
         objects = apply_target_namespace(objects, request.target_namespace)
     if request.patches:
+        # lazy: the patch model costs ~5 ms of start-up; only runs with patches load it
         from generator.patches import apply_patches
 
         objects = apply_patches(objects, request.patches, cluster=request.name)
@@ -328,12 +252,10 @@ def check_output(
     source: str = GENERATED_SOURCE,
 ) -> CheckReport:
     """Validate serialised output and return every finding (line numbers point into ``output``)."""
-    from generator.check import SourceText, check_sources
-    from generator.validate import ValidationOptions
-
     store = (context or PipelineContext()).schema_store(request.schema_dirs)
     kubeconform = None
     if request.kubeconform:
+        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
         from generator.kubeconform import KubeconformOptions
 
         kubeconform = KubeconformOptions(timeout=request.kubeconform_timeout)

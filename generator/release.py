@@ -32,8 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
+import yaml
+
+from generator.envsubst import inspect_variables
 from generator.errors import CapzgenError, FlavorError, InputOutputError, Location, UsageError
+from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.model import Flavor
+from generator.flavors.render import placeholder_values, render_flavor
+from generator.fsio import write_atomically
 from generator.names import is_dns1123_label, release_version
 
 _PLACEHOLDER = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-][^}]*)?\}$")
@@ -98,8 +105,6 @@ def check_request(request: ReleaseRequest) -> None:
 
 def build_release(request: ReleaseRequest) -> Release:
     """Render every flavor; raises one FlavorError naming every flavor that failed."""
-    from generator.flavors.catalog import FlavorCatalog
-
     check_request(request)
     catalog = FlavorCatalog(request.flavors_dirs)
     release = Release(label=f"infrastructure-{request.provider_name}", version=request.version)
@@ -135,16 +140,12 @@ def build_release(request: ReleaseRequest) -> Release:
 
 def export_template(flavor: Flavor, search_path: Sequence[Path]) -> str:
     """The flavor as a clusterctl template, checked to be one clusterctl can parse."""
-    from generator.flavors.render import placeholder_values, render_flavor
-
     return _checked(flavor, render_flavor(flavor, placeholder_values(flavor), search_path))
 
 
 def _checked(flavor: Flavor, text: str) -> str:
     """Fail unless clusterctl's variable parser accepts the text and every ``${VAR}`` in it is a
     variable the flavor declares (a stray placeholder would be a variable users cannot discover)."""
-    from generator.envsubst import inspect_variables
-
     try:
         variables = inspect_variables(text)
     except CapzgenError as error:
@@ -171,8 +172,6 @@ def split_documents(text: str) -> list[str]:
 
 
 def _load(document: str) -> Any:
-    import yaml
-
     return yaml.load(document, Loader=yaml.CSafeLoader)
 
 
@@ -201,8 +200,6 @@ def export_class(
     class's template names) fixed to the class name, so the file does not depend on the Cluster
     clusterctl is generating; the ClusterClass documents and the templates they reference are kept.
     """
-    from generator.flavors.render import placeholder_values, render_flavor
-
     classes = [doc for doc in map(_load, split_documents(template)) if _is_class(doc)]
     if not classes:
         return None
@@ -235,8 +232,6 @@ def export_class(
 
 
 def _check_fixed(flavor: Flavor, fixed: Mapping[str, Any]) -> None:
-    import jsonschema_rs
-
     for variable, value in fixed.items():
         spec = flavor.variables.get(variable)
         if spec is None:
@@ -312,8 +307,6 @@ def write_release(release: Release, output_dir: Path) -> list[Path]:
     into an existing one, each file is replaced atomically (readers never see partial files).
     Files of the folder that this release does not write are left alone.
     """
-    from generator.fsio import write_atomically
-
     target = output_dir / release.directory
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

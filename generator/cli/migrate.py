@@ -6,7 +6,9 @@ import click
 
 from generator.cli.common import emit
 from generator.errors import UsageError
+from generator.migrate import MigrationOptions, migrate_text
 from generator.names import is_dns1123_label, is_dns1123_subdomain
+from generator.yamlio.load import read_source
 
 
 @click.command("migrate")
@@ -44,9 +46,6 @@ def migrate(
     ("unmapped: Kind/name: path: reason"), the keys of the ASO credential Secret to create, and
     the steps still to do on the live management cluster. Nothing is applied anywhere.
     """
-    from generator.migrate import MigrationOptions, migrate_text
-    from generator.yamlio.load import read_source
-
     if namespace is not None and not is_dns1123_label(namespace):
         raise UsageError(f"invalid --namespace {namespace!r}: must be a DNS-1123 label")
     if credential_secret is not None and not is_dns1123_subdomain(credential_secret):

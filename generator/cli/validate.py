@@ -6,8 +6,13 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import check_rule_ids, kubeconform_options, schema_dir_option
+from generator.check import check_paths
+from generator.cli.options import KubeconformChoice, kubeconform_options, schema_dir_option
+from generator.cli.rule_ids import check_rule_ids
 from generator.errors import ExitCode, UsageError
+from generator.schemastore.store import SchemaStore
+from generator.validate import ValidationOptions
+from generator.validate.report import describe_rules, render_json, render_text
 
 
 @click.command("validate")
@@ -41,8 +46,7 @@ def validate_command(
     output: str,
     list_rules: bool,
     no_cel: bool,
-    use_kubeconform: bool,
-    kubeconform_timeout: float,
+    kubeconform: KubeconformChoice,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
@@ -53,30 +57,25 @@ def validate_command(
     --kubeconform, kubeconform's findings count like capzgen's; a kubeconform that is missing,
     fails or times out is reported in one warning line and does not change the exit status.
     """
-    from generator.validate import ValidationOptions
-    from generator.validate.report import describe_rules, render_json, render_text
-
     if list_rules:
         click.echo(describe_rules(), nl=False)
         return int(ExitCode.OK)
     if not paths:
         raise UsageError("no input: give one or more files or folders, or - for stdin")
     check_rule_ids(disabled_rules)
-    from generator.check import check_paths
-    from generator.schemastore.store import SchemaStore
-
     store = SchemaStore.from_search_path(list(schema_dirs))
     options = ValidationOptions(
         disabled_rules=frozenset(disabled_rules),
         ignore_missing_schemas=ignore_missing_schemas,
         cel=not no_cel,
     )
-    kubeconform = None
-    if use_kubeconform:
+    second_opinion = None
+    if kubeconform.use_kubeconform:
+        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
         from generator.kubeconform import KubeconformOptions
 
-        kubeconform = KubeconformOptions(timeout=kubeconform_timeout)
-    report = check_paths(list(paths), store, options, kubeconform=kubeconform)
+        second_opinion = KubeconformOptions(timeout=kubeconform.kubeconform_timeout)
+    report = check_paths(list(paths), store, options, kubeconform=second_opinion)
     render = render_json if output == "json" else render_text
     click.echo(render(report.findings, report.document_count), nl=False)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)

@@ -32,6 +32,7 @@ from generator.migrate.legacy import (
 from generator.migrate.model import NOTE, MigrationResult, Origin
 from generator.migrate.versions import bump_object, rewrite_alpha
 from generator.transform import CLUSTER_SCOPED_KINDS
+from generator.yamlio.load import load_documents
 
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 
@@ -56,8 +57,6 @@ def migrate_text(
 
 
 def read_items(text: str, source: str) -> list[Item]:
-    from generator.yamlio.load import load_documents
-
     items: list[Item] = []
     for document in load_documents(text, source=source):
         obj = document.obj

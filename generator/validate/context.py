@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from generator.documents import Document
 from generator.findings import Finding
@@ -23,9 +24,9 @@ class ValidationOptions:
     cel: bool = True  # evaluate the CRDs' CEL rules (x-kubernetes-validations), as the API server
 
 
-@dataclass(frozen=True)
-class CheckContext:
-    """One validation run's input, built once and handed to every checker."""
+class CheckContext(NamedTuple):
+    """One validation run's input, built once and handed to every checker (a ``NamedTuple``:
+    immutable, and cheaper than a frozen dataclass to define on every command's start-up path)."""
 
     documents: Sequence[Document]
     manifests: ManifestSet
