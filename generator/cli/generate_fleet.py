@@ -21,14 +21,9 @@ from generator.cli.options import (
 )
 from generator.cli.rule_ids import check_rule_ids
 from generator.clusterctl_config import load_config
-from generator.fleet import (
-    DISABLEABLE_FLEET_RULES,
-    FleetOptions,
-    load_fleet,
-    raise_for_problems,
-    render_fleet,
-    write_fleet,
-)
+from generator.fleet.file import load_fleet
+from generator.fleet.render import FleetOptions, raise_for_problems, render_fleet, write_fleet
+from generator.fleet.rules import DISABLEABLE_FLEET_RULES
 from generator.patches import load_patch_files
 
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import yaml
 
+from generator.jsonpatch import merge_patch
 from generator.migrate import tables as t
 from generator.migrate.plan import Item, Notes
 from generator.migrate.reader import SpecReader
 from generator.migrate.values import set_path
-from generator.patches import merge_patch
 
 
 def embedded(
