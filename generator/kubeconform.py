@@ -217,49 +217,78 @@ def run_kubeconform(
         return result
     with tempfile.TemporaryDirectory(prefix="capzgen-kubeconform-") as tmp:
         root = Path(tmp)
-        schemas, docs = root / "schemas", root / "documents"
-        try:
-            docs.mkdir()
-            written = _write_schemas(schemas, sent, store)
-            for index, item in enumerate(sent):
-                (docs / _file_name(index)).write_text(
-                    json.dumps(item.obj, ensure_ascii=True, default=str), encoding="utf-8"
-                )
-        except OSError as error:
-            result.notes.append(
-                f"kubeconform was not run: its input could not be written to {tmp}: "
-                f"{error.strerror or error}"
-            )
+        written = _write_inputs(root, sent, store, result)
+        if written is None:
             return result
-        argv = [
-            binary,
-            "-strict",
-            "-summary",
-            "-output",
-            "json",
-            "-schema-location",
-            schema_location(schemas),
-            str(docs),
-        ]
-        log.info("running %s on %d objects", binary, len(sent))
-        try:
-            completed = run_process(argv, options.timeout)
-        except OSError as error:
-            result.notes.append(
-                f"kubeconform ({binary}) could not be started: {error.strerror or error}; "
-                f"{INSTALL_HINT}"
-            )
+        completed = _run(binary, root, len(sent), options, result)
+        if completed is None:
             return result
+    _read_report(completed, sent, written, options, result)
+    return result
+
+
+def _write_inputs(
+    root: Path, sent: Sequence[_Sent], store: SchemaLookup | None, result: KubeconformResult
+) -> set[tuple[str, str, str]] | None:
+    """Schemas and one file per object under ``root``; None (and a note) when that fails."""
+    try:
+        (root / "documents").mkdir()
+        written = _write_schemas(root / "schemas", sent, store)
+        for index, item in enumerate(sent):
+            (root / "documents" / _file_name(index)).write_text(
+                json.dumps(item.obj, ensure_ascii=True, default=str), encoding="utf-8"
+            )
+    except OSError as error:
+        result.notes.append(
+            f"kubeconform was not run: its input could not be written to {root}: "
+            f"{error.strerror or error}"
+        )
+        return None
+    return written
+
+
+def _run(
+    binary: str, root: Path, count: int, options: KubeconformOptions, result: KubeconformResult
+) -> Completed | None:
+    argv = [
+        binary,
+        "-strict",
+        "-summary",
+        "-output",
+        "json",
+        "-schema-location",
+        schema_location(root / "schemas"),
+        str(root / "documents"),
+    ]
+    log.info("running %s on %d objects", binary, count)
+    try:
+        return run_process(argv, options.timeout)
+    except OSError as error:
+        result.notes.append(
+            f"kubeconform ({binary}) could not be started: {error.strerror or error}; "
+            f"{INSTALL_HINT}"
+        )
+        return None
+
+
+def _read_report(
+    completed: Completed,
+    sent: Sequence[_Sent],
+    written: set[tuple[str, str, str]],
+    options: KubeconformOptions,
+    result: KubeconformResult,
+) -> None:
+    """Findings from kubeconform's JSON report; notes for a timeout or a failed run."""
     if completed.returncode is None:
         result.notes.append(
             f"kubeconform did not finish within {options.timeout:g}s and was stopped; "
             "its findings are missing (raise --kubeconform-timeout)"
         )
-        return result
+        return
     report = parse_report(completed.stdout)
     if report is None:
         result.notes.append(_failure(completed))
-        return result
+        return
     result.ran = True
     for entry in report:
         _merge_entry(entry, sent, written, result)
@@ -269,7 +298,6 @@ def run_kubeconform(
             f"kubeconform exited with status {completed.returncode}"
             + (f": {problem}" if problem else "")
         )
-    return result
 
 
 def _objects(documents: Sequence[Document]) -> Iterator[_Sent]:

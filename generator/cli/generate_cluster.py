@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -35,6 +35,7 @@ from generator.pipeline import ClusterRequest, generate_cluster
 from generator.substitution import Inputs
 
 if TYPE_CHECKING:
+    from generator.gitops import FluxOptions
     from generator.patches import PatchDocument
 
 
@@ -158,17 +159,45 @@ def generate_cluster_command(
     if output.output_dir is not None and write_to is not None:
         raise UsageError("use either --write-to or --output-dir, not both")
     output.check()
-    flux = None
-    if output.output_dir is not None:
-        # lazy: generator.gitops costs ~4 ms of start-up; only --output-dir loads it
-        from generator.cli.gitops_output import flux_options
+    flux = _flux(name, output)
+    request = _request(
+        name, flags, values, patch_files, schema_dirs, flavors_dirs, validation, kubeconform
+    )
+    inputs = values.inputs()
+    if list_variables:
+        # lazy: the --list-variables formatters cost ~2 ms of start-up; only that flag loads them
+        from generator.listing import list_cluster_variables
 
-        flux = flux_options(name, output, output.output_dir)
+        click.echo(list_cluster_variables(request, inputs), nl=False)
+        return
+    try:
+        result = generate_cluster(request, inputs)
+    except ValidationFailed as failure:
+        print_findings(failure.findings)
+        raise
+    print_findings(result.findings)  # warnings only, on success
+    if output.output_dir is None:
+        emit(result.text, write_to)
+    else:
+        _write_directory(output, output.output_dir, result.objects, flux)
+
+
+def _request(
+    name: str,
+    flags: ClusterFlags,
+    values: ValueSources,
+    patch_files: tuple[str, ...],
+    schema_dirs: tuple[Path, ...],
+    flavors_dirs: tuple[Path, ...],
+    validation: ValidationChoice,
+    kubeconform: KubeconformChoice,
+) -> ClusterRequest:
+    """The pipeline's request: reads the --from template and the --patch files, checks rule IDs."""
     template_text, template_source = (
         read_template(flags.from_) if flags.from_ is not None else (None, "")
     )
     check_rule_ids(validation.disabled_rules)
-    request = ClusterRequest(
+    return ClusterRequest(
         name=name,
         flavor=flags.flavor or ("aks" if flags.from_ is None else None),
         template_text=template_text,
@@ -186,29 +215,25 @@ def generate_cluster_command(
         kubeconform_timeout=kubeconform.kubeconform_timeout,
         patches=_load_patches(patch_files),
     )
-    inputs = values.inputs()
-    if list_variables:
-        # lazy: the --list-variables formatters cost ~2 ms of start-up; only that flag loads them
-        from generator.listing import list_cluster_variables
 
-        click.echo(list_cluster_variables(request, inputs), nl=False)
-        return
-    try:
-        result = generate_cluster(request, inputs)
-    except ValidationFailed as failure:
-        print_findings(failure.findings)
-        raise
-    print_findings(result.findings)  # warnings only, on success
+
+def _flux(name: str, output: OutputChoice) -> FluxOptions | None:
     if output.output_dir is None:
-        emit(result.text, write_to)
-        return
+        return None
+    # lazy: generator.gitops costs ~4 ms of start-up; only --output-dir loads it
+    from generator.cli.gitops_output import flux_options
+
+    return flux_options(name, output, output.output_dir)
+
+
+def _write_directory(
+    output: OutputChoice, directory: Path, objects: list[Any], flux: FluxOptions | None
+) -> None:
     # lazy: generator.gitops costs ~4 ms of start-up; only --output-dir loads it
     from generator.gitops import render_files, write_directory
 
-    summary = write_directory(
-        output.output_dir, render_files(result.objects, flux=flux), force=output.force
-    )
-    click.echo(f"{output.output_dir}: {summary.describe()}", err=True)
+    summary = write_directory(directory, render_files(objects, flux=flux), force=output.force)
+    click.echo(f"{directory}: {summary.describe()}", err=True)
 
 
 def _load_patches(patch_files: tuple[str, ...]) -> tuple[PatchDocument, ...]:
