@@ -1,8 +1,9 @@
 """The package's import graph stays visible and acyclic.
 
 Every module under ``generator`` is imported, and the graph of imports read from the source (at
-module top and inside functions, ``TYPE_CHECKING`` blocks excepted) must have no cycle: a cycle
-hidden behind an import inside a function is still a cycle, it only fails later. Imports inside
+module top and inside functions, ``TYPE_CHECKING`` blocks excepted) must have no cycle, between
+modules nor between the package's top-level units: a cycle hidden behind an import inside a
+function is still a cycle, it only fails later. Imports inside
 functions are allowed only with a ``# lazy: <reason>`` comment on the line above or on the line
 itself, so that each one is a decision someone can check.
 """
@@ -144,6 +145,18 @@ def test_every_module_imports(module: str) -> None:
 def test_the_import_graph_has_no_cycle() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_graph_of_top_level_units_has_no_cycle() -> None:
+    """Read top-down at the level of ``generator.<unit>`` too (cli -> pipeline -> check ->
+    validate -> cel -> model ...): a unit may not reach back into one that uses it, even through
+    modules that are acyclic one by one."""
+    units: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        unit = ".".join(module.split(".")[:2])
+        units.setdefault(unit, set()).update(".".join(target.split(".")[:2]) for target in targets)
+    cycle = find_cycle({unit: targets - {unit} for unit, targets in units.items()})
+    assert cycle is None, "cycle between units: " + " -> ".join(cycle or [])
 
 
 def test_the_cycle_finder_finds_cycles() -> None:
