@@ -11,6 +11,6 @@ enforces.
   ``cel``);
 * :mod:`generator.cel.inventory`: every rule of the store, for ``capzgen schemas list --cel``.
 
-Importing this package is cheap: the modules above load cel-python (~30 ms), so callers import the
-one they need when a rule is first analysed or evaluated.
+Importing this package is cheap: the modules above load cel-python (~40 ms of start-up with them),
+so callers import the one they need when a rule is first analysed or evaluated.
 """

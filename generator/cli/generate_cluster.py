@@ -165,7 +165,7 @@ def generate_cluster_command(
     )
     inputs = values.inputs()
     if list_variables:
-        # lazy: the --list-variables formatters cost ~2 ms of start-up; only that flag loads them
+        # lazy: the --list-variables formatters cost ~3 ms of start-up; only that flag loads them
         from generator.listing import list_cluster_variables
 
         click.echo(list_cluster_variables(request, inputs), nl=False)
