@@ -8,7 +8,7 @@ the core never prints.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
@@ -164,16 +164,3 @@ class FleetInvalid(ValidationFailed):
     def __init__(self, findings: Sequence[Finding], *, summary: str, errors: Sequence[str]) -> None:
         super().__init__(findings, summary=summary)
         self.details = tuple(errors)
-
-
-@dataclass
-class ErrorCollector:
-    """Collects several problems so that one exception can report all of them."""
-
-    problems: list[str] = field(default_factory=list)
-
-    def add(self, problem: str) -> None:
-        self.problems.append(problem)
-
-    def __bool__(self) -> bool:
-        return bool(self.problems)
