@@ -12,7 +12,7 @@ from typing import Any
 from generator.envsubst import inspect_variables
 from generator.envsubst.listing import format_cluster_variable_list
 from generator.flavors.catalog import FlavorCatalog
-from generator.pipeline import ClusterRequest
+from generator.request import ClusterRequest
 from generator.substitution import Inputs
 
 _KUBECONFIG_NAMESPACE = "current Namespace in the KubeConfig file"

@@ -9,8 +9,8 @@ does), so tests can drive the whole pipeline directly.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from generator.flavors.model import Flavor
 from generator.flavors.render import build_environment, render_flavor
 from generator.flavors.values import resolve_values
 from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
+from generator.request import ClusterRequest
 from generator.schemastore.store import SchemaStore
 from generator.substitution import Inputs, base_layers, parse_objects, substitute_template
 from generator.transform import apply_target_namespace
@@ -32,31 +33,11 @@ from generator.variables import VariableStore, override_layer
 from generator.yamlio.emit import dump_documents
 
 if TYPE_CHECKING:
-    from generator.patches import PatchDocument
+    pass
 
 log = logging.getLogger(__name__)
 
 GENERATED_SOURCE = "<generated>"
-
-
-@dataclass(frozen=True)
-class ClusterRequest:
-    name: str
-    flavor: str | None = "aks"
-    template_text: str | None = None  # --from: a clusterctl template (no Jinja)
-    template_source: str = "<template>"
-    kubernetes_version: str | None = None
-    worker_machine_count: int | None = None
-    target_namespace: str | None = None
-    variables: Mapping[str, str] = field(default_factory=dict)  # --var KEY=VALUE
-    schema_dirs: Sequence[Path] = ()
-    flavors_dirs: Sequence[Path] = ()
-    validate: bool = True
-    disabled_rules: frozenset[str] = frozenset()
-    cel: bool = True  # evaluate the CRDs' CEL rules
-    kubeconform: bool = False  # also run kubeconform (a second opinion) when it is installed
-    kubeconform_timeout: float = 60.0  # seconds
-    patches: Sequence[PatchDocument] = ()  # --patch documents, applied before validation
 
 
 @dataclass

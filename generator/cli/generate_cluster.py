@@ -20,6 +20,7 @@ from generator.cli.options import (
     OutputChoice,
     ValidationChoice,
     bundle,
+    check_rule_ids,
     config_option,
     flavors_dir_option,
     kubeconform_options,
@@ -28,10 +29,9 @@ from generator.cli.options import (
     schema_dir_option,
     validation_options,
 )
-from generator.cli.rule_ids import check_rule_ids
 from generator.clusterctl_config import load_config
 from generator.errors import UsageError, ValidationFailed
-from generator.pipeline import ClusterRequest, generate_cluster
+from generator.request import ClusterRequest
 from generator.substitution import Inputs
 
 if TYPE_CHECKING:
@@ -170,6 +170,9 @@ def generate_cluster_command(
 
         click.echo(list_cluster_variables(request, inputs), nl=False)
         return
+    # lazy: the pipeline (Jinja, validator, schema store) costs ~40 ms; --list-variables needs none
+    from generator.pipeline import generate_cluster
+
     try:
         result = generate_cluster(request, inputs)
     except ValidationFailed as failure:

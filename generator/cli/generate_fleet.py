@@ -12,6 +12,7 @@ from generator.cli.gitops_output import flux_options
 from generator.cli.options import (
     OutputChoice,
     ValidationChoice,
+    check_rule_ids,
     config_option,
     flavors_dir_option,
     output_options,
@@ -19,7 +20,6 @@ from generator.cli.options import (
     schema_dir_option,
     validation_options,
 )
-from generator.cli.rule_ids import check_rule_ids
 from generator.clusterctl_config import load_config
 from generator.fleet.file import load_fleet
 from generator.fleet.render import FleetOptions, raise_for_problems, render_fleet, write_fleet

@@ -4,13 +4,14 @@ Options that belong together are declared as a *bundle*: the decorator adds the 
 the command one record instead of one parameter per option, so ``generate cluster`` reads as a
 handful of named groups and ``generate fleet`` reuses the same declarations. The records are
 ``NamedTuple``s: immutable like a frozen dataclass, and about six times cheaper to define, which
-matters on the start-up path of every command.
+matters on the start-up path of every command. :func:`check_rule_ids` is here too: it belongs to
+``--disable-rule``.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -48,6 +49,22 @@ def bundle(parameter: str, cls: type[Any], options: Sequence[Decorator]) -> Deco
         return apply_options(options)(command)
 
     return decorate
+
+
+def check_rule_ids(disabled_rules: Iterable[str], *, extra: Iterable[str] = ()) -> None:
+    """``--disable-rule`` must name rules that exist: a typo would silently keep a rule on."""
+    disabled = set(disabled_rules)
+    if not disabled:
+        return
+    # lazy: the rule list loads the validator (~20 ms); only a --disable-rule needs it here
+    from generator.validate import known_rule_ids
+
+    unknown = sorted(disabled - {*known_rule_ids(), *extra})
+    if unknown:
+        raise UsageError(
+            f"unknown rule id(s): {', '.join(unknown)}",
+            hint="`capzgen validate --list-rules` shows every rule",
+        )
 
 
 # --- single options ------------------------------------------------------------------------------

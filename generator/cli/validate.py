@@ -6,11 +6,13 @@ from pathlib import Path
 
 import click
 
-from generator.check import check_paths
-from generator.cli.options import KubeconformChoice, kubeconform_options, schema_dir_option
-from generator.cli.rule_ids import check_rule_ids
+from generator.cli.options import (
+    KubeconformChoice,
+    check_rule_ids,
+    kubeconform_options,
+    schema_dir_option,
+)
 from generator.errors import ExitCode, UsageError
-from generator.schemastore.store import SchemaStore
 from generator.validate import ValidationOptions
 from generator.validate.report import describe_rules, render_json, render_text
 
@@ -63,6 +65,12 @@ def validate_command(
     if not paths:
         raise UsageError("no input: give one or more files or folders, or - for stdin")
     check_rule_ids(disabled_rules)
+    # lazy: --list-rules needs neither the loader nor the schema store (~40 ms of start-up)
+    from generator.check import check_paths
+
+    # lazy: as above, the schema store is for runs that validate
+    from generator.schemastore.store import SchemaStore
+
     store = SchemaStore.from_search_path(list(schema_dirs))
     options = ValidationOptions(
         disabled_rules=frozenset(disabled_rules),

@@ -25,7 +25,8 @@ from generator.gitops import (
     render_files,
 )
 from generator.patches import PatchDocument
-from generator.pipeline import ClusterRequest, PipelineContext, check_output, render_cluster
+from generator.pipeline import PipelineContext, check_output, render_cluster
+from generator.request import ClusterRequest
 from generator.substitution import Inputs
 
 log = logging.getLogger(__name__)

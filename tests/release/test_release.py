@@ -13,7 +13,7 @@ from generator.check import SourceText, check_sources
 from generator.envsubst import inspect_variables
 from generator.envsubst.listing import format_yaml_variable_list
 from generator.errors import FlavorError, UsageError
-from generator.pipeline import ClusterRequest, generate_cluster
+from generator.pipeline import generate_cluster
 from generator.release import (
     Release,
     ReleaseRequest,
@@ -22,6 +22,7 @@ from generator.release import (
     stale_files,
     write_release,
 )
+from generator.request import ClusterRequest
 from generator.schemastore.store import SchemaStore
 from generator.substitution import Inputs, generate_yaml
 from generator.validate import ValidationOptions
