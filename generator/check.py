@@ -18,7 +18,7 @@ from generator.documents import Document
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, Severity, Subject, sort_findings, summarize
 from generator.schemastore.types import SchemaLookup
-from generator.validate.engine import ValidationOptions, validate_documents
+from generator.validate import ValidationOptions, validate_documents
 from generator.yamlio.load import iter_files, load_documents, read_source
 from generator.yamlio.locate import LineLocator
 
@@ -153,6 +153,7 @@ def _second_opinion(
 ) -> list[Finding]:
     """kubeconform's findings (rules the user disabled are dropped from them too); problems with
     kubeconform itself become notes, logged as one warning line each."""
+    # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
     from generator.kubeconform import run_kubeconform
 
     result = run_kubeconform(report.documents, store, kubeconform)

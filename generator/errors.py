@@ -8,7 +8,7 @@ the core never prints.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,8 @@ class ExitCode(IntEnum):
     OK = 0
     INVALID = 1  # invalid input or content: bad template, missing variables, findings
     USAGE = 2  # usage error, unreadable file, unusable schema store
+    INTERNAL = 3  # a bug in capzgen (an exception that is not a domain error)
+    INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
 
 
 @dataclass(frozen=True)
@@ -140,14 +142,25 @@ class ValidationFailed(CapzgenError):
         self.findings = tuple(findings)
 
 
-@dataclass
-class ErrorCollector:
-    """Collects several problems so that one exception can report all of them."""
+class PatchError(CapzgenError):
+    """A patch file is malformed, its target matches nothing, or an operation fails."""
 
-    problems: list[str] = field(default_factory=list)
 
-    def add(self, problem: str) -> None:
-        self.problems.append(problem)
+class OutputConflict(CapzgenError):
+    """Writing would overwrite or delete something a person made; nothing was written."""
 
-    def __bool__(self) -> bool:
-        return bool(self.problems)
+
+class MigrationError(CapzgenError):
+    """Input that cannot be migrated: not Kubernetes objects, malformed legacy fields, nothing to do."""
+
+
+class FleetError(CapzgenError):
+    """The fleet file is malformed (every problem is listed)."""
+
+
+class FleetInvalid(ValidationFailed):
+    """Some clusters failed to render or validate; nothing was written."""
+
+    def __init__(self, findings: Sequence[Finding], *, summary: str, errors: Sequence[str]) -> None:
+        super().__init__(findings, summary=summary)
+        self.details = tuple(errors)

@@ -28,8 +28,9 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from generator.errors import CapzgenError, InputOutputError, Location, UsageError
+from generator.errors import InputOutputError, Location, OutputConflict, UsageError
 from generator.fsio import write_atomically
+from generator.yamlio.emit import dump_documents
 
 MANIFEST_NAME = ".capzgen-manifest.json"
 KUSTOMIZATION_NAME = "kustomization.yaml"
@@ -44,10 +45,6 @@ FLUX_SOURCE_KINDS = ("GitRepository", "OCIRepository", "Bucket")
 class Layout(StrEnum):
     PLAIN = "plain"
     FLUX = "flux"
-
-
-class OutputConflict(CapzgenError):
-    """Writing would overwrite or delete something a person made; nothing was written."""
 
 
 # --- what to write -------------------------------------------------------------------------------
@@ -180,8 +177,6 @@ def _stem(kind: str, name: str) -> str:
 
 def render_files(objects: Sequence[Any], *, flux: FluxOptions | None = None) -> dict[str, str]:
     """File name -> content of the folder's files (objects in order, then the kustomizations)."""
-    from generator.yamlio.emit import dump_documents
-
     names = object_file_names(objects)
     files = {name: dump_documents([obj]) for name, obj in zip(names, objects, strict=True)}
     kustomization = {

@@ -17,10 +17,7 @@ schemas, and turns its JSON report into findings (``origin="kubeconform"``):
 Whatever goes wrong with kubeconform itself (not installed, cannot start, crashes, times out,
 prints something that is not its JSON report) becomes one line in :attr:`KubeconformResult.notes`
 and never an exception: capzgen's own findings are always kept, and the exit status is decided by
-the findings alone. Results kubeconform reports as invalid are error findings (rule ``schema``);
-results it could not check (``statusError``) are warnings (rule ``kubeconform``), except "could not
-find schema" for kinds capzgen has no schema for either, which capzgen reports itself
-(``no-schema``) unless told to ignore missing schemas.
+the findings alone. How its report becomes findings is :mod:`generator.kubeconform_report`.
 """
 
 from __future__ import annotations
@@ -29,30 +26,34 @@ import contextlib
 import json
 import logging
 import os
-import re
 import shutil
 import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from generator.documents import Document
-from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
+from generator.kubeconform_report import (
+    Completed,
+    KubeconformResult,
+    Sent,
+    failure,
+    first_line,
+    merge_entry,
+    parse_report,
+    schema_key,
+)
+from generator.model import kinds
+from generator.model.manifests import ManifestSet
+from generator.names import valid_api_version
 from generator.schemastore.compiler import RE2_PATTERN
 from generator.schemastore.types import GroupVersionKind, SchemaLookup
-from generator.validate import kinds
-from generator.validate.model import ManifestSet
-from generator.validate.schema_check import valid_api_version
-from generator.validate.values import dig, is_templated
 
 log = logging.getLogger(__name__)
 
-ORIGIN = "kubeconform"
-RULE_ERROR = "kubeconform"  # kubeconform could not check an object
-RULE_SCHEMA = "schema"  # kubeconform found the object invalid
 DEFAULT_TIMEOUT = 60.0
 BINARY = "kubeconform"
 INSTALL_HINT = (
@@ -61,38 +62,12 @@ INSTALL_HINT = (
 )
 NOT_FOUND = f"kubeconform not found on PATH; {INSTALL_HINT}"
 SCHEMA_TEMPLATE = "{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
-_STATUSES = frozenset(
-    {"statusValid", "statusInvalid", "statusError", "statusSkipped", "statusEmpty"}
-)
-_NOT_FOUND_MESSAGE = "could not find schema"
-# Fallback when a kubeconform release reports no validationErrors: its message names the pointer.
-_MESSAGE_POINTER = re.compile(
-    r"jsonschema: '(?P<path>[^']*)' does not validate with \S+: (?P<msg>.*)"
-)
 
 
 @dataclass(frozen=True)
 class KubeconformOptions:
     timeout: float = DEFAULT_TIMEOUT  # seconds
     binary: str | None = None  # None: "kubeconform" from PATH
-
-
-@dataclass
-class KubeconformResult:
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # one line per problem with kubeconform itself
-    ran: bool = False  # kubeconform ran and its report was read
-
-
-@dataclass(frozen=True, slots=True)
-class _Sent:
-    """One object written for kubeconform: where its findings belong."""
-
-    subject: Subject
-    prefix: JsonPath  # where the object sits in its document (embedded resources)
-    obj: dict[str, Any]
-    gvk: GroupVersionKind
-    in_template: bool
 
 
 # --- schema layout -----------------------------------------------------------------------------
@@ -149,13 +124,6 @@ def write_store_layout(store: Any, root: Path) -> int:
 
 def find_binary(options: KubeconformOptions) -> str | None:
     return shutil.which(options.binary or BINARY)
-
-
-@dataclass(frozen=True)
-class Completed:
-    returncode: int | None  # None: timed out (and killed)
-    stdout: str
-    stderr: str
 
 
 def run_process(argv: Sequence[str], timeout: float) -> Completed:
@@ -217,72 +185,100 @@ def run_kubeconform(
         return result
     with tempfile.TemporaryDirectory(prefix="capzgen-kubeconform-") as tmp:
         root = Path(tmp)
-        schemas, docs = root / "schemas", root / "documents"
-        try:
-            docs.mkdir()
-            written = _write_schemas(schemas, sent, store)
-            for index, item in enumerate(sent):
-                (docs / _file_name(index)).write_text(
-                    json.dumps(item.obj, ensure_ascii=True, default=str), encoding="utf-8"
-                )
-        except OSError as error:
-            result.notes.append(
-                f"kubeconform was not run: its input could not be written to {tmp}: "
-                f"{error.strerror or error}"
-            )
+        written = _write_inputs(root, sent, store, result)
+        if written is None:
             return result
-        argv = [
-            binary,
-            "-strict",
-            "-summary",
-            "-output",
-            "json",
-            "-schema-location",
-            schema_location(schemas),
-            str(docs),
-        ]
-        log.info("running %s on %d objects", binary, len(sent))
-        try:
-            completed = run_process(argv, options.timeout)
-        except OSError as error:
-            result.notes.append(
-                f"kubeconform ({binary}) could not be started: {error.strerror or error}; "
-                f"{INSTALL_HINT}"
-            )
+        completed = _run(binary, root, len(sent), options, result)
+        if completed is None:
             return result
+    _read_report(completed, sent, written, options, result)
+    return result
+
+
+def _write_inputs(
+    root: Path, sent: Sequence[Sent], store: SchemaLookup | None, result: KubeconformResult
+) -> set[tuple[str, str, str]] | None:
+    """Schemas and one file per object under ``root``; None (and a note) when that fails."""
+    try:
+        (root / "documents").mkdir()
+        written = _write_schemas(root / "schemas", sent, store)
+        for index, item in enumerate(sent):
+            (root / "documents" / _file_name(index)).write_text(
+                json.dumps(item.obj, ensure_ascii=True, default=str), encoding="utf-8"
+            )
+    except OSError as error:
+        result.notes.append(
+            f"kubeconform was not run: its input could not be written to {root}: "
+            f"{error.strerror or error}"
+        )
+        return None
+    return written
+
+
+def _run(
+    binary: str, root: Path, count: int, options: KubeconformOptions, result: KubeconformResult
+) -> Completed | None:
+    argv = [
+        binary,
+        "-strict",
+        "-summary",
+        "-output",
+        "json",
+        "-schema-location",
+        schema_location(root / "schemas"),
+        str(root / "documents"),
+    ]
+    log.info("running %s on %d objects", binary, count)
+    try:
+        return run_process(argv, options.timeout)
+    except OSError as error:
+        result.notes.append(
+            f"kubeconform ({binary}) could not be started: {error.strerror or error}; "
+            f"{INSTALL_HINT}"
+        )
+        return None
+
+
+def _read_report(
+    completed: Completed,
+    sent: Sequence[Sent],
+    written: set[tuple[str, str, str]],
+    options: KubeconformOptions,
+    result: KubeconformResult,
+) -> None:
+    """Findings from kubeconform's JSON report; notes for a timeout or a failed run."""
     if completed.returncode is None:
         result.notes.append(
             f"kubeconform did not finish within {options.timeout:g}s and was stopped; "
             "its findings are missing (raise --kubeconform-timeout)"
         )
-        return result
+        return
     report = parse_report(completed.stdout)
     if report is None:
-        result.notes.append(_failure(completed))
-        return result
+        result.notes.append(failure(completed))
+        return
     result.ran = True
     for entry in report:
-        _merge_entry(entry, sent, written, result)
+        merge_entry(entry, sent, written, result)
     if completed.returncode not in (0, 1):  # 1 means "some object is invalid or unchecked"
-        problem = _first_line(completed.stderr)
+        problem = first_line(completed.stderr)
         result.notes.append(
             f"kubeconform exited with status {completed.returncode}"
             + (f": {problem}" if problem else "")
         )
-    return result
 
 
-def _objects(documents: Sequence[Document]) -> Iterator[_Sent]:
+def _objects(documents: Sequence[Document]) -> Iterator[Sent]:
     manifests = ManifestSet(documents)
     for top in manifests.objects:
         in_template = top.kind in kinds.TEMPLATE_KINDS
         gvk = _gvk(top.obj)
         if gvk is not None:
-            yield _Sent(top.subject, (), top.obj, gvk, in_template)
+            yield Sent(top.subject, (), top.obj, gvk, in_template)
         for resource in top.resources:
             gvk = _gvk(resource.obj)
             if gvk is not None:
-                yield _Sent(resource.subject, resource.path, resource.obj, gvk, in_template)
+                yield Sent(resource.subject, resource.path, resource.obj, gvk, in_template)
 
 
 def _gvk(obj: dict[str, Any]) -> GroupVersionKind | None:
@@ -296,14 +292,14 @@ def _gvk(obj: dict[str, Any]) -> GroupVersionKind | None:
 
 
 def _write_schemas(
-    root: Path, sent: Sequence[_Sent], store: SchemaLookup | None
+    root: Path, sent: Sequence[Sent], store: SchemaLookup | None
 ) -> set[tuple[str, str, str]]:
     """Schemas of the kinds present; returns the (group, version, lower kind) keys written."""
     written: set[tuple[str, str, str]] = set()
     tried: set[tuple[str, str, str]] = set()
     root.mkdir(parents=True, exist_ok=True)
     for item in sent:
-        key = _key(item.gvk)
+        key = schema_key(item.gvk)
         if key in tried or store is None:
             continue
         tried.add(key)
@@ -315,168 +311,8 @@ def _write_schemas(
     return written
 
 
-def _key(gvk: GroupVersionKind) -> tuple[str, str, str]:
-    return (gvk.group, gvk.version, gvk.kind.lower())
-
-
 def _file_name(index: int) -> str:
     return f"{index:07d}.yaml"
-
-
-# --- the report --------------------------------------------------------------------------------
-
-
-def parse_report(stdout: str) -> list[dict[str, Any]] | None:
-    """The ``resources`` of kubeconform's ``-output json`` report, or None if ``stdout`` is not
-    such a report (garbage, a partial write, another output format)."""
-    try:
-        data = json.loads(stdout)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("resources"), list):
-        return None
-    entries: list[dict[str, Any]] = []
-    for entry in data["resources"]:
-        if not isinstance(entry, dict):
-            return None
-        if not isinstance(entry.get("filename"), str) or entry.get("status") not in _STATUSES:
-            return None
-        entries.append(entry)
-    return entries
-
-
-def _failure(completed: Completed) -> str:
-    code = completed.returncode
-    problem = _first_line(completed.stderr)
-    if code is not None and code < 0:
-        return f"kubeconform was killed by signal {-code}" + (f": {problem}" if problem else "")
-    if code not in (0, 1) or (not completed.stdout.strip() and problem):
-        return f"kubeconform failed (exit status {code})" + (f": {problem}" if problem else "")
-    snippet = _first_line(completed.stdout) or "(no output)"
-    return (
-        "kubeconform's output could not be read (expected its -output json report): "
-        f"{snippet[:120]}"
-    )
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()[:300]
-    return ""
-
-
-def _merge_entry(
-    entry: dict[str, Any],
-    sent: Sequence[_Sent],
-    written: set[tuple[str, str, str]],
-    result: KubeconformResult,
-) -> None:
-    status = entry["status"]
-    if status in ("statusValid", "statusSkipped", "statusEmpty"):
-        return
-    index = _index_of(entry["filename"])
-    if index is None or index >= len(sent):
-        result.notes.append(
-            f"kubeconform reported a file capzgen did not give it: {entry['filename']}"
-        )
-        return
-    item = sent[index]
-    raw_message = entry.get("msg")
-    message = raw_message if isinstance(raw_message, str) else ""
-    if status == "statusError":
-        if _NOT_FOUND_MESSAGE in message and _key(item.gvk) not in written:
-            return  # capzgen reports the missing schema itself (or was told to ignore it)
-        if _NOT_FOUND_MESSAGE in message:
-            message = (
-                f"kubeconform could not use the schema capzgen gave it for {item.gvk} "
-                f"(it says: {message})"
-            )
-        result.findings.append(
-            Finding(
-                Severity.WARNING,
-                RULE_ERROR,
-                f"kubeconform could not check this object: {message}"
-                if not message.startswith("kubeconform")
-                else message,
-                item.subject,
-                item.prefix,
-                origin=ORIGIN,
-            )
-        )
-        return
-    for pointer, text in _violations(entry, message):
-        relative = pointer_to_path(pointer, item.obj)
-        if item.in_template and is_templated(dig(item.obj, *relative) if relative else None):
-            continue  # Go-template text in a CAPZ *Template: its final value is unknown
-        result.findings.append(
-            Finding(
-                Severity.ERROR,
-                RULE_SCHEMA,
-                text,
-                item.subject,
-                (*item.prefix, *relative),
-                origin=ORIGIN,
-            )
-        )
-
-
-def _violations(entry: dict[str, Any], message: str) -> list[tuple[str, str]]:
-    errors = entry.get("validationErrors")
-    found: list[tuple[str, str]] = []
-    if isinstance(errors, list):
-        for error in errors:
-            if not isinstance(error, dict):
-                continue
-            path, msg = error.get("path"), error.get("msg")
-            if isinstance(msg, str) and msg:
-                found.append((path if isinstance(path, str) else "", msg))
-    if found:
-        return found
-    match = _MESSAGE_POINTER.search(message)
-    if match:
-        return [(match["path"], match["msg"].strip())]
-    return [("", message or "invalid according to kubeconform")]
-
-
-def _index_of(filename: str) -> int | None:
-    stem = Path(filename).name.removesuffix(".yaml")
-    return int(stem) if stem.isdigit() else None
-
-
-def pointer_to_path(pointer: str, obj: Any) -> tuple[PathPart, ...]:
-    """A JSON pointer (``/spec/resources/0/name``) as a path tuple, list indexes as ints.
-
-    Indexes are recognised by walking ``obj``, so a map key that looks like a number stays a
-    string. Some kubeconform releases join the pointer's parts without escaping ``/``; a key such
-    as ``serviceoperator.azure.com/credential-from`` is recovered by matching the object's keys.
-    A pointer that leaves the object keeps its remaining parts as strings.
-    """
-    if not pointer or pointer == "/":
-        return ()
-    raw = [part.replace("~1", "/").replace("~0", "~") for part in pointer.lstrip("/").split("/")]
-    parts: list[PathPart] = []
-    node: Any = obj
-    position = 0
-    while position < len(raw):
-        part = raw[position]
-        if isinstance(node, list) and part.isdigit():
-            index = int(part)
-            parts.append(index)
-            node = node[index] if index < len(node) else None
-            position += 1
-            continue
-        taken = 1
-        if isinstance(node, dict) and part not in node:
-            for end in range(position + 2, len(raw) + 1):
-                joined = "/".join(raw[position:end])
-                if joined in node:
-                    part, taken = joined, end - position
-                    break
-        parts.append(part)
-        node = node.get(part) if isinstance(node, dict) else None
-        position += taken
-    return tuple(parts)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from generator.pipeline import ClusterRequest, Inputs
+from generator.envsubst import inspect_variables
+from generator.envsubst.listing import format_cluster_variable_list
+from generator.flavors.catalog import FlavorCatalog
+from generator.request import ClusterRequest
+from generator.substitution import Inputs
 
 _KUBECONFIG_NAMESPACE = "current Namespace in the KubeConfig file"
 
@@ -21,8 +25,6 @@ def list_cluster_variables(request: ClusterRequest, inputs: Inputs) -> str:
 
 
 def _clusterctl_listing(request: ClusterRequest, inputs: Inputs) -> str:
-    from generator.envsubst import format_cluster_variable_list, inspect_variables
-
     assert request.template_text is not None
     env = inputs.environ
     overrides: dict[str, str] = {
@@ -50,8 +52,6 @@ def _describe_default(value: Any) -> str:
 
 
 def _flavor_listing(request: ClusterRequest) -> str:
-    from generator.flavors.catalog import FlavorCatalog
-
     flavor = FlavorCatalog(request.flavors_dirs).get(request.flavor or "aks")
     rows = []
     for name, spec in sorted(flavor.variables.items()):

@@ -12,40 +12,29 @@ Only ``target.kind`` is required; ``name`` may contain ``{cluster}`` (the cluste
 ``spec.resources`` and JSON pointers are relative to them. Patches run after rendering (and after
 ``--target-namespace``) and before validation, so a patched object is checked like any other.
 
-The RFC algorithms are small pure functions (:func:`merge_patch`, :func:`apply_json_patch`) that
-never modify their arguments; :func:`apply_patches` ties them to targets and turns every failure
-into a :class:`PatchError` naming the patch file, the document and the target.
+The RFC algorithms live in :mod:`generator.jsonpatch` (pure functions that never modify their
+arguments); :func:`apply_patches` ties them to targets and turns every failure into a
+:class:`PatchError` naming the patch file, the document and the target.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from generator.errors import CapzgenError, Location
+import jsonschema_rs
+
+from generator.errors import Location, PatchError
 from generator.findings import format_path
+from generator.jsonpatch import PatchFailure, apply_json_patch, json_type_name, merge_patch
 from generator.resources import builtin_schemas_dir
+from generator.yamlio.load import load_documents, read_source
 
 CLUSTER_TOKEN = "{cluster}"
-_INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
-
-
-class PatchError(CapzgenError):
-    """A patch file is malformed, its target matches nothing, or an operation fails."""
-
-
-class PatchFailure(ValueError):
-    """An RFC 6902 operation or a JSON pointer failed (turned into a PatchError with context)."""
-
-    def __init__(self, message: str, *, operation: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.operation = operation
 
 
 # --- model ---------------------------------------------------------------------------------------
@@ -104,8 +93,6 @@ class PatchDocument:
 
 @cache
 def _validator() -> Any:
-    import jsonschema_rs
-
     schema = json.loads((builtin_schemas_dir() / "patch.schema.json").read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
@@ -160,8 +147,6 @@ def patch_from_data(
 
 def parse_patch_text(text: str, *, source: str) -> list[PatchDocument]:
     """Every patch document of a YAML text; all schema problems of all documents at once."""
-    from generator.yamlio.load import load_documents
-
     documents = [d for d in load_documents(text, source=source) if d.obj is not None]
     if not documents:
         raise PatchError("patch file holds no patch documents", location=Location(file=source))
@@ -181,8 +166,6 @@ def parse_patch_text(text: str, *, source: str) -> list[PatchDocument]:
 
 def load_patch_files(paths: Sequence[str]) -> tuple[PatchDocument, ...]:
     """Patch documents of ``--patch`` files, in command-line then document order."""
-    from generator.yamlio.load import read_source
-
     patches: list[PatchDocument] = []
     for path in paths:
         source = "<stdin>" if path == "-" else path
@@ -226,7 +209,7 @@ def _apply_one(objects: list[Any], patch: PatchDocument, cluster: str) -> int:
             patched = _patched(obj, patch, cluster)
             if not isinstance(patched, dict):
                 raise PatchError(
-                    f"the patch turns {target.label(cluster)} into a {_type_name(patched)}",
+                    f"the patch turns {target.label(cluster)} into a {json_type_name(patched)}",
                     location=patch.location(),
                 )
             objects[position] = patched
@@ -301,251 +284,3 @@ def _available(objects: Sequence[Any], target: PatchTarget) -> str:
         return "candidates: " + ", ".join(names)
     kinds = sorted({str(o.get("kind")) for o in objects if isinstance(o, dict)})
     return "kinds rendered: " + ", ".join(kinds)
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    return "mapping" if isinstance(value, dict) else type(value).__name__
-
-
-# --- RFC 7386 ------------------------------------------------------------------------------------
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 MergePatch(target, patch); neither argument is modified.
-
-    A mapping patch merges key by key (``null`` removes the key); any other patch value, lists
-    included, replaces the target.
-    """
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
-
-
-# --- RFC 6901 / RFC 6902 -------------------------------------------------------------------------
-
-
-def parse_pointer(pointer: str) -> list[str]:
-    """RFC 6901 reference tokens: ``""`` -> ``[]``, ``"/a~1b/~0c"`` -> ``["a/b", "~c"]``."""
-    if pointer == "":
-        return []
-    if not pointer.startswith("/"):
-        raise PatchFailure(f"JSON pointer {pointer!r} must be empty or start with '/'")
-    tokens = pointer[1:].split("/")
-    for token in tokens:
-        if re.search(r"~(?![01])", token):
-            raise PatchFailure(
-                f"JSON pointer {pointer!r} has an invalid escape ('~' must be ~0 or ~1)"
-            )
-    return [token.replace("~1", "/").replace("~0", "~") for token in tokens]
-
-
-def _pointer(tokens: Sequence[str]) -> str:
-    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
-def _index(token: str, length: int, *, pointer: Sequence[str], allow_end: bool) -> int:
-    if not _INDEX.match(token):
-        raise PatchFailure(f"{_pointer(pointer)!r}: {token!r} is not a list index")
-    index = int(token)
-    limit = length if allow_end else length - 1
-    if index > limit:
-        raise PatchFailure(
-            f"{_pointer(pointer)!r}: index {index} is out of range (the list has {length} items)"
-        )
-    return index
-
-
-def _get(document: Any, tokens: Sequence[str]) -> Any:
-    current = document
-    for depth, token in enumerate(tokens):
-        seen = tokens[: depth + 1]
-        if isinstance(current, dict):
-            if token not in current:
-                raise PatchFailure(f"{_pointer(seen)!r} does not exist")
-            current = current[token]
-        elif isinstance(current, list):
-            current = current[_index(token, len(current), pointer=seen, allow_end=False)]
-        else:
-            parent = repr(_pointer(tokens[:depth])) if depth else "the object"
-            raise PatchFailure(
-                f"{_pointer(seen)!r} does not exist: {parent} is a {_type_name(current)}"
-            )
-    return current
-
-
-def _container(document: Any, tokens: Sequence[str]) -> Any:
-    parent = _get(document, tokens[:-1])
-    if not isinstance(parent, dict | list):
-        raise PatchFailure(
-            f"{_pointer(tokens)!r}: the parent is a {_type_name(parent)}, not a mapping or list"
-        )
-    return parent
-
-
-def _add(document: Any, tokens: Sequence[str], value: Any) -> Any:
-    if not tokens:
-        return value
-    parent, token = _container(document, tokens), tokens[-1]
-    if isinstance(parent, dict):
-        parent[token] = value
-    elif token == "-":
-        parent.append(value)
-    else:
-        parent.insert(_index(token, len(parent), pointer=tokens, allow_end=True), value)
-    return document
-
-
-def _remove(document: Any, tokens: Sequence[str]) -> tuple[Any, Any]:
-    """Returns the document and the removed value."""
-    if not tokens:
-        raise PatchFailure("cannot remove the whole object")
-    parent, token = _container(document, tokens), tokens[-1]
-    if isinstance(parent, dict):
-        if token not in parent:
-            raise PatchFailure(f"{_pointer(tokens)!r} does not exist")
-        return document, parent.pop(token)
-    return document, parent.pop(_index(token, len(parent), pointer=tokens, allow_end=False))
-
-
-def json_equal(left: Any, right: Any) -> bool:
-    """JSON value equality (RFC 6902 ``test``): unlike ``==``, ``true`` is not ``1``."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left == right
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(json_equal, left, right))
-    return type(left) is type(right) and left == right
-
-
-def _operation(document: Any, operation: Mapping[str, Any]) -> Any:
-    op = operation.get("op")
-    tokens = parse_pointer(_string(operation, "path"))
-    if op == "add":
-        return _add(document, tokens, copy.deepcopy(_member(operation, "value")))
-    if op == "remove":
-        return _remove(document, tokens)[0]
-    if op == "replace":
-        value = copy.deepcopy(_member(operation, "value"))
-        if not tokens:
-            return value
-        parent, token = _container(document, tokens), tokens[-1]
-        if isinstance(parent, dict):
-            if token not in parent:
-                raise PatchFailure(f"{_pointer(tokens)!r} does not exist")
-            parent[token] = value
-        else:
-            parent[_index(token, len(parent), pointer=tokens, allow_end=False)] = value
-        return document
-    if op in ("move", "copy"):
-        source = parse_pointer(_string(operation, "from"))
-        if op == "move":
-            if tokens[: len(source)] == source and len(tokens) > len(source):
-                raise PatchFailure("cannot move a value into one of its own children")
-            if tokens == source:
-                _get(document, source)
-                return document
-            document, value = _remove(document, source)
-        else:
-            value = copy.deepcopy(_get(document, source))
-        return _add(document, tokens, value)
-    if op == "test":
-        actual = _get(document, tokens)
-        expected = _member(operation, "value")
-        if not json_equal(actual, expected):
-            where = repr(_pointer(tokens)) if tokens else "the object"
-            raise PatchFailure(
-                f"test failed: {where} is {_show(actual)}, expected {_show(expected)}"
-            )
-        return document
-    raise PatchFailure(f"unknown operation {op!r}")
-
-
-def _member(operation: Mapping[str, Any], name: str) -> Any:
-    if name not in operation:
-        raise PatchFailure(f"operation {operation.get('op')!r} needs {name!r}")
-    return operation[name]
-
-
-def _string(operation: Mapping[str, Any], name: str) -> str:
-    value = _member(operation, name)
-    if not isinstance(value, str):
-        raise PatchFailure(f"{name!r} must be a JSON pointer string")
-    return value
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-# The API server's bounds since CVE-2019-1002100: a patch may not have more operations than this,
-# and ``copy`` may not grow an object without limit (40 doubling copies of a small value would
-# need terabytes). The size is JSON-like: scalar bytes plus a few bytes per node.
-MAX_PATCH_OPERATIONS = 10_000
-MAX_PATCHED_SIZE = 32 * 1024 * 1024
-
-
-def json_size(value: Any, limit: int) -> int:
-    """About the size of ``value`` as JSON; counting stops once it passes ``limit``."""
-    total = 0
-    stack = [value]
-    while stack and total <= limit:
-        node = stack.pop()
-        if isinstance(node, dict):
-            total += 2 + sum(len(str(key)) + 4 for key in node)
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            total += 2 + len(node)
-            stack.extend(node)
-        else:
-            total += len(str(node)) + 2
-    return total
-
-
-def apply_json_patch(document: Any, operations: Sequence[Mapping[str, Any]]) -> Any:
-    """RFC 6902: apply ``operations`` in order to a copy of ``document`` and return it.
-
-    Raises PatchFailure (with the 0-based index of the failing operation) on a bad pointer, a
-    missing member, an index out of range, a failed ``test``, or a result larger than
-    MAX_PATCHED_SIZE; the document is left untouched.
-    """
-    if len(operations) > MAX_PATCH_OPERATIONS:
-        raise PatchFailure(
-            f"a JSON patch may have at most {MAX_PATCH_OPERATIONS:,} operations "
-            f"(this one has {len(operations):,})"
-        )
-    size = json_size(document, MAX_PATCHED_SIZE)
-    result = copy.deepcopy(document)
-    for index, operation in enumerate(operations):
-        try:
-            if isinstance(operation, Mapping) and operation.get("op") == "copy":
-                source = parse_pointer(_string(operation, "from"))
-                size += json_size(_get(result, source), MAX_PATCHED_SIZE)
-                if size > MAX_PATCHED_SIZE:
-                    raise PatchFailure(
-                        f"copying {operation['from']!r} would make the object larger than "
-                        f"{MAX_PATCHED_SIZE // (1024 * 1024)} MiB"
-                    )
-            result = _operation(result, operation)
-        except PatchFailure as failure:
-            raise PatchFailure(failure.message, operation=index) from None
-    return result

@@ -9,128 +9,35 @@ does), so tests can drive the whole pipeline directly.
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.errors import CapzgenError, Location, UsageError, ValidationFailed, YamlError
+from jinja2.sandbox import SandboxedEnvironment
+
+from generator.check import CheckReport, SourceText, check_sources
+from generator.errors import CapzgenError, UsageError, ValidationFailed
 from generator.findings import Finding
-from generator.variables import (
-    Layer,
-    VariableStore,
-    config_layer,
-    environment_layer,
-    override_layer,
-)
+from generator.flavors.catalog import FlavorCatalog
+from generator.flavors.model import Flavor
+from generator.flavors.render import build_environment, render_flavor
+from generator.flavors.values import resolve_values
+from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
+from generator.request import ClusterRequest
+from generator.schemastore.store import SchemaStore
+from generator.substitution import Inputs, base_layers, parse_objects, substitute_template
+from generator.transform import apply_target_namespace
+from generator.validate import ValidationOptions
+from generator.variables import VariableStore, override_layer
+from generator.yamlio.emit import dump_documents
 
 if TYPE_CHECKING:
-    from jinja2.sandbox import SandboxedEnvironment
-
-    from generator.check import CheckReport
-    from generator.flavors.catalog import FlavorCatalog
-    from generator.flavors.model import Flavor
-    from generator.patches import PatchDocument
-    from generator.schemastore.store import SchemaStore
+    pass
 
 log = logging.getLogger(__name__)
 
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-_SEMVER = re.compile(
-    r"^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-    r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"
-)
 GENERATED_SOURCE = "<generated>"
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """Where variable values come from besides flags (kept apart so tests control them)."""
-
-    environ: Mapping[str, str]
-    config: Mapping[str, Any] = field(default_factory=dict)
-    values_file: Mapping[str, Any] = field(default_factory=dict)
-
-
-def base_layers(inputs: Inputs) -> list[Layer]:
-    """Environment, then clusterctl config file: the order ``clusterctl`` uses."""
-    return [environment_layer(inputs.environ), config_layer(inputs.config)]
-
-
-# --- generate yaml -------------------------------------------------------------------------------
-
-
-def substitute_template(text: str, store: VariableStore, *, source: str) -> str:
-    """clusterctl's substitution; a syntax error is reported with the file it came from."""
-    from dataclasses import replace
-
-    from generator.envsubst import substitute
-    from generator.errors import TemplateSyntaxError
-
-    try:
-        return substitute(text, store.lookup, store.is_set)
-    except TemplateSyntaxError as error:
-        error.location = replace(error.location or Location(), file=source)
-        raise
-
-
-def parse_objects(text: str, source: str) -> list[Any]:
-    """Documents of a substituted template as objects; empty documents are dropped (clusterctl)."""
-    from generator.yamlio.load import load_documents
-
-    objects = []
-    for document in load_documents(text, source=source):
-        if document.obj is None:
-            continue
-        if not isinstance(document.obj, dict):
-            raise YamlError(
-                f"document is a {type(document.obj).__name__}, not a mapping (a Kubernetes object)",
-                location=Location(file=source, line=document.start_line, document=document.index),
-            )
-        objects.append(document.obj)
-    return objects
-
-
-def generate_yaml(text: str, *, source: str, inputs: Inputs) -> str:
-    """``clusterctl generate yaml``: substitute, parse and re-serialise the template."""
-    from generator.yamlio.emit import dump_documents
-
-    store = VariableStore(base_layers(inputs))
-    return dump_documents(parse_objects(substitute_template(text, store, source=source), source))
-
-
-def list_yaml_variables(text: str) -> str:
-    from generator.envsubst import format_yaml_variable_list, inspect_variables
-
-    return format_yaml_variable_list(inspect_variables(text))
-
-
-# --- generate cluster ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ClusterRequest:
-    name: str
-    flavor: str | None = "aks"
-    template_text: str | None = None  # --from: a clusterctl template (no Jinja)
-    template_source: str = "<template>"
-    kubernetes_version: str | None = None
-    worker_machine_count: int | None = None
-    target_namespace: str | None = None
-    variables: Mapping[str, str] = field(default_factory=dict)  # --var KEY=VALUE
-    schema_dirs: Sequence[Path] = ()
-    flavors_dirs: Sequence[Path] = ()
-    validate: bool = True
-    disabled_rules: frozenset[str] = frozenset()
-    cel: bool = True  # evaluate the CRDs' CEL rules
-    ignore_missing_schemas: bool = False  # objects without a schema: skipped (warning), not errors
-    kubeconform: bool = False  # also run kubeconform (a second opinion) when it is installed
-    kubeconform_timeout: float = 60.0  # seconds
-    patches: Sequence[PatchDocument] = ()  # --patch documents, applied before validation
 
 
 @dataclass
@@ -162,8 +69,6 @@ class PipelineContext:
         self._stores: dict[tuple[Path, ...], SchemaStore] = {}
 
     def catalog(self, flavors_dirs: Sequence[Path]) -> FlavorCatalog:
-        from generator.flavors.catalog import FlavorCatalog
-
         key = tuple(flavors_dirs)
         if key not in self._catalogs:
             self._catalogs[key] = FlavorCatalog(key)
@@ -176,16 +81,12 @@ class PipelineContext:
         return self._flavors[key]
 
     def environment(self, search_path: Sequence[Path]) -> SandboxedEnvironment:
-        from generator.flavors.render import build_environment
-
         key = tuple(search_path)
         if key not in self._environments:
             self._environments[key] = build_environment(key)
         return self._environments[key]
 
     def schema_store(self, schema_dirs: Sequence[Path]) -> SchemaStore:
-        from generator.schemastore.store import SchemaStore
-
         key = tuple(schema_dirs)
         if key not in self._stores:
             self._stores[key] = SchemaStore.from_search_path(list(key))
@@ -194,17 +95,17 @@ class PipelineContext:
 
 def check_special_flags(request: ClusterRequest) -> None:
     """The flag checks clusterctl makes, in clusterctl's order (reference §3)."""
-    if request.target_namespace is not None and not _is_label(request.target_namespace):
+    if request.target_namespace is not None and not is_dns1123_label(request.target_namespace):
         raise UsageError(
             f"invalid target-namespace {request.target_namespace!r}: must be a DNS-1123 label "
             "(lower-case alphanumerics and '-', at most 63 characters)"
         )
-    if len(request.name) > 253 or not _DNS1123_SUBDOMAIN.match(request.name):
+    if not is_dns1123_subdomain(request.name):
         raise UsageError(
             f"invalid cluster name {request.name!r}: must be a DNS-1123 subdomain "
             "(lower-case alphanumerics, '-' and '.', at most 253 characters)"
         )
-    if request.kubernetes_version and not _SEMVER.match(request.kubernetes_version):
+    if request.kubernetes_version and not is_semver(request.kubernetes_version):
         raise UsageError(
             f"invalid KubernetesVersion {request.kubernetes_version!r}. Please use a semantic version number"
         )
@@ -212,10 +113,6 @@ def check_special_flags(request: ClusterRequest) -> None:
         raise UsageError(
             "invalid WorkerMachineCount. Please use a number greater than or equal to 0"
         )
-
-
-def _is_label(value: str) -> bool:
-    return len(value) <= 63 and bool(_DNS1123_LABEL.match(value))
 
 
 def flag_overrides(
@@ -278,9 +175,6 @@ def render_request(
     """Jinja (flavors only) then ``${VAR}`` substitution; returns text and the typed values used."""
     if request.template_text is not None:
         return substitute_template(request.template_text, store, source=request.template_source), {}
-    from generator.flavors.render import render_flavor
-    from generator.flavors.values import resolve_values
-
     context = context or PipelineContext()
     catalog = context.catalog(request.flavors_dirs)
     flavor = context.flavor(request.flavors_dirs, request.flavor or "aks")
@@ -304,9 +198,6 @@ def render_cluster(
 
     ``generate cluster`` (stdout, ``--write-to``, ``--output-dir``) and fleets share this stage.
     """
-    from generator.transform import apply_target_namespace
-    from generator.yamlio.emit import dump_documents
-
     check_special_flags(request)
     store = build_store(request, inputs)
     text, values = render_request(request, store, context=context)
@@ -314,6 +205,7 @@ def render_cluster(
     if request.target_namespace:
         objects = apply_target_namespace(objects, request.target_namespace)
     if request.patches:
+        # lazy: the patch model costs ~5 ms of start-up; only runs with patches load it
         from generator.patches import apply_patches
 
         objects = apply_patches(objects, request.patches, cluster=request.name)
@@ -345,12 +237,10 @@ def check_output(
     source: str = GENERATED_SOURCE,
 ) -> CheckReport:
     """Validate serialised output and return every finding (line numbers point into ``output``)."""
-    from generator.check import SourceText, check_sources
-    from generator.validate.engine import ValidationOptions
-
     store = (context or PipelineContext()).schema_store(request.schema_dirs)
     kubeconform = None
     if request.kubeconform:
+        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
         from generator.kubeconform import KubeconformOptions
 
         kubeconform = KubeconformOptions(timeout=request.kubeconform_timeout)

@@ -32,15 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.errors import CapzgenError, FlavorError, InputOutputError, Location, UsageError
-from generator.flavors.model import Flavor
+import jsonschema_rs
+import yaml
 
-# `v` + semantic version: clusterctl resolves release tags as "v" + semver (reference §12.2).
-VERSION_PATTERN = re.compile(
-    r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-    r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"
-)
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+from generator.envsubst import inspect_variables
+from generator.errors import CapzgenError, FlavorError, InputOutputError, Location, UsageError
+from generator.flavors.catalog import FlavorCatalog
+from generator.flavors.model import Flavor
+from generator.flavors.render import placeholder_values, render_flavor
+from generator.fsio import write_atomically
+from generator.names import is_dns1123_label, release_version
+
 _PLACEHOLDER = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-][^}]*)?\}$")
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
@@ -87,12 +89,13 @@ class Release:
 
 
 def check_request(request: ReleaseRequest) -> None:
-    if not VERSION_PATTERN.match(request.version):
+    # `v` + semantic version: clusterctl resolves release tags as "v" + semver (reference §12.2).
+    if release_version(request.version) is None:
         raise UsageError(
             f"invalid --version {request.version!r}: use v + a semantic version, e.g. v0.3.0",
             hint="clusterctl resolves release directories as 'v' + semver",
         )
-    if len(request.provider_name) > 63 or not _DNS_LABEL.match(request.provider_name):
+    if not is_dns1123_label(request.provider_name):
         raise UsageError(
             f"invalid --provider-name {request.provider_name!r}: must be a lower-case DNS-1123 label"
         )
@@ -102,8 +105,6 @@ def check_request(request: ReleaseRequest) -> None:
 
 def build_release(request: ReleaseRequest) -> Release:
     """Render every flavor; raises one FlavorError naming every flavor that failed."""
-    from generator.flavors.catalog import FlavorCatalog
-
     check_request(request)
     catalog = FlavorCatalog(request.flavors_dirs)
     release = Release(label=f"infrastructure-{request.provider_name}", version=request.version)
@@ -140,16 +141,12 @@ def build_release(request: ReleaseRequest) -> Release:
 
 def export_template(flavor: Flavor, search_path: Sequence[Path]) -> str:
     """The flavor as a clusterctl template, checked to be one clusterctl can parse."""
-    from generator.flavors.render import placeholder_values, render_flavor
-
     return _checked(flavor, render_flavor(flavor, placeholder_values(flavor), search_path))
 
 
 def _checked(flavor: Flavor, text: str) -> str:
     """Fail unless clusterctl's variable parser accepts the text and every ``${VAR}`` in it is a
     variable the flavor declares (a stray placeholder would be a variable users cannot discover)."""
-    from generator.envsubst import inspect_variables
-
     try:
         variables = inspect_variables(text)
     except CapzgenError as error:
@@ -176,8 +173,6 @@ def split_documents(text: str) -> list[str]:
 
 
 def _load(document: str) -> Any:
-    import yaml
-
     return yaml.load(document, Loader=yaml.CSafeLoader)
 
 
@@ -206,8 +201,6 @@ def export_class(
     class's template names) fixed to the class name, so the file does not depend on the Cluster
     clusterctl is generating; the ClusterClass documents and the templates they reference are kept.
     """
-    from generator.flavors.render import placeholder_values, render_flavor
-
     classes = [doc for doc in map(_load, split_documents(template)) if _is_class(doc)]
     if not classes:
         return None
@@ -240,8 +233,6 @@ def export_class(
 
 
 def _check_fixed(flavor: Flavor, fixed: Mapping[str, Any]) -> None:
-    import jsonschema_rs
-
     for variable, value in fixed.items():
         spec = flavor.variables.get(variable)
         if spec is None:
@@ -292,9 +283,9 @@ def _references(node: Any) -> set[tuple[str, str] | None]:
 
 
 def metadata_text(request: ReleaseRequest) -> str:
-    match = VERSION_PATTERN.match(request.version)
-    assert match is not None
-    major, minor = int(match.group(1)), int(match.group(2))
+    version = release_version(request.version)
+    assert version is not None
+    major, minor, _patch = version
     return (
         f"# clusterctl provider metadata of infrastructure-{request.provider_name} {request.version}:\n"
         "# cluster templates for CAPZ v1.26.0 (which implements contract v1beta1), by capzgen release.\n"
@@ -317,8 +308,6 @@ def write_release(release: Release, output_dir: Path) -> list[Path]:
     into an existing one, each file is replaced atomically (readers never see partial files).
     Files of the folder that this release does not write are left alone.
     """
-    from generator.fsio import write_atomically
-
     target = output_dir / release.directory
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -18,8 +18,10 @@ from enum import StrEnum
 from typing import Any
 
 import lark
+from celpy.evaluation import base_functions
 
 from generator.cel.extensions import EXTENSIONS
+from generator.cel.runtime import CelSyntaxError, parse
 
 VALIDATIONS = "x-kubernetes-validations"
 
@@ -99,8 +101,6 @@ class Analysis:
 
 
 def known_functions() -> frozenset[str]:
-    from celpy.evaluation import base_functions
-
     names = {name for name in base_functions if name.isidentifier()}
     return frozenset(names | MACROS | set(EXTENSIONS))
 
@@ -108,8 +108,6 @@ def known_functions() -> frozenset[str]:
 @functools.lru_cache(maxsize=4096)
 def analyze(expression: str) -> Analysis:
     """Whether ``expression`` can be evaluated here (memoised: CRDs repeat their rules a lot)."""
-    from generator.cel.runtime import CelSyntaxError, parse
-
     try:
         tree = parse(expression)
     except CelSyntaxError as error:

@@ -16,14 +16,17 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import celpy
 import lark
 from celpy import celtypes
+from celpy.celparser import CELParser
 from celpy.evaluation import CELEvalError
 
 from generator.cel.extensions import EXTENSIONS
+from generator.schemastore.cache import cache_root
 
 
 class CelSyntaxError(ValueError):
@@ -55,15 +58,9 @@ def _preload_parser() -> None:
     same parser (same grammar and options) with ``cache=`` in capzgen's cache directory. Any
     problem simply leaves cel-python to build its own.
     """
-    from pathlib import Path
-
-    from celpy.celparser import CELParser
-
     if CELParser.CEL_PARSER is not None:
         return
     try:
-        from generator.schemastore.cache import cache_root
-
         cache_dir = cache_root() / "cel"
         cache_dir.mkdir(parents=True, exist_ok=True)
         grammar = (Path(celpy.__file__).parent / "cel.lark").read_text(encoding="utf-8")

@@ -33,10 +33,10 @@ from celpy import celtypes
 from generator.cel.runtime import CelEvaluationError, matches_type, to_cel
 from generator.cel.tree import CelNode, CompiledRule, tree_for
 from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ManifestSet, TopObject
+from generator.names import valid_api_version
 from generator.schemastore.types import SchemaLookup
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ManifestSet, TopObject
-from generator.validate.schema_check import valid_api_version
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """Command-line edge: a thin click shell over the library API.
 
 :func:`main` is the single place where domain errors become one message, an optional hint and a
-documented exit code. Sub-commands live in their own modules and are imported only when invoked,
-which keeps the start-up of a single command short.
+documented exit code. Sub-commands live in their own modules and are imported only when invoked
+(:class:`LazyGroup`), which keeps the start-up of a single command short.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import importlib
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
@@ -27,15 +27,60 @@ Exit codes:
   3  internal error (a bug in capzgen; set CAPZGEN_DEBUG=1 for a traceback)
 """
 
+
+class LazyGroup(click.Group):
+    """A group whose sub-commands live in their own modules, imported when first used.
+
+    A command module imports the stage it drives at its top, so loading a command is what loads
+    its part of the core; this is the one place where that import is deferred, which keeps
+    ``capzgen --version`` and each command from paying for all the others. ``commands_table`` maps
+    a sub-command to ``"module:attribute"``; with ``short_help_table`` the group's ``--help`` lists
+    the sub-commands from that table instead of importing them.
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        commands_table: Mapping[str, str],
+        short_help_table: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands_table = dict(commands_table)
+        self.short_help_table = dict(short_help_table) if short_help_table is not None else None
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self.commands_table)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = self.commands_table.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attribute = target.partition(":")
+        # lazy: the CLI edge - a command's module (and the stage it drives) loads when it runs
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        if self.short_help_table is None:
+            super().format_commands(ctx, formatter)
+            return
+        with formatter.section("Commands"):
+            formatter.write_dl(
+                [(name, self.short_help_table[name]) for name in self.list_commands(ctx)]
+            )
+
+
 # command name -> "module:attribute"; the module is imported only when the command runs.
-_COMMANDS: dict[str, tuple[str, str]] = {
-    "generate": ("generator.cli.generate", "generate"),
-    "validate": ("generator.cli.validate", "validate_command"),
-    "schemas": ("generator.cli.schemas", "schemas"),
-    "flavors": ("generator.cli.flavors", "flavors"),
-    "release": ("generator.cli.release", "release"),
-    "migrate": ("generator.cli.migrate", "migrate"),
-    "kubeconform": ("generator.cli.kubeconform", "kubeconform"),
+_COMMANDS: dict[str, str] = {
+    "generate": "generator.cli.generate:generate",
+    "validate": "generator.cli.validate:validate_command",
+    "schemas": "generator.cli.schemas:schemas",
+    "flavors": "generator.cli.flavors:flavors",
+    "release": "generator.cli.release:release",
+    "migrate": "generator.cli.migrate:migrate",
+    "kubeconform": "generator.cli.kubeconform:kubeconform",
 }
 _SHORT_HELP: dict[str, str] = {
     "generate": "Render templates or flavors into manifests.",
@@ -50,29 +95,12 @@ _SHORT_HELP: dict[str, str] = {
 log = logging.getLogger("generator")
 
 
-class LazyGroup(click.Group):
-    """A group whose sub-commands are imported on first use."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(_COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = _COMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module = importlib.import_module(target[0])
-        command = getattr(module, target[1])
-        assert isinstance(command, click.Command)
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # Top-level help lists commands from a table instead of importing every module.
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, _SHORT_HELP[name]) for name in self.list_commands(ctx)])
-
-
 @click.group(
-    cls=LazyGroup, epilog=EXIT_CODES_HELP, context_settings={"help_option_names": ["-h", "--help"]}
+    cls=LazyGroup,
+    commands_table=_COMMANDS,
+    short_help_table=_SHORT_HELP,
+    epilog=EXIT_CODES_HELP,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, prog_name="capzgen")
 @click.option("-v", "--verbose", count=True, help="More progress messages on stderr (repeatable).")
@@ -123,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.OK)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
-        return 130
+        return int(ExitCode.INTERRUPTED)
     except Exception as error:  # pragma: no cover - reached only through bugs
         if os.environ.get("CAPZGEN_DEBUG"):
             raise
@@ -131,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(
             "Hint: this is a bug in capzgen; rerun with CAPZGEN_DEBUG=1 for a traceback", err=True
         )
-        return 3
+        return int(ExitCode.INTERNAL)
     return int(result) if isinstance(result, int) else int(ExitCode.OK)
 
 

@@ -1,16 +1,19 @@
-"""Small helpers shared by CLI commands: option parsing and safe file output."""
+"""Small helpers shared by CLI commands: reading inputs, option parsing and safe file output."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
 from generator.errors import Location, UsageError, YamlError
+from generator.findings import Finding, hint_lines
+from generator.fsio import write_to_named_path
+from generator.yamlio.load import load_documents, read_source
 
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_VALUES_BYTES = 8 * 1024 * 1024
@@ -31,8 +34,6 @@ def parse_var_options(items: Iterable[str]) -> dict[str, str]:
 
 def load_values_file(path: str) -> dict[str, Any]:
     """A ``--values`` file: a YAML mapping of variable names to typed values."""
-    from generator.yamlio.load import load_documents, read_source
-
     source = "<stdin>" if path == "-" else path
     documents = [d for d in load_documents(read_source(path), source=source) if d.obj is not None]
     if not documents:
@@ -45,11 +46,22 @@ def load_values_file(path: str) -> dict[str, Any]:
     return {str(k): v for k, v in documents[0].obj.items()}
 
 
+def read_template(location: str) -> tuple[str, str]:
+    """``--from``: the text of a local template (a path, a ``file://`` URL or ``-``) and its name."""
+    if location.strip() == "":
+        raise UsageError("unable to read custom template. Please specify a template source")
+    if location.startswith("file://"):
+        location = location[len("file://") :]
+    elif "://" in location:
+        raise UsageError(
+            f"unable to read content from {location!r}: only local files, file:// URLs and '-' are supported"
+        )
+    return read_source(location), ("<stdin>" if location == "-" else location)
+
+
 def write_atomically(path: Path, text: str) -> None:
     """``--write-to``: a regular file is replaced in one step (new files get mode 0600, as
     clusterctl's do); symlinks are written through, devices and FIFOs written to."""
-    from generator.fsio import write_to_named_path
-
     write_to_named_path(path.expanduser(), text, new_file_mode=0o600)
 
 
@@ -66,52 +78,9 @@ def environ() -> Mapping[str, str]:
     return dict(os.environ)
 
 
-ignore_missing_schemas_option = click.option(
-    "--ignore-missing-schemas",
-    is_flag=True,
-    help="Report objects whose kind has no schema as skipped (a warning) instead of as errors "
-    "(kubeconform's flag of the same name).",
-)
-
-schema_dir_option = click.option(
-    "--schema-dir",
-    "schema_dirs",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Folder or file of CRDs / JSON Schemas, searched before CAPZGEN_SCHEMA_PATH, the cache "
-    "and the built-in bundle (repeatable).",
-)
-
-
-def kubeconform_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``--kubeconform`` and ``--kubeconform-timeout``, shared by validate and generate."""
-    function = click.option(
-        "--kubeconform-timeout",
-        type=click.FloatRange(min=0, min_open=True),
-        default=60.0,
-        show_default=True,
-        metavar="SECONDS",
-        help="Stop kubeconform after this long (its findings are then missing).",
-    )(function)
-    return click.option(
-        "--kubeconform",
-        "use_kubeconform",
-        is_flag=True,
-        help="Also run kubeconform (if installed) with capzgen's schemas, offline, on every object "
-        "and embedded resource, and merge its findings (marked [kubeconform]).",
-    )(function)
-
-
-def check_rule_ids(disabled_rules: Iterable[str], *, extra: Iterable[str] = ()) -> None:
-    """``--disable-rule`` must name rules that exist: a typo would silently keep a rule on."""
-    disabled = set(disabled_rules)
-    if not disabled:
-        return
-    from generator.validate.engine import known_rule_ids
-
-    unknown = sorted(disabled - {*known_rule_ids(), *extra})
-    if unknown:
-        raise UsageError(
-            f"unknown rule id(s): {', '.join(unknown)}",
-            hint="`capzgen validate --list-rules` shows every rule",
-        )
+def print_findings(findings: Sequence[Finding]) -> None:
+    """Findings on stderr, then each distinct hint once."""
+    for finding in findings:
+        click.echo(finding.to_text(), err=True)
+    for line in hint_lines(findings):
+        click.echo(line, err=True)

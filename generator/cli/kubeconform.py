@@ -17,8 +17,17 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import schema_dir_option
+from generator.cli.options import schema_dir_option
 from generator.errors import ExitCode
+from generator.kubeconform import (
+    INSTALL_HINT,
+    NOT_FOUND,
+    KubeconformOptions,
+    find_binary,
+    schema_location,
+    store_layout,
+)
+from generator.schemastore.store import SchemaStore
 
 
 @click.command(
@@ -41,16 +50,6 @@ def kubeconform(schema_dirs: tuple[Path, ...], timeout: float | None, args: tupl
     Example:
       capzgen kubeconform --schema-dir ./crds -- -strict -summary manifests/
     """
-    from generator.kubeconform import (
-        INSTALL_HINT,
-        NOT_FOUND,
-        KubeconformOptions,
-        find_binary,
-        schema_location,
-        store_layout,
-    )
-    from generator.schemastore.store import SchemaStore
-
     binary = find_binary(KubeconformOptions())
     if binary is None:
         click.echo(f"Error: {NOT_FOUND}", err=True)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import click
 
 from generator.cli.common import emit
 from generator.errors import UsageError
-
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+from generator.migrate import MigrationOptions, migrate_text
+from generator.names import is_dns1123_label, is_dns1123_subdomain
+from generator.yamlio.load import read_source
 
 
 @click.command("migrate")
@@ -48,14 +46,9 @@ def migrate(
     ("unmapped: Kind/name: path: reason"), the keys of the ASO credential Secret to create, and
     the steps still to do on the live management cluster. Nothing is applied anywhere.
     """
-    from generator.migrate import MigrationOptions, migrate_text
-    from generator.yamlio.load import read_source
-
-    if namespace is not None and not (len(namespace) <= 63 and _DNS_LABEL.match(namespace)):
+    if namespace is not None and not is_dns1123_label(namespace):
         raise UsageError(f"invalid --namespace {namespace!r}: must be a DNS-1123 label")
-    if credential_secret is not None and not (
-        len(credential_secret) <= 253 and _DNS_SUBDOMAIN.match(credential_secret)
-    ):
+    if credential_secret is not None and not is_dns1123_subdomain(credential_secret):
         raise UsageError(
             f"invalid --credential-secret {credential_secret!r}: must be a Secret name (DNS-1123 subdomain)"
         )

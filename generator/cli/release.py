@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from generator.release import ReleaseRequest, build_release, stale_files, write_release
+
 
 @click.command("release")
 @click.option(
@@ -56,8 +58,6 @@ def release(
     infrastructure-<provider>/<version>/infrastructure-components.yaml; generate cluster never
     reads that file, so it is not written).
     """
-    from generator.release import ReleaseRequest, build_release, stale_files, write_release
-
     result = build_release(
         ReleaseRequest(
             version=version,

@@ -79,6 +79,7 @@ def list_command(
     ctx: click.Context, schema_dirs: tuple[Path, ...], output: str, show_all: bool, show_cel: bool
 ) -> None:
     """One line per group/version/kind and the source it comes from."""
+    # lazy: CLI edge; each subcommand loads only what it runs
     from generator.schemastore.store import SchemaStore
 
     dirs = [*ctx.obj.get("schema_dirs", ()), *schema_dirs]
@@ -110,6 +111,7 @@ def list_command(
 
 
 def _list_cel(store: Any, output: str) -> None:
+    # lazy: cel-python costs ~40 ms of start-up; only --cel loads it
     from generator.cel.inventory import rule_inventory
 
     entries = rule_inventory(store)
@@ -165,6 +167,7 @@ def import_command(
         capzgen schemas import --from-cluster [--context NAME]
         kubectl get crds -o yaml | capzgen schemas import -
     """
+    # lazy: CLI edge; each subcommand loads only what it runs
     from generator.schemastore.importer import collect_sources, import_crds, import_schemas
 
     if from_cluster == (source is not None):
@@ -173,6 +176,7 @@ def import_command(
         raise UsageError("--context and --kubeconfig go with --from-cluster")
     cache_dir = cache_schemas_dir()
     if from_cluster:
+        # lazy: only --from-cluster runs kubectl
         from generator.schemastore.cluster import KubectlSettings, fetch_cluster_crds
 
         settings = KubectlSettings(
@@ -208,6 +212,7 @@ def import_command(
 )
 def sync_command(mirror: str | None, sources_file: Path | None) -> None:
     """Fill the cache from the pinned upstream CRDs and schemas (sha256-verified)."""
+    # lazy: CLI edge; sync loads urllib and the converters only when it runs
     from generator.schemastore.sync import load_pins, sync
 
     pins = load_pins(sources_file or builtin_schemas_dir() / "sources.yaml")

@@ -6,13 +6,16 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import (
+from generator.cli.options import (
+    KubeconformChoice,
     check_rule_ids,
     ignore_missing_schemas_option,
     kubeconform_options,
     schema_dir_option,
 )
 from generator.errors import CapzgenError, ExitCode, UsageError
+from generator.validate import ValidationOptions
+from generator.validate.report import describe_rules, render_error_json, render_json, render_text
 
 
 @click.command("validate")
@@ -42,36 +45,30 @@ def validate_command(
     output: str,
     list_rules: bool,
     no_cel: bool,
-    use_kubeconform: bool,
-    kubeconform_timeout: float,
+    kubeconform: KubeconformChoice,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
     Every document is checked against the schema of its apiVersion/kind, every ASO resource in
     spec.resources against its own schema, and the cluster as a whole against CAPZ's rules.
     The CEL rules of the CRDs (x-kubernetes-validations) are evaluated too, as the API server does.
-    Exit status: 0 valid, 1 findings with severity error, 2 usage or I/O problems. With
-    --kubeconform, kubeconform's findings count like capzgen's; a kubeconform that is missing,
-    fails or times out is reported in one warning line and does not change the exit status.
+    Exit status: 0 valid, 1 findings with severity error, 2 usage or I/O problems (with
+    --output json, stdout is JSON on every exit status). With --kubeconform, kubeconform's
+    findings count like capzgen's; a kubeconform that is missing, fails or times out is reported
+    in one warning line and does not change the exit status.
     """
-    from generator.validate.report import describe_rules, render_error_json
-
     if list_rules:
         click.echo(describe_rules(), nl=False)
         return int(ExitCode.OK)
+    options = ValidationOptions(
+        disabled_rules=frozenset(disabled_rules),
+        ignore_missing_schemas=ignore_missing_schemas,
+        cel=not no_cel,
+    )
     try:
-        return _validate(
-            paths,
-            schema_dirs,
-            ignore_missing_schemas,
-            disabled_rules,
-            output,
-            no_cel,
-            use_kubeconform,
-            kubeconform_timeout,
-        )
+        return _validate(paths, schema_dirs, options, output, kubeconform)
     except CapzgenError as error:
-        if output == "json":  # scripts parse stdout: it is JSON on every exit code
+        if output == "json":  # scripts parse stdout: it is JSON on every exit status
             click.echo(render_error_json(error), nl=False)
         raise
 
@@ -79,34 +76,27 @@ def validate_command(
 def _validate(
     paths: tuple[str, ...],
     schema_dirs: tuple[Path, ...],
-    ignore_missing_schemas: bool,
-    disabled_rules: tuple[str, ...],
+    options: ValidationOptions,
     output: str,
-    no_cel: bool,
-    use_kubeconform: bool,
-    kubeconform_timeout: float,
+    kubeconform: KubeconformChoice,
 ) -> int:
-    from generator.validate.engine import ValidationOptions
-    from generator.validate.report import render_json, render_text
-
     if not paths:
         raise UsageError("no input: give one or more files or folders, or - for stdin")
-    check_rule_ids(disabled_rules)
+    check_rule_ids(options.disabled_rules)
+    # lazy: --list-rules needs neither the loader nor the schema store (~40 ms of start-up)
     from generator.check import check_paths
+
+    # lazy: as above, the schema store is for runs that validate
     from generator.schemastore.store import SchemaStore
 
     store = SchemaStore.from_search_path(list(schema_dirs))
-    options = ValidationOptions(
-        disabled_rules=frozenset(disabled_rules),
-        ignore_missing_schemas=ignore_missing_schemas,
-        cel=not no_cel,
-    )
-    kubeconform = None
-    if use_kubeconform:
+    second_opinion = None
+    if kubeconform.use_kubeconform:
+        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
         from generator.kubeconform import KubeconformOptions
 
-        kubeconform = KubeconformOptions(timeout=kubeconform_timeout)
-    report = check_paths(list(paths), store, options, kubeconform=kubeconform)
+        second_opinion = KubeconformOptions(timeout=kubeconform.kubeconform_timeout)
+    report = check_paths(list(paths), store, options, kubeconform=second_opinion)
     render = render_json if output == "json" else render_text
     click.echo(render(report.findings, report.document_count), nl=False)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)

@@ -4,8 +4,9 @@ clusterctl v1.13.3, reproduced byte for byte.
 * :func:`parse` / :class:`Template` — drone's grammar and evaluation.
 * :func:`normalize_legacy`, :func:`inspect_variables`, :func:`missing_variables`,
   :func:`substitute` — clusterctl's wrapper (legacy ``${ VAR }``, variable map, missing check).
-* :func:`format_yaml_variable_list`, :func:`format_cluster_variable_list`, :func:`go_quote` —
-  the ``--list-variables`` output of both commands.
+* :func:`go_quote` — Go's ``%q``; :mod:`generator.envsubst.listing` formats the
+  ``--list-variables`` output of both commands with it (imported from there, so that substituting
+  does not load the listing's tab writer).
 
 Text is a Python ``str`` decoded with ``errors="surrogateescape"``; byte-based operations work on
 the original bytes, so invalid UTF-8 passes through unchanged.
@@ -19,14 +20,11 @@ from generator.envsubst.clusterctl import (
     normalize_legacy,
     substitute,
 )
-from generator.envsubst.listing import format_cluster_variable_list, format_yaml_variable_list
 from generator.envsubst.quote import go_quote
 from generator.envsubst.template import Template, parse
 
 __all__ = [
     "Template",
-    "format_cluster_variable_list",
-    "format_yaml_variable_list",
     "go_quote",
     "inspect_variables",
     "missing_variables",

@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import yaml
 
 from generator.errors import FlavorError, InputOutputError, Location
@@ -25,8 +26,6 @@ LIBRARY_DIR = "_lib"  # shared macros; folders starting with "_" are never flavo
 
 @cache
 def _metadata_validator() -> Any:
-    import jsonschema_rs
-
     schema = json.loads((builtin_schemas_dir() / "flavor.schema.json").read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 

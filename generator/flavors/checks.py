@@ -20,6 +20,8 @@ from typing import Any
 from generator.errors import FlavorError, YamlError
 from generator.flavors.model import Flavor
 from generator.flavors.origins import Translator, describe
+from generator.validate.engine import rule_findings
+from generator.yamlio.load import load_documents
 
 
 def check_rendered(
@@ -33,9 +35,6 @@ def check_rendered(
 
     Text that is not YAML is left to the later stages, which report it with its location.
     """
-    from generator.validate.engine import rule_findings
-    from generator.yamlio.load import load_documents
-
     try:
         documents = load_documents(text, source=f"<flavor {flavor.name}>")
     except YamlError:

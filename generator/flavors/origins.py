@@ -45,6 +45,7 @@ from typing import Any, Final
 
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, PathPart, format_path
+from generator.model.manifests import embedded_items
 
 WILDCARD: Final = -1  # ``[*]`` in a variable path: the index bound by the object's name
 OBJECT: Final = "(object)"  # a ``fields`` key: the whole object
@@ -232,8 +233,6 @@ class Translator:
             self._index_document(document)
 
     def _index_document(self, document: Document) -> None:
-        from generator.validate.model import embedded_items
-
         obj = document.obj
         if not isinstance(obj, dict):
             return

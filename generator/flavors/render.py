@@ -15,7 +15,10 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from generator.errors import FlavorError, Location
+from generator.flavors.checks import check_rendered
 from generator.flavors.model import Flavor
+from generator.schemastore.cache import cache_root
+from generator.yamlio.emit import dump_documents
 
 
 class Placeholder(str):
@@ -76,8 +79,6 @@ def to_yaml_block(value: Any) -> str:
     ``generate``'s output): keys in clusterctl's order, strings quoted only where YAML would
     read them as something else, placeholders verbatim.
     """
-    from generator.yamlio.emit import dump_documents
-
     return dump_documents([value]).rstrip("\n")
 
 
@@ -98,8 +99,6 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     than rendering them, and a one-off `generate cluster` should not pay it every time. Jinja
     checks each template's source checksum, so an edited flavor is recompiled."""
     try:
-        from generator.schemastore.cache import cache_root
-
         folder = cache_root() / "jinja"
         folder.mkdir(parents=True, exist_ok=True)
         return jinja2.FileSystemBytecodeCache(str(folder))
@@ -165,8 +164,6 @@ def render_flavor(
             raise FlavorError(f"template error: {exc}", location=Location(file=str(path))) from exc
         parts.append(text.strip("\n"))
     rendered = "\n---\n".join(part for part in parts if part.strip()) + "\n"
-    from generator.flavors.checks import check_rendered
-
     check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)
     return rendered
 

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+import jsonschema_rs
 import yaml
 
 from generator.errors import VariableError
@@ -66,10 +68,6 @@ def coerce(spec: VariableSpec, raw: Any) -> Any:
 
 @lru_cache(maxsize=64)
 def _validator(schema_text: str) -> Any:
-    import json
-
-    import jsonschema_rs
-
     return jsonschema_rs.validator_for(json.loads(schema_text))
 
 
@@ -109,8 +107,6 @@ def resolve_values(flavor: Flavor, store: VariableStore) -> tuple[dict[str, Any]
 def _schema_problems(
     flavor: Flavor, values: Mapping[str, Any], sources: Mapping[str, str]
 ) -> list[str]:
-    import json
-
     validator = _validator(json.dumps(flavor.values_schema(), sort_keys=True))
     problems = []
     for error in validator.iter_errors(dict(values)):

@@ -1,23 +1,27 @@
 """``capzgen migrate``: legacy AzureManaged* manifests -> the ASO-based AzureASOManaged* API.
 
 * :mod:`~generator.migrate.tables` — the field mapping as data (reference §5);
-* :mod:`~generator.migrate.legacy` — converters for AzureManagedControlPlane/Cluster/MachinePool;
+* one converter per target object: :mod:`~generator.migrate.control_plane` (AzureManagedControlPlane
+  -> AzureASOManagedControlPlane and its ManagedCluster), :mod:`~generator.migrate.extensions`
+  (FleetsMember, Extensions), :mod:`~generator.migrate.cluster` (AzureManagedCluster ->
+  AzureASOManagedCluster and the infrastructure it embeds), :mod:`~generator.migrate.machine_pool`
+  (AzureManagedMachinePool -> AzureASOManagedMachinePool), :mod:`~generator.migrate.capi` (the CAPI
+  Cluster and MachinePools that reference them); they share :mod:`~generator.migrate.plan` (the
+  per-cluster plan) and :mod:`~generator.migrate.build` (embedded resources, carried metadata);
 * :mod:`~generator.migrate.versions` — v1alpha1 -> v1beta1 and removed ASO apiVersions;
-* :mod:`~generator.migrate.credentials`, :mod:`~generator.migrate.checklist` — what goes to stderr;
+* :mod:`~generator.migrate.credentials` (AzureClusterIdentity -> credential Secret keys),
+  :mod:`~generator.migrate.checklist` — what goes to stderr;
 * :mod:`~generator.migrate.engine` — :func:`migrate_text`, which wires them.
 
 The package never prints or writes; the CLI (``generator.cli.migrate``) does.
 """
 
 from generator.migrate.engine import MigrationOptions, migrate_text
-from generator.migrate.model import MigrationError, MigrationResult, Note
-from generator.patches import merge_patch
+from generator.migrate.model import MigrationResult, Note
 
 __all__ = [
-    "MigrationError",
     "MigrationOptions",
     "MigrationResult",
     "Note",
-    "merge_patch",
     "migrate_text",
 ]

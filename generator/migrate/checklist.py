@@ -9,75 +9,93 @@ user's actual objects; they are printed, never executed.
 from __future__ import annotations
 
 from generator.migrate import tables as t
-from generator.migrate.legacy import ClusterPlan
 from generator.migrate.model import Checklist
+from generator.migrate.plan import ClusterPlan
 
 _UNPAUSE_WAIT = "clusterctl.cluster.x-k8s.io/block-move"
 
 
+_DISARM_ORDER = (
+    "ManagedClustersAgentPool",
+    "FleetsMember",
+    "ManagedCluster",
+    "PrivateEndpoint",
+    "VirtualNetworksSubnet",
+    "VirtualNetwork",
+    "ResourceGroup",
+)
+
+
 def adoption_checklist(plan: ClusterPlan, new_namespace: str | None, output: str) -> Checklist:
+    """CAPZ's adoption procedure for one migrated cluster, step by step, with its own names."""
     old_ns = plan.namespace or "default"
     new_ns = new_namespace or "<new-namespace>"
-    cp = plan.control_plane.name
-    pools = [pool.item.name for pool in plan.pools]
-    machine_pools = plan.machine_pool_names
-    kubectl_old = f"kubectl -n {old_ns}"
-    kubectl_new = f"kubectl -n {new_ns}"
     title = (
         f"Adoption checklist for Cluster {old_ns}/{plan.cluster_name} "
         "(capzgen changed nothing on the live cluster; run these against the management cluster):"
     )
     checklist = Checklist(title)
-    checklist.steps.append(
-        f"Pause the Cluster: {kubectl_old} patch cluster {plan.cluster_name} --type merge "
-        """-p '{"spec":{"paused":true}}'"""
-    )
-    waited = [f"azuremanagedcontrolplane/{cp}", *(f"azuremanagedmachinepool/{p}" for p in pools)]
-    checklist.steps.append(
-        f"Wait until the annotation {_UNPAUSE_WAIT} is gone from {', '.join(waited)} "
-        f"(namespace {old_ns})."
-    )
-    disarm_order = [
-        "ManagedClustersAgentPool",
-        "FleetsMember",
-        "ManagedCluster",
-        "PrivateEndpoint",
-        "VirtualNetworksSubnet",
-        "VirtualNetwork",
-        "ResourceGroup",
+    checklist.steps += [
+        *_pause(plan, old_ns),
+        _disarm(plan, old_ns),
+        f"Create namespace {new_ns} and in it the ASO credential Secret {plan.credential_secret} "
+        f"(keys listed above; copy them from Secret {old_ns}/{plan.cluster_name}-aso-secret).",
+        _adopt(plan, old_ns, new_ns, output),
+        _apply(plan, new_ns, output),
+        _delete(plan, old_ns),
     ]
-    old_objects = sorted(plan.legacy_aso_objects, key=lambda o: (disarm_order.index(o[0]), o[1]))
+    return checklist
+
+
+def _pause(plan: ClusterPlan, old_ns: str) -> list[str]:
+    waited = [
+        f"azuremanagedcontrolplane/{plan.control_plane.name}",
+        *(f"azuremanagedmachinepool/{pool.item.name}" for pool in plan.pools),
+    ]
+    return [
+        f"Pause the Cluster: kubectl -n {old_ns} patch cluster {plan.cluster_name} --type merge "
+        """-p '{"spec":{"paused":true}}'""",
+        f"Wait until the annotation {_UNPAUSE_WAIT} is gone from {', '.join(waited)} "
+        f"(namespace {old_ns}).",
+    ]
+
+
+def _disarm(plan: ClusterPlan, old_ns: str) -> str:
+    kubectl_old = f"kubectl -n {old_ns}"
+    old_objects = sorted(plan.legacy_aso_objects, key=lambda o: (_DISARM_ORDER.index(o[0]), o[1]))
     listed = ", ".join(f"{kind.lower()}/{name}" for kind, name in old_objects)
-    checklist.steps.append(
+    return (
         f"Disarm the ASO objects legacy CAPZ created in namespace {old_ns}, before creating anything "
         f"new ({listed}; also any Extension objects of the cluster):\n"
         f"{kubectl_old} annotate <kind>/<name> serviceoperator.azure.com/reconcile-policy=skip --overwrite\n"
         f"""{kubectl_old} patch <kind>/<name> --type merge -p '{{"metadata":{{"finalizers":null}}}}'"""
     )
-    checklist.steps.append(
-        f"Create namespace {new_ns} and in it the ASO credential Secret {plan.credential_secret} "
-        f"(keys listed above; copy them from Secret {old_ns}/{plan.cluster_name}-aso-secret)."
-    )
+
+
+def _adopt(plan: ClusterPlan, old_ns: str, new_ns: str, output: str) -> str:
     rg_name = next(name for kind, name in plan.legacy_aso_objects if kind == "ResourceGroup")
     agent_pools = [pool.object_name for pool in plan.pools]
-    checklist.steps.append(
+    return (
         f"Adopt the AKS resources into {new_ns}, in this order, using the objects embedded in "
         f"{output}:\n"
         f"a) apply ResourceGroup {rg_name} (and the other objects of AzureASOManagedCluster "
         f"{plan.aso_cluster_name or plan.cluster_name}) alone and wait until it is Ready;\n"
         f'b) apply ManagedCluster {plan.mc_name} with annotation {t.ADOPT_ANNOTATION}: "true" and '
         f"spec.agentPoolProfiles copied from\n"
-        f"   {kubectl_old} get managedcluster {plan.mc_name} -o jsonpath='{{.status.agentPoolProfiles}}'\n"
+        f"   kubectl -n {old_ns} get managedcluster {plan.mc_name} -o jsonpath='{{.status.agentPoolProfiles}}'\n"
         f"   then wait until CAPZ has created Cluster, AzureASOManagedCluster and "
         f"AzureASOManagedControlPlane {plan.mc_name};\n"
         f"c) apply ManagedClustersAgentPool {', '.join(agent_pools) or '(none)'} with the same "
         "annotation and wait until their MachinePools report AVAILABLE=True."
     )
+
+
+def _apply(plan: ClusterPlan, new_ns: str, output: str) -> str:
     renamed = [
         f"{kind} {name}"
         for kind, name in (
             ("Cluster", plan.cluster_name),
-            ("AzureASOManagedControlPlane", cp),
+            ("AzureASOManagedControlPlane", plan.control_plane.name),
             ("AzureASOManagedCluster", plan.aso_cluster_name or plan.cluster_name),
         )
         if name != plan.mc_name
@@ -89,25 +107,28 @@ def adoption_checklist(plan: ClusterPlan, new_namespace: str | None, output: str
         if renamed
         else ""
     )
-    checklist.steps.append(
-        f"Bring the adopted objects to the migrated spec: {kubectl_new} apply --server-side -f {output}"
-        f"{caveat}"
+    return (
+        f"Bring the adopted objects to the migrated spec: kubectl -n {new_ns} apply --server-side "
+        f"-f {output}{caveat}"
     )
+
+
+def _delete(plan: ClusterPlan, old_ns: str) -> str:
+    kubectl_old = f"kubectl -n {old_ns}"
     deleted = [
         f"cluster/{plan.cluster_name}",
         *([f"azuremanagedcluster/{plan.legacy_infra_name}"] if plan.legacy_infra_name else []),
-        f"azuremanagedcontrolplane/{cp}",
-        *(f"machinepool/{name}" for name in machine_pools),
-        *(f"azuremanagedmachinepool/{name}" for name in pools),
+        f"azuremanagedcontrolplane/{plan.control_plane.name}",
+        *(f"machinepool/{name}" for name in plan.machine_pool_names),
+        *(f"azuremanagedmachinepool/{pool.item.name}" for pool in plan.pools),
     ]
-    checklist.steps.append(
+    return (
         f"Force-delete the old objects in {old_ns} (the Azure resources stay):\n"
         f"{kubectl_old} delete {' '.join(deleted)} --wait=false\n"
         f"then remove the finalizers of each of them: {kubectl_old} patch <kind>/<name> --type merge "
         """-p '{"metadata":{"finalizers":null}}'\n"""
         f"and check that the old ASO objects in {old_ns} are gone while the Azure resources remain."
     )
-    return checklist
 
 
 def version_checklist(alpha: int, bumped: int) -> Checklist:

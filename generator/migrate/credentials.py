@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from generator.migrate import tables as t
-from generator.migrate.legacy import ClusterPlan, Item, Notes
 from generator.migrate.model import CredentialNeed, SecretKey
+from generator.migrate.plan import ClusterPlan, Item, Notes
 
 
 def find_identity(
@@ -32,6 +32,7 @@ def find_identity(
 def credential_need(
     plan: ClusterPlan, identities: Sequence[Item], namespace: str, notes: Notes
 ) -> CredentialNeed:
+    """The keys of the cluster's credential Secret and where each value comes from."""
     subscription = (
         f"{plan.subscription} (AzureManagedControlPlane spec.subscriptionID)"
         if plan.subscription
@@ -39,29 +40,34 @@ def credential_need(
     )
     keys = [SecretKey("AZURE_SUBSCRIPTION_ID", subscription)]
     found = find_identity(plan, identities)
-    legacy_secret = f"{plan.control_plane.namespace or 'default'}/{plan.cluster_name}-aso-secret"
     if found is None:
         keys += [
             SecretKey("AZURE_TENANT_ID", "(no identityRef: the tenant of CAPZ's own credentials)"),
             SecretKey(
                 "AZURE_CLIENT_ID", "(no identityRef: the client ID of CAPZ's own credentials)"
             ),
+            SecretKey("AUTH_MODE", "workloadidentity or podidentity, as CAPZ authenticates"),
         ]
-        keys.append(
-            SecretKey("AUTH_MODE", "workloadidentity or podidentity, as CAPZ authenticates")
-        )
         return CredentialNeed(namespace, plan.credential_secret, plan.cluster_name, tuple(keys))
-    identity_ns, identity_name, identity = found
+    keys += _identity_keys(plan, *found, notes)
+    legacy_secret = f"{plan.control_plane.namespace or 'default'}/{plan.cluster_name}-aso-secret"
+    hint = f"legacy CAPZ generated Secret {legacy_secret} with these keys; copying it is enough"
+    return CredentialNeed(namespace, plan.credential_secret, plan.cluster_name, tuple(keys), hint)
+
+
+def _identity_keys(
+    plan: ClusterPlan, identity_ns: str, identity_name: str, identity: Item | None, notes: Notes
+) -> list[SecretKey]:
+    """Tenant, client and authentication keys from the AzureClusterIdentity (or, when the input
+    lacks it, where to find them)."""
     where = f"AzureClusterIdentity {identity_ns}/{identity_name}"
     spec: dict[str, Any] = identity.spec() if identity is not None else {}
     if identity is None:
         where += ", not in the input"
-    keys.append(
-        SecretKey("AZURE_TENANT_ID", _value(spec.get("tenantID"), f"spec.tenantID of {where}"))
-    )
-    keys.append(
-        SecretKey("AZURE_CLIENT_ID", _value(spec.get("clientID"), f"spec.clientID of {where}"))
-    )
+    keys = [
+        SecretKey("AZURE_TENANT_ID", _value(spec.get("tenantID"), f"spec.tenantID of {where}")),
+        SecretKey("AZURE_CLIENT_ID", _value(spec.get("clientID"), f"spec.clientID of {where}")),
+    ]
     identity_type = spec.get("type")
     if identity is None:
         keys.append(
@@ -93,15 +99,13 @@ def credential_need(
         keys.append(SecretKey("AZURE_CLIENT_CERTIFICATE", f"key certificate of {origin}"))
         keys.append(SecretKey("AZURE_CLIENT_CERTIFICATE_PASSWORD", f"key password of {origin}"))
     else:
-        assert identity is not None
         notes.unmapped(
             identity,
             "spec.type",
             f"{identity_type!r} has no ASO credential equivalent; fill Secret "
             f"{plan.credential_secret} with a client secret, certificate or workload identity",
         )
-    hint = f"legacy CAPZ generated Secret {legacy_secret} with these keys; copying it is enough"
-    return CredentialNeed(namespace, plan.credential_secret, plan.cluster_name, tuple(keys), hint)
+    return keys
 
 
 def _value(value: Any, origin: str) -> str:

@@ -13,25 +13,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from generator.errors import Location
+from generator.errors import Location, MigrationError
 from generator.findings import format_path
 from generator.migrate import tables as t
+from generator.migrate.build import strip_server_fields
+from generator.migrate.capi import rewrite_machine_pool, rewrite_ref
 from generator.migrate.checklist import adoption_checklist, version_checklist
+from generator.migrate.cluster import convert_cluster_infra
+from generator.migrate.control_plane import plan_cluster
 from generator.migrate.credentials import credential_need, find_identity
-from generator.migrate.legacy import (
-    ClusterPlan,
-    Item,
-    Notes,
-    convert_cluster_infra,
-    convert_machine_pool,
-    plan_cluster,
-    rewrite_machine_pool,
-    rewrite_ref,
-    strip_server_fields,
-)
-from generator.migrate.model import NOTE, MigrationError, MigrationResult, Origin
+from generator.migrate.machine_pool import convert_machine_pool
+from generator.migrate.model import NOTE, MigrationResult, Origin
+from generator.migrate.plan import ClusterPlan, Item, Notes
 from generator.migrate.versions import bump_object, rewrite_alpha
 from generator.transform import CLUSTER_SCOPED_KINDS
+from generator.yamlio.load import load_documents
 
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 
@@ -56,8 +52,6 @@ def migrate_text(
 
 
 def read_items(text: str, source: str) -> list[Item]:
-    from generator.yamlio.load import load_documents
-
     items: list[Item] = []
     for document in load_documents(text, source=source):
         obj = document.obj

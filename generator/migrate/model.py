@@ -10,15 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.errors import CapzgenError, Location
+from generator.errors import Location, MigrationError
 from generator.findings import PathPart, format_path
+from generator.yamlio.emit import dump_documents
 
 UNMAPPED = "unmapped"  # a legacy field with no ASO equivalent (or one capzgen could not fill in)
 NOTE = "note"  # something the user should know: a default made explicit, a behaviour change
-
-
-class MigrationError(CapzgenError):
-    """Input that cannot be migrated: not Kubernetes objects, malformed legacy fields, nothing to do."""
 
 
 @dataclass(frozen=True)
@@ -89,8 +86,6 @@ class MigrationResult:
 
     def text(self) -> str:
         """The migrated manifests as multi-document YAML (deterministic, keys sorted)."""
-        from generator.yamlio.emit import dump_documents
-
         return str(dump_documents(self.objects))
 
     def report(self) -> str:

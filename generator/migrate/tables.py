@@ -2,7 +2,8 @@
 
 Paths are dotted (``a.b[0].c``). Legacy paths are relative to the legacy object's ``spec``; ASO
 paths to the generated resource's ``spec``. Anything a table does not list is handled by a
-converter function in :mod:`generator.migrate.legacy`, or reported as unmapped.
+converter function (one module per target object, see :mod:`generator.migrate`), or reported as
+unmapped.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import yaml
 from generator.findings import PathPart, format_path
 from generator.migrate.model import NOTE, UNMAPPED, Note
 from generator.migrate.tables import ASO_KINDS, CAPZ_V1ALPHA1, CAPZ_V1BETA1, CONVERSIONS, Step
-from generator.validate.kinds import EMBEDDING_KINDS, split_api_version
+from generator.model.kinds import EMBEDDING_KINDS, split_api_version
 from generator.validate.rules.versions import REMOVED_VERSIONS
 
 Path = list[PathPart]
@@ -251,23 +251,7 @@ def _bump_template(text: str, path: Path, kind: str, name: str) -> tuple[str, li
                 "not YAML capzgen can read; update the apiVersions by hand",
             )
         ]
-    notes: list[Note] = []
-    targets: dict[str, set[str | None]] = {api: set() for api in mentioned}
-    for resource, inner in _objects_in(parsed, []):
-        api = resource.get("apiVersion")
-        if api in targets:
-            targets[api].add(removed_target(api, resource.get("kind")))
-            result = bump_resource(copy.deepcopy(resource))
-            for field, _category, reason in result[1] if result else []:
-                notes.append(
-                    Note(
-                        UNMAPPED,
-                        kind,
-                        name,
-                        f"{where} ({format_path([*inner, *field])})",
-                        f"{reason}; edit the template text by hand",
-                    )
-                )
+    targets, notes = _template_targets(parsed, mentioned, kind, name, where)
     for api, found in sorted(targets.items()):
         if not found:
             continue
@@ -290,3 +274,28 @@ def _bump_template(text: str, path: Path, kind: str, name: str) -> tuple[str, li
                 )
             )
     return text, notes
+
+
+def _template_targets(
+    parsed: Any, mentioned: list[str], kind: str, name: str, where: str
+) -> tuple[dict[str, set[str | None]], list[Note]]:
+    """For each mentioned apiVersion, the versions its resources in the template move to (None:
+    not moved); notes name the fields that would not carry over."""
+    notes: list[Note] = []
+    targets: dict[str, set[str | None]] = {api: set() for api in mentioned}
+    for resource, inner in _objects_in(parsed, []):
+        api = resource.get("apiVersion")
+        if api in targets:
+            targets[api].add(removed_target(api, resource.get("kind")))
+            result = bump_resource(copy.deepcopy(resource))
+            for field, _category, reason in result[1] if result else []:
+                notes.append(
+                    Note(
+                        UNMAPPED,
+                        kind,
+                        name,
+                        f"{where} ({format_path([*inner, *field])})",
+                        f"{reason}; edit the template text by hand",
+                    )
+                )
+    return targets, notes

@@ -8,16 +8,16 @@ an embedded subject and a path absolute from the document root.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, Severity
+from generator.model import kinds
+from generator.model.manifests import AsoResource, TopObject
+from generator.model.values import dig, is_templated
+from generator.names import valid_api_version
 from generator.schemastore.types import GroupVersionKind, SchemaLookup
-from generator.validate import kinds
-from generator.validate.model import AsoResource, TopObject
-from generator.validate.values import dig, is_templated
 
 YAML = "yaml"
 STRUCTURE = "structure"
@@ -44,13 +44,6 @@ _TYPE_NAMES = {
 
 def _type_name(value: Any) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
-
-
-@functools.lru_cache(maxsize=512)
-def valid_api_version(value: str) -> bool:
-    """``group/version`` or ``version`` with non-empty parts and no stray spaces."""
-    parts = value.split("/")
-    return 1 <= len(parts) <= 2 and all(part and part.strip() == part for part in parts)
 
 
 def _shape_problems(obj: dict[str, Any]) -> list[tuple[JsonPath, str]]:

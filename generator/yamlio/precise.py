@@ -150,6 +150,13 @@ class _Builder:
         return _fail(message, self.source, mark, self.document)
 
     def run(self) -> list[Document]:
+        """Every document of the text, built from libyaml's events.
+
+        One long loop on purpose: it runs once per YAML event, the hot path of the precise parser.
+        The loop keeps its state in local variables and dispatches on the event class inline;
+        splitting it into a method per event would add a call and attribute look-ups to every
+        event of a large input. The rarer cases (merge keys, duplicates, errors) are methods.
+        """
         loader = yaml.CSafeLoader(self.text)
         get_event = loader.get_event
         source, max_depth, track = self.source, self.max_depth, self.track

@@ -14,7 +14,7 @@ from generator.cel.validate import parse_field_path
 from generator.documents import Document
 from generator.findings import Finding, Severity
 from generator.schemastore.store import SchemaStore
-from generator.validate.engine import ValidationOptions, validate_documents
+from generator.validate import ValidationOptions, validate_documents
 from tests.cel.conftest import crd
 
 StoreFactory = Callable[..., SchemaStore]

@@ -21,7 +21,7 @@ from generator.documents import Document
 from generator.findings import PathPart, Severity, format_path
 from generator.schemastore.crd import convert_documents
 from generator.schemastore.store import SchemaStore
-from generator.validate.engine import ValidationOptions, validate_documents
+from generator.validate import ValidationOptions, validate_documents
 from tests.conftest import SHARED
 
 

@@ -7,13 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.envsubst import (
-    format_cluster_variable_list,
-    format_yaml_variable_list,
-    inspect_variables,
-    missing_variables,
-    substitute,
-)
+from generator.envsubst import inspect_variables, missing_variables, substitute
+from generator.envsubst.listing import format_cluster_variable_list, format_yaml_variable_list
 from generator.errors import MissingVariablesError
 
 CORPUS = [

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator.envsubst import (
-    format_cluster_variable_list,
-    format_yaml_variable_list,
-    go_quote,
-    inspect_variables,
-)
+from generator.envsubst import go_quote, inspect_variables
+from generator.envsubst.listing import format_cluster_variable_list, format_yaml_variable_list
 
 REFERENCE_EXAMPLE = """\
 Required Variables:

@@ -7,14 +7,9 @@ from typing import Any
 
 import pytest
 
-from generator.fleet import (
-    SERIAL_BELOW,
-    FleetError,
-    FleetOptions,
-    deep_merge,
-    parse_fleet,
-    render_fleet,
-)
+from generator.errors import FleetError
+from generator.fleet.file import deep_merge, parse_fleet
+from generator.fleet.render import SERIAL_BELOW, FleetOptions, render_fleet
 from generator.gitops import FluxOptions
 from tests.gitops.conftest import read_dir, stat_dir
 

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from generator.errors import UsageError
+from generator.errors import OutputConflict, UsageError
 from generator.gitops import (
     MANIFEST_NAME,
     FluxOptions,
-    OutputConflict,
     default_flux_path,
     manifest_text,
     normalise_flux_path,

@@ -19,11 +19,10 @@ from generator.kubeconform import (
     NOT_FOUND,
     KubeconformOptions,
     layout_paths,
-    parse_report,
-    pointer_to_path,
     run_kubeconform,
     schema_for_kubeconform,
 )
+from generator.kubeconform_report import parse_report, pointer_to_path
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
 from tests.kubeconform.conftest import CONTROL_PLANE, RESOURCE_GROUP, SECRET, FakeKubeconform

@@ -12,12 +12,12 @@ import yaml
 
 from generator.check import SourceText, check_sources
 from generator.envsubst import substitute
-from generator.errors import YamlError
-from generator.migrate import MigrationError, MigrationOptions, migrate_text
+from generator.errors import MigrationError, YamlError
+from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.tables import CONVERSIONS, SYSCTL_NAMES, SYSCTL_RENAMES
 from generator.migrate.values import dns_service_ip, normalized_name, quantity_number
 from generator.schemastore.store import SchemaStore
-from generator.validate.engine import ValidationOptions
+from generator.validate import ValidationOptions
 from generator.validate.rules.versions import REMOVED_VERSIONS
 from generator.yamlio.load import load_documents
 

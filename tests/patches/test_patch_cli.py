@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.patches import PatchError, apply_patches, parse_patch_text
+from generator.errors import PatchError
+from generator.patches import apply_patches, parse_patch_text
 from tests.gitops.conftest import BASE_ARGS
 
 GOLDEN = Path(__file__).parent / "golden"

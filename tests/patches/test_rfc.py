@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.patches import (
+from generator.jsonpatch import (
     PatchFailure,
     apply_json_patch,
     json_equal,

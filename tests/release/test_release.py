@@ -10,9 +10,10 @@ import pytest
 import yaml
 
 from generator.check import SourceText, check_sources
-from generator.envsubst import format_yaml_variable_list, inspect_variables
+from generator.envsubst import inspect_variables
+from generator.envsubst.listing import format_yaml_variable_list
 from generator.errors import FlavorError, UsageError
-from generator.pipeline import ClusterRequest, Inputs, generate_cluster, generate_yaml
+from generator.pipeline import generate_cluster
 from generator.release import (
     Release,
     ReleaseRequest,
@@ -21,8 +22,10 @@ from generator.release import (
     stale_files,
     write_release,
 )
+from generator.request import ClusterRequest
 from generator.schemastore.store import SchemaStore
-from generator.validate.engine import ValidationOptions
+from generator.substitution import Inputs, generate_yaml
+from generator.validate import ValidationOptions
 from generator.yamlio.load import load_documents
 from tests.release.conftest import (
     GOLDEN,

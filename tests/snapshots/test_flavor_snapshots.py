@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from generator.pipeline import ClusterRequest, Inputs, generate_cluster
+from generator.pipeline import generate_cluster
+from generator.request import ClusterRequest
+from generator.substitution import Inputs
 
 GOLDEN = Path(__file__).parent / "golden"
 BASE = {"AZURE_LOCATION": "westeurope"}

@@ -12,8 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.documents import Document
-from generator.validate import validate_documents
-from generator.validate.engine import ValidationOptions
+from generator.validate import ValidationOptions, validate_documents
 
 SCALARS = st.one_of(
     st.none(),

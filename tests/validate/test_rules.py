@@ -10,9 +10,9 @@ import pytest
 
 from generator.documents import Document
 from generator.findings import format_path
+from generator.model.manifests import ManifestSet
+from generator.model.values import parse_version
 from generator.validate import ValidationOptions, validate_documents
-from generator.validate.model import ManifestSet
-from generator.validate.values import parse_version
 
 Parse = Callable[..., list[Document]]
 Load = Callable[[str], list[Document]]

@@ -4,16 +4,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from generator.findings import Finding, JsonPath, Severity
+from generator.names import DNS1123_LABEL as _FLEET_NAME
+from generator.names import DNS1123_SUBDOMAIN as _RFC1123
 from generator.validate import kinds
 from generator.validate.model import ManifestSet
 from generator.validate.rules.base import Rule
 from generator.validate.values import as_dict, dig, known_str
-
-_FLEET_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def _check_fleet(ms: ManifestSet) -> Iterator[Finding]:
@@ -128,9 +127,6 @@ def _check_default_kinds(ms: ManifestSet) -> Iterator[Finding]:
                 f"{res.group}/{res.kind} is not installed by CAPZ by default: add it to ADDITIONAL_ASO_CRDS and grant "
                 "CAPZ access with a ClusterRole labelled cluster.x-k8s.io/aggregate-to-capz-manager",
             )
-
-
-_RFC1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def _check_cluster_name(ms: ManifestSet) -> Iterator[Finding]:

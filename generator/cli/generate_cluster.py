@@ -1,0 +1,249 @@
+"""``capzgen generate cluster``: render a flavor or a clusterctl template, validate, emit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import click
+
+from generator.cli.common import (
+    emit,
+    environ,
+    load_values_file,
+    parse_var_options,
+    print_findings,
+    read_template,
+)
+from generator.cli.options import (
+    KubeconformChoice,
+    OutputChoice,
+    ValidationChoice,
+    bundle,
+    check_rule_ids,
+    config_option,
+    flavors_dir_option,
+    kubeconform_options,
+    output_options,
+    patch_option,
+    schema_dir_option,
+    validation_options,
+)
+from generator.clusterctl_config import load_config
+from generator.errors import UsageError, ValidationFailed
+from generator.request import ClusterRequest
+from generator.substitution import Inputs
+
+if TYPE_CHECKING:
+    from generator.gitops import FluxOptions
+    from generator.patches import PatchDocument
+
+
+class ClusterFlags(NamedTuple):
+    """The flags ``clusterctl generate cluster`` has, plus ``--flavor``."""
+
+    flavor: str | None
+    from_: str | None
+    kubernetes_version: str | None
+    worker_machine_count: int | None
+    target_namespace: str | None
+
+
+cluster_flags = bundle(
+    "flags",
+    ClusterFlags,
+    [
+        click.option(
+            "-f", "--flavor", help="Built-in or --flavors-dir flavor to render  [default: aks]"
+        ),
+        click.option(
+            "--from",
+            "from_",
+            metavar="FILE|-",
+            help="A clusterctl template (e.g. CAPZ's cluster-template-aks-aso.yaml) instead of a "
+            "flavor.",
+        ),
+        click.option(
+            "--kubernetes-version", help="Value of KUBERNETES_VERSION (semantic version)."
+        ),
+        click.option("--worker-machine-count", type=int, help="Value of WORKER_MACHINE_COUNT."),
+        click.option(
+            "-n",
+            "--target-namespace",
+            help="Namespace of every object (and NAMESPACE); default 'default'.",
+        ),
+    ],
+)
+
+
+class ValueSources(NamedTuple):
+    """``--var``, ``--values`` and ``--config``: variable values besides the environment."""
+
+    var_items: tuple[str, ...]
+    values_file: str | None
+    config: Path | None
+
+    def inputs(self) -> Inputs:
+        return Inputs(
+            environ=environ(),
+            config=load_config(self.config),
+            values_file=load_values_file(self.values_file) if self.values_file else {},
+        )
+
+
+value_sources = bundle(
+    "values",
+    ValueSources,
+    [
+        click.option(
+            "--var",
+            "var_items",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Set a variable (repeatable; highest precedence).",
+        ),
+        click.option(
+            "--values",
+            "values_file",
+            metavar="FILE",
+            help="YAML file of typed variable values (lists and objects allowed).",
+        ),
+        config_option,
+    ],
+)
+
+
+@click.command("cluster")
+@click.argument("name")
+@cluster_flags
+@value_sources
+@click.option(
+    "--list-variables", is_flag=True, help="List variables with type, default and description."
+)
+@click.option(
+    "--write-to", metavar="FILE", help="Write the manifests to FILE (atomically, only if valid)."
+)
+@output_options(fleet=False)
+@patch_option
+@schema_dir_option
+@flavors_dir_option
+@validation_options
+@kubeconform_options
+def generate_cluster_command(
+    name: str,
+    flags: ClusterFlags,
+    values: ValueSources,
+    list_variables: bool,
+    write_to: str | None,
+    output: OutputChoice,
+    patch_files: tuple[str, ...],
+    schema_dirs: tuple[Path, ...],
+    flavors_dirs: tuple[Path, ...],
+    validation: ValidationChoice,
+    kubeconform: KubeconformChoice,
+) -> None:
+    """Generate a complete, validated cluster definition named NAME.
+
+    \b
+    Values, highest precedence first: flags and --var, the --values file, the environment,
+    the clusterctl config file, then the flavor's (or template's) defaults.
+    --patch files change the rendered objects before validation.
+    Nothing is written unless every object validates.
+
+    \b
+    --output-dir DIR writes one file per object plus kustomization.yaml (and, with
+    --layout flux, a Flux Kustomization) instead of printing; see the README, "GitOps output".
+    """
+    if flags.from_ is not None and flags.flavor is not None:
+        raise UsageError("invalid cluster template source: use either --flavor or --from, not both")
+    if output.output_dir is not None and write_to is not None:
+        raise UsageError("use either --write-to or --output-dir, not both")
+    output.check()
+    flux = _flux(name, output)
+    request = _request(
+        name, flags, values, patch_files, schema_dirs, flavors_dirs, validation, kubeconform
+    )
+    inputs = values.inputs()
+    if list_variables:
+        # lazy: the --list-variables formatters cost ~3 ms of start-up; only that flag loads them
+        from generator.listing import list_cluster_variables
+
+        click.echo(list_cluster_variables(request, inputs), nl=False)
+        return
+    # lazy: the pipeline (Jinja, validator, schema store) costs ~40 ms; --list-variables needs none
+    from generator.pipeline import generate_cluster
+
+    try:
+        result = generate_cluster(request, inputs)
+    except ValidationFailed as failure:
+        print_findings(failure.findings)
+        raise
+    print_findings(result.findings)  # warnings only, on success
+    if output.output_dir is None:
+        emit(result.text, write_to)
+    else:
+        _write_directory(output, output.output_dir, result.objects, flux)
+
+
+def _request(
+    name: str,
+    flags: ClusterFlags,
+    values: ValueSources,
+    patch_files: tuple[str, ...],
+    schema_dirs: tuple[Path, ...],
+    flavors_dirs: tuple[Path, ...],
+    validation: ValidationChoice,
+    kubeconform: KubeconformChoice,
+) -> ClusterRequest:
+    """The pipeline's request: reads the --from template and the --patch files, checks rule IDs."""
+    template_text, template_source = (
+        read_template(flags.from_) if flags.from_ is not None else (None, "")
+    )
+    check_rule_ids(validation.disabled_rules)
+    return ClusterRequest(
+        name=name,
+        flavor=flags.flavor or ("aks" if flags.from_ is None else None),
+        template_text=template_text,
+        template_source=template_source,
+        kubernetes_version=flags.kubernetes_version,
+        worker_machine_count=flags.worker_machine_count,
+        target_namespace=flags.target_namespace,
+        variables=parse_var_options(values.var_items),
+        schema_dirs=schema_dirs,
+        flavors_dirs=flavors_dirs,
+        validate=not validation.no_validate,
+        disabled_rules=frozenset(validation.disabled_rules),
+        cel=not validation.no_cel,
+        ignore_missing_schemas=validation.ignore_missing_schemas,
+        kubeconform=kubeconform.use_kubeconform,
+        kubeconform_timeout=kubeconform.kubeconform_timeout,
+        patches=_load_patches(patch_files),
+    )
+
+
+def _flux(name: str, output: OutputChoice) -> FluxOptions | None:
+    if output.output_dir is None:
+        return None
+    # lazy: generator.gitops costs ~4 ms of start-up; only --output-dir loads it
+    from generator.cli.gitops_output import flux_options
+
+    return flux_options(name, output, output.output_dir)
+
+
+def _write_directory(
+    output: OutputChoice, directory: Path, objects: list[Any], flux: FluxOptions | None
+) -> None:
+    # lazy: generator.gitops costs ~4 ms of start-up; only --output-dir loads it
+    from generator.gitops import render_files, write_directory
+
+    summary = write_directory(directory, render_files(objects, flux=flux), force=output.force)
+    click.echo(f"{directory}: {summary.describe()}", err=True)
+
+
+def _load_patches(patch_files: tuple[str, ...]) -> tuple[PatchDocument, ...]:
+    if not patch_files:
+        return ()
+    # lazy: the patch model costs ~5 ms of start-up; only --patch loads it
+    from generator.patches import load_patch_files
+
+    return load_patch_files(patch_files)

@@ -1,0 +1,94 @@
+"""``capzgen generate fleet``: many clusters from one file, validated together."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from generator.cli.common import environ, print_findings
+from generator.cli.gitops_output import flux_options
+from generator.cli.options import (
+    OutputChoice,
+    ValidationChoice,
+    check_rule_ids,
+    config_option,
+    flavors_dir_option,
+    output_options,
+    patch_option,
+    schema_dir_option,
+    validation_options,
+)
+from generator.clusterctl_config import load_config
+from generator.fleet.file import load_fleet
+from generator.fleet.render import FleetOptions, raise_for_problems, render_fleet, write_fleet
+from generator.fleet.rules import DISABLEABLE_FLEET_RULES
+from generator.patches import load_patch_files
+
+
+@click.command("fleet")
+@click.argument("fleet_file", metavar="FLEET.yaml")
+@output_options(fleet=True)
+@patch_option
+@config_option
+@schema_dir_option
+@flavors_dir_option
+@validation_options
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Worker processes  [default: the number of CPU cores]",
+)
+def generate_fleet_command(
+    fleet_file: str,
+    output: OutputChoice,
+    patch_files: tuple[str, ...],
+    config: Path | None,
+    schema_dirs: tuple[Path, ...],
+    flavors_dirs: tuple[Path, ...],
+    validation: ValidationChoice,
+    jobs: int | None,
+) -> None:
+    """Render every cluster of FLEET.yaml into DIR/<name>/, validated together.
+
+    \b
+    Each cluster's settings (flavor, namespace, kubernetesVersion, workerMachineCount,
+    values, overrides) apply over the file's defaults; values are deep-merged.
+    Clusters render in parallel; every cluster is validated, and no two clusters may share
+    a name, resource group or DNS prefix. Nothing is written unless all of it is valid.
+    """
+    output_dir = output.output_dir
+    assert output_dir is not None  # required for fleets
+    output.check()
+    check_rule_ids(validation.disabled_rules, extra=DISABLEABLE_FLEET_RULES)
+    fleet = load_fleet(fleet_file)
+    flux = flux_options("", output, output_dir)
+    options = FleetOptions(
+        schema_dirs=schema_dirs,
+        flavors_dirs=flavors_dirs,
+        validate=not validation.no_validate,
+        disabled_rules=frozenset(validation.disabled_rules),
+        cel=not validation.no_cel,
+        ignore_missing_schemas=validation.ignore_missing_schemas,
+        patches=load_patch_files(patch_files) if patch_files else (),
+        environ=environ(),
+        config=load_config(config),
+        flux=flux,
+        jobs=jobs,
+    )
+    if sys.stderr.isatty():
+        with click.progressbar(
+            length=len(fleet.clusters), label="Rendering clusters", file=sys.stderr
+        ) as bar:
+            result = render_fleet(fleet, options, progress=bar.update)
+    else:
+        result = render_fleet(fleet, options)
+    print_findings(result.findings)
+    raise_for_problems(result)
+    summary = write_fleet(result, output_dir, force=output.force)
+    click.echo(
+        f"fleet {fleet_file}: {result.summary()}; {output_dir}: {summary.describe()}", err=True
+    )

@@ -1,0 +1,249 @@
+"""Command-line options shared by several commands, each declared once.
+
+Options that belong together are declared as a *bundle*: the decorator adds the options and hands
+the command one record instead of one parameter per option, so ``generate cluster`` reads as a
+handful of named groups and ``generate fleet`` reuses the same declarations. The records are
+``NamedTuple``s: immutable like a frozen dataclass, and about six times cheaper to define, which
+matters on the start-up path of every command. :func:`check_rule_ids` is here too: it belongs to
+``--disable-rule``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import click
+
+from generator.errors import UsageError
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def apply_options(options: Sequence[Decorator]) -> Decorator:
+    """Apply ``options`` so that they appear in ``--help`` in the order given."""
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return decorate
+
+
+def bundle(parameter: str, cls: type[Any], options: Sequence[Decorator]) -> Decorator:
+    """Add ``options`` and pass their values to the command as ``parameter=cls(...)``.
+
+    The ``NamedTuple`` ``cls`` has one field per option, named like the option's parameter.
+    """
+    names: tuple[str, ...] = cls._fields
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def command(**values: Any) -> Any:
+            grouped = cls(**{name: values.pop(name) for name in names})
+            return function(**values, **{parameter: grouped})
+
+        return apply_options(options)(command)
+
+    return decorate
+
+
+def check_rule_ids(disabled_rules: Iterable[str], *, extra: Iterable[str] = ()) -> None:
+    """``--disable-rule`` must name rules that exist: a typo would silently keep a rule on."""
+    disabled = set(disabled_rules)
+    if not disabled:
+        return
+    # lazy: the rule list loads the validator (~20 ms); only a --disable-rule needs it here
+    from generator.validate import known_rule_ids
+
+    unknown = sorted(disabled - {*known_rule_ids(), *extra})
+    if unknown:
+        raise UsageError(
+            f"unknown rule id(s): {', '.join(unknown)}",
+            hint="`capzgen validate --list-rules` shows every rule",
+        )
+
+
+# --- single options ------------------------------------------------------------------------------
+
+schema_dir_option = click.option(
+    "--schema-dir",
+    "schema_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Folder or file of CRDs / JSON Schemas, searched before CAPZGEN_SCHEMA_PATH, the cache "
+    "and the built-in bundle (repeatable).",
+)
+ignore_missing_schemas_option = click.option(
+    "--ignore-missing-schemas",
+    is_flag=True,
+    help="Report objects whose kind has no schema as skipped (a warning) instead of as errors "
+    "(kubeconform's flag of the same name).",
+)
+flavors_dir_option = click.option(
+    "--flavors-dir",
+    "flavors_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Extra flavors folder, searched before the built-in flavors (repeatable).",
+)
+config_option = click.option(
+    "--config", type=click.Path(path_type=Path), help="clusterctl config file with variable values."
+)
+patch_option = click.option(
+    "--patch",
+    "patch_files",
+    multiple=True,
+    metavar="FILE",
+    help="JSON merge patch / JSON Patch documents applied before validation (repeatable).",
+)
+
+
+# --- bundles -------------------------------------------------------------------------------------
+
+
+class KubeconformChoice(NamedTuple):
+    """``--kubeconform`` and ``--kubeconform-timeout`` (validate, generate cluster)."""
+
+    use_kubeconform: bool
+    kubeconform_timeout: float
+
+
+kubeconform_options = bundle(
+    "kubeconform",
+    KubeconformChoice,
+    [
+        click.option(
+            "--kubeconform",
+            "use_kubeconform",
+            is_flag=True,
+            help="Also run kubeconform (if installed) with capzgen's schemas, offline, on every "
+            "object and embedded resource, and merge its findings (marked [kubeconform]).",
+        ),
+        click.option(
+            "--kubeconform-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=60.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Stop kubeconform after this long (its findings are then missing).",
+        ),
+    ],
+)
+
+
+class ValidationChoice(NamedTuple):
+    """``--no-validate``, ``--disable-rule``, ``--no-cel`` and ``--ignore-missing-schemas``
+    (generate cluster and fleet)."""
+
+    no_validate: bool
+    disabled_rules: tuple[str, ...]
+    no_cel: bool
+    ignore_missing_schemas: bool
+
+
+validation_options = bundle(
+    "validation",
+    ValidationChoice,
+    [
+        click.option(
+            "--no-validate",
+            is_flag=True,
+            help="Skip validating the output (not recommended; a flavor's render-time checks "
+            "still run).",
+        ),
+        click.option(
+            "--disable-rule",
+            "disabled_rules",
+            multiple=True,
+            metavar="ID",
+            help="Disable a validation rule (repeatable).",
+        ),
+        click.option(
+            "--no-cel",
+            is_flag=True,
+            help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations).",
+        ),
+        ignore_missing_schemas_option,
+    ],
+)
+
+
+class OutputChoice(NamedTuple):
+    """``--output-dir``, ``--layout``, ``--flux-source``, ``--flux-path`` and ``--force``: the
+    GitOps output of generate cluster (optional) and generate fleet (required)."""
+
+    output_dir: Path | None
+    layout: str
+    flux_source: str | None
+    flux_path: str | None
+    force: bool
+
+    def check(self) -> None:
+        """Flags that only make sense with others."""
+        if self.output_dir is None:
+            used = [
+                flag
+                for flag, value in (("--layout", self.layout != "plain"), ("--force", self.force))
+                if value
+            ]
+            if used:
+                raise UsageError(f"{' and '.join(used)} need --output-dir")
+        if self.layout != "flux" and (self.flux_source is not None or self.flux_path is not None):
+            raise UsageError("--flux-source and --flux-path need --layout flux")
+
+
+# Help texts: one cluster writes DIR itself; a fleet writes one DIR/<name>/ per cluster.
+_OUTPUT_HELP = {
+    False: {
+        "output_dir": "Write one file per object plus kustomization.yaml into DIR (GitOps).",
+        "layout": "With --output-dir: flux also writes flux-kustomization.yaml.",
+        "flux_source": "The Flux Kustomization's sourceRef  [default: GitRepository/flux-system]",
+        "flux_path": "The Flux Kustomization's spec.path  [default: DIR relative to its Git "
+        "work tree, else to the current directory]",
+        "force": "With --output-dir: overwrite or delete files that were edited or that "
+        "capzgen did not write.",
+    },
+    True: {
+        "output_dir": "Write each cluster into DIR/<name>/ (one file per object plus "
+        "kustomization.yaml).",
+        "layout": "flux also writes DIR/<name>/flux-kustomization.yaml.",
+        "flux_source": "The Flux Kustomizations' sourceRef  [default: GitRepository/flux-system]",
+        "flux_path": "spec.path of DIR (each cluster: PATH/<name>)  [default: DIR relative to "
+        "its Git work tree, else to the current directory]",
+        "force": "Overwrite or delete files that were edited or that capzgen did not write.",
+    },
+}
+
+
+def output_options(*, fleet: bool) -> Decorator:
+    """The GitOps output options; with ``fleet``, ``--output-dir`` is required."""
+    help_text = _OUTPUT_HELP[fleet]
+    return bundle(
+        "output",
+        OutputChoice,
+        [
+            click.option(
+                "--output-dir",
+                required=fleet,
+                type=click.Path(path_type=Path, file_okay=False),
+                metavar="DIR",
+                help=help_text["output_dir"],
+            ),
+            click.option(
+                "--layout",
+                type=click.Choice(["plain", "flux"]),
+                default="plain",
+                show_default=True,
+                help=help_text["layout"],
+            ),
+            click.option(
+                "--flux-source", metavar="[KIND/][NAMESPACE/]NAME", help=help_text["flux_source"]
+            ),
+            click.option("--flux-path", metavar="PATH", help=help_text["flux_path"]),
+            click.option("--force", is_flag=True, help=help_text["force"]),
+        ],
+    )

@@ -1,0 +1,277 @@
+"""Rendering a fleet: every cluster through the ``generate cluster`` pipeline (in worker
+processes for large fleets), then the cross-cluster rules; writing only when all of it is valid."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from generator.errors import CapzgenError, ExitCode, FleetInvalid
+from generator.findings import Finding, sort_findings
+from generator.fleet.file import Fleet, check_patch_selectors
+from generator.fleet.rules import Fact, cross_cluster_findings, facts
+from generator.gitops import (
+    FluxOptions,
+    WritePlan,
+    WriteSummary,
+    apply_plan,
+    plan_directory,
+    raise_conflicts,
+    render_files,
+)
+from generator.patches import PatchDocument
+from generator.pipeline import PipelineContext, check_output, render_cluster
+from generator.request import ClusterRequest
+from generator.substitution import Inputs
+
+log = logging.getLogger(__name__)
+
+SERIAL_BELOW = 16  # fewer clusters than this render in-process (worker start-up costs more)
+
+
+@dataclass(frozen=True)
+class FleetOptions:
+    schema_dirs: Sequence[Path] = ()
+    flavors_dirs: Sequence[Path] = ()
+    validate: bool = True
+    disabled_rules: frozenset[str] = frozenset()
+    cel: bool = True
+    ignore_missing_schemas: bool = False
+    patches: tuple[PatchDocument, ...] = ()  # --patch files, after each cluster's overrides
+    environ: Mapping[str, str] = field(default_factory=dict)
+    config: Mapping[str, Any] = field(default_factory=dict)  # clusterctl config file
+    flux: FluxOptions | None = None  # name is ignored; path is the base (one folder per cluster)
+    jobs: int | None = None  # worker processes; None: os.cpu_count()
+
+
+@dataclass
+class ClusterOutcome:
+    name: str
+    index: int
+    files: dict[str, str] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None
+    objects: int = 0
+    facts: list[Fact] = field(default_factory=list)
+
+
+@dataclass
+class FleetResult:
+    fleet: Fleet
+    outcomes: list[ClusterOutcome]
+    findings: list[Finding]  # every cluster's, then the cross-cluster ones
+    errors: list[str]  # render errors, clusters with the same error grouped
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.errors) or any(f.is_error for f in self.findings)
+
+    @property
+    def objects(self) -> int:
+        return sum(o.objects for o in self.outcomes)
+
+    def summary(self) -> str:
+        errors = sum(1 for f in self.findings if f.is_error)
+        warnings = len(self.findings) - errors
+        bad = sorted(
+            {o.name for o in self.outcomes if o.error}
+            | {_cluster_of(f) for f in self.findings if f.is_error}
+        )
+        text = (
+            f"{len(self.outcomes)} cluster{'s' if len(self.outcomes) != 1 else ''}, "
+            f"{self.objects} objects: {errors} error{'s' if errors != 1 else ''}, "
+            f"{warnings} warning{'s' if warnings != 1 else ''}"
+        )
+        failed = sum(1 for o in self.outcomes if o.error is not None)
+        if failed:
+            text += f", {failed} failed to render"
+        if bad:
+            text += f" (clusters with problems: {', '.join(bad[:10])}{', ...' if len(bad) > 10 else ''})"
+        return text
+
+
+def _cluster_of(finding: Finding) -> str:
+    file = finding.subject.file
+    if file.startswith(_SOURCE_PREFIX) and file.endswith(">"):
+        return file[len(_SOURCE_PREFIX) : -1]
+    return finding.subject.name or "?"  # FLEET-001 names the cluster
+
+
+@dataclass(frozen=True)
+class _Job:
+    request: ClusterRequest
+    inputs: Inputs
+    index: int
+    flux: FluxOptions | None
+
+
+def cluster_source(name: str) -> str:
+    """How findings of one fleet cluster name their file (lines count in its stdout form)."""
+    return f"{_SOURCE_PREFIX}{name}>"
+
+
+_SOURCE_PREFIX = "<cluster "
+
+
+def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
+    jobs = []
+    for cluster in fleet.clusters:
+        request = ClusterRequest(
+            name=cluster.name,
+            flavor=cluster.flavor,
+            kubernetes_version=cluster.kubernetes_version,
+            worker_machine_count=cluster.worker_machine_count,
+            target_namespace=cluster.namespace,
+            schema_dirs=tuple(options.schema_dirs),
+            flavors_dirs=tuple(options.flavors_dirs),
+            validate=options.validate,
+            disabled_rules=options.disabled_rules,
+            cel=options.cel,
+            ignore_missing_schemas=options.ignore_missing_schemas,
+            patches=(*cluster.overrides, *options.patches),
+        )
+        inputs = Inputs(environ=options.environ, config=options.config, values_file=cluster.values)
+        flux = None
+        if options.flux is not None:
+            base = options.flux.path.rstrip("/")
+            flux = replace(options.flux, name=cluster.name, path=f"{base}/{cluster.name}")
+        jobs.append(_Job(request, inputs, cluster.index, flux))
+    return jobs
+
+
+_WORKER_CONTEXT: PipelineContext | None = None
+
+
+def _run_in_worker(job: _Job) -> ClusterOutcome:
+    """Process-pool entry point: one pipeline context (compiled templates and schemas) per worker."""
+    global _WORKER_CONTEXT
+    if _WORKER_CONTEXT is None:
+        _WORKER_CONTEXT = PipelineContext()
+    return render_one(job, _WORKER_CONTEXT)
+
+
+def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
+    """Render, validate and lay out one cluster; domain errors become the outcome's error."""
+    request = job.request
+    outcome = ClusterOutcome(name=request.name, index=job.index)
+    try:
+        rendered = render_cluster(request, job.inputs, context=context)
+        if request.validate:
+            source = cluster_source(request.name)
+            outcome.findings = check_output(
+                rendered.text, request, context=context, source=source
+            ).findings
+        outcome.files = render_files(rendered.objects, flux=job.flux)
+    except CapzgenError as error:
+        if error.exit_code is ExitCode.USAGE:
+            raise  # a setup problem (unreadable schema folder...), not this cluster's
+        lines = [str(error), *(f"  {d}" for d in error.details)]
+        if error.hint:
+            lines.append(f"  hint: {error.hint}")
+        outcome.error = "\n".join(lines)
+        return outcome
+    outcome.objects = len(rendered.objects)
+    outcome.facts = list(facts(rendered.objects, cluster_source(request.name)))
+    return outcome
+
+
+def _outcomes(
+    jobs: Sequence[_Job], workers: int, progress: Callable[[int], None] | None
+) -> Iterator[ClusterOutcome]:
+    """Outcomes in fleet order: in-process for small fleets (or one worker, or when the platform
+    cannot start worker processes), else from a pool of worker processes fed in chunks."""
+    pool = None
+    if workers > 1 and len(jobs) >= SERIAL_BELOW:
+        try:
+            pool = ProcessPoolExecutor(max_workers=workers)
+        except (OSError, NotImplementedError) as exc:  # e.g. no working semaphores
+            log.warning("cannot start worker processes (%s); rendering in-process", exc)
+    if pool is None:
+        context = PipelineContext()
+        results: Iterator[ClusterOutcome] = (render_one(job, context) for job in jobs)
+    else:
+        chunksize = max(1, min(32, len(jobs) // (workers * 8)))
+        results = pool.map(_run_in_worker, jobs, chunksize=chunksize)
+    try:
+        for outcome in results:
+            yield outcome
+            if progress is not None:
+                progress(1)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def render_fleet(
+    fleet: Fleet,
+    options: FleetOptions,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> FleetResult:
+    """Render and validate every cluster (in parallel), then apply the cross-cluster rules.
+
+    Nothing is written and nothing is raised for invalid clusters: the result holds every
+    finding and render error (see :func:`raise_for_problems`).
+    """
+    check_patch_selectors(fleet, options.patches)
+    PipelineContext().catalog(options.flavors_dirs)  # a missing flavors folder fails once, here
+    jobs = _jobs(fleet, options)
+    workers = max(1, options.jobs if options.jobs is not None else (os.cpu_count() or 1))
+    outcomes = list(_outcomes(jobs, min(workers, len(jobs)), progress))
+    findings = [f for o in outcomes for f in o.findings]
+    findings.extend(cross_cluster_findings(fleet, outcomes, options.disabled_rules))
+    errors = group_errors(outcomes)
+    return FleetResult(
+        fleet=fleet, outcomes=outcomes, findings=sort_findings(findings), errors=errors
+    )
+
+
+def group_errors(outcomes: Sequence[ClusterOutcome], *, show: int = 5) -> list[str]:
+    """Render errors, one entry per distinct error: ``a, b and 3 more: <error>``."""
+    clusters: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        if outcome.error is not None:
+            clusters.setdefault(outcome.error, []).append(outcome.name)
+    entries = []
+    for error, names in clusters.items():
+        shown = ", ".join(names[:show])
+        if len(names) > show:
+            shown += f" and {len(names) - show} more"
+        entries.append(f"{shown}: {error}")
+    return entries
+
+
+def raise_for_problems(result: FleetResult) -> None:
+    if result.has_errors:
+        raise FleetInvalid(
+            result.findings,
+            summary=f"fleet is invalid ({result.summary()}); nothing was written",
+            errors=result.errors,
+        )
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def plan_fleet(result: FleetResult, directory: Path, *, force: bool) -> list[WritePlan]:
+    return [
+        plan_directory(directory / outcome.name, outcome.files, force=force)
+        for outcome in result.outcomes
+    ]
+
+
+def write_fleet(result: FleetResult, directory: Path, *, force: bool) -> WriteSummary:
+    """Write every cluster's folder; refuses (nothing written) if the fleet is invalid or any
+    folder has a conflict. Folders of clusters no longer in the fleet are left alone."""
+    raise_for_problems(result)
+    plans = plan_fleet(result, directory, force=force)
+    raise_conflicts(plans)
+    total = WriteSummary()
+    for plan in plans:
+        total = total + apply_plan(plan)
+    return total

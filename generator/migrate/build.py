@@ -1,0 +1,94 @@
+"""Building blocks of the converted objects: embedded ASO resources, metadata carried over from
+the legacy object, and the small spec helpers every converter uses."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import yaml
+
+from generator.jsonpatch import merge_patch
+from generator.migrate import tables as t
+from generator.migrate.plan import Item, Notes
+from generator.migrate.reader import SpecReader
+from generator.migrate.values import set_path
+
+
+def embedded(
+    api_version: str, kind: str, name: str, credential: str, spec: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {"annotations": {t.CREDENTIAL_ANNOTATION: credential}, "name": name},
+        "spec": spec,
+    }
+
+
+def carried_metadata(item: Item) -> dict[str, Any]:
+    """name, namespace, labels and user annotations of a legacy object, for its replacement."""
+    source = item.obj.get("metadata")
+    source = source if isinstance(source, dict) else {}
+    metadata: dict[str, Any] = {"name": item.name}
+    if item.namespace:
+        metadata["namespace"] = item.namespace
+    labels = source.get("labels")
+    if isinstance(labels, dict) and labels:
+        metadata["labels"] = copy.deepcopy(labels)
+    annotations = source.get("annotations")
+    if isinstance(annotations, dict):
+        kept = {k: v for k, v in annotations.items() if k not in t.CONTROLLER_ANNOTATIONS}
+        if kept:
+            metadata["annotations"] = copy.deepcopy(kept)
+    return metadata
+
+
+def strip_server_fields(obj: dict[str, Any]) -> None:
+    """Drop what the API server and controllers wrote (input from ``kubectl get -o yaml``)."""
+    obj.pop("status", None)
+    metadata = obj.get("metadata")
+    if isinstance(metadata, dict):
+        for key in t.SERVER_METADATA:
+            metadata.pop(key, None)
+        annotations = metadata.get("annotations")
+        if isinstance(annotations, dict):
+            for key in t.CONTROLLER_ANNOTATIONS:
+                annotations.pop(key, None)
+            if not annotations:
+                metadata.pop("annotations")
+
+
+def set_if(spec: dict[str, Any], path: str, value: Any) -> None:
+    if value is not None:
+        set_path(spec, path, value)
+
+
+def name_if_different(spec: dict[str, Any], object_name: str, azure_name: str) -> None:
+    if azure_name != object_name:
+        spec["azureName"] = azure_name
+
+
+def report_leftovers(reader: SpecReader, item: Item, notes: Notes) -> None:
+    for path in reader.leftovers():
+        notes.unmapped(
+            item, path, f"no ASO equivalent known (not a field of CAPZ v1.26.0's {item.kind})"
+        )
+
+
+def apply_patches(
+    obj: dict[str, Any], patches: list[Any], reader: SpecReader, path: str
+) -> dict[str, Any]:
+    """Apply CAPZ's JSON merge patches (strings of YAML/JSON) in order to a generated object."""
+    for index, text in enumerate(patches):
+        where = reader.where(f"{path}[{index}]")
+        if not isinstance(text, str):
+            raise reader.origin.error("a patch must be a string holding a JSON object", where)
+        try:
+            patch = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise reader.origin.error(f"patch is not valid JSON or YAML: {exc}", where) from None
+        if not isinstance(patch, dict):
+            raise reader.origin.error('a patch must be a JSON object ({"spec": {...}})', where)
+        obj = merge_patch(obj, patch)
+    return obj

@@ -1,0 +1,124 @@
+"""The ASO resources legacy CAPZ created beside the ManagedCluster from control plane fields:
+a FleetsMember (``spec.fleetsMember``) and Extensions (``spec.extensions``)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from generator.migrate import tables as t
+from generator.migrate.build import embedded, set_if
+from generator.migrate.plan import ClusterPlan, Item, Notes
+from generator.migrate.reader import SpecReader
+from generator.migrate.values import fleet_id, normalized_name
+
+
+def fleets_member(
+    r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes, tags: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    if r.peek("fleetsMember") is None:
+        return []
+    name = r.text("fleetsMember.name") or plan.cluster_name
+    group = r.text("fleetsMember.group") or t.DEFAULT_FLEET_GROUP
+    manager = r.text("fleetsMember.managerName")
+    manager_group = r.text("fleetsMember.managerResourceGroup")
+    if manager is None or manager_group is None or plan.subscription is None:
+        missing = [
+            label
+            for label, value in (
+                ("spec.fleetsMember.managerName", manager),
+                ("spec.fleetsMember.managerResourceGroup", manager_group),
+                ("spec.subscriptionID", plan.subscription),
+            )
+            if value is None
+        ]
+        notes.unmapped(
+            cp,
+            "spec.fleetsMember",
+            f"the fleet's ARM ID needs {', '.join(missing)}; add a FleetsMember "
+            f"({t.FLEETS_MEMBER_API}) with owner.armId by hand",
+        )
+        return []
+    object_name = normalized_name(name)
+    spec: dict[str, Any] = {
+        "azureName": name,
+        "clusterResourceReference": {
+            "group": "containerservice.azure.com",
+            "kind": "ManagedCluster",
+            "name": plan.mc_name,
+        },
+        "group": group,
+        "owner": {"armId": fleet_id(plan.subscription, manager_group, manager)},
+    }
+    plan.legacy_aso_objects.append(("FleetsMember", object_name))
+    notes.note(
+        cp,
+        "spec.fleetsMember",
+        f"FleetsMember uses {t.FLEETS_MEMBER_API}, for which capzgen has no schema; validate with "
+        "--ignore-missing-schemas or import the ASO CRD",
+    )
+    return [
+        embedded(t.FLEETS_MEMBER_API, "FleetsMember", object_name, plan.credential_secret, spec)
+    ]
+
+
+def extensions(r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for index, raw in enumerate(r.sequence("extensions")):
+        base = f"extensions[{index}]"
+        if not isinstance(raw, dict):
+            raise cp.origin.error("an extension must be a mapping", r.where(base))
+        er = SpecReader(raw, cp.origin, r.where(base))
+        name = er.text("name")
+        if name is None:
+            raise cp.origin.error("an extension needs a name", r.where(f"{base}.name"))
+        spec: dict[str, Any] = {
+            "azureName": name,
+            "owner": {
+                "group": "containerservice.azure.com",
+                "kind": "ManagedCluster",
+                "name": plan.mc_name,
+            },
+        }
+        auto_upgrade = er.boolean("autoUpgradeMinorVersion")
+        spec["autoUpgradeMinorVersion"] = True if auto_upgrade is None else auto_upgrade
+        for key in ("extensionType", "releaseTrain", "version"):
+            set_if(spec, key, er.text(key))
+        settings = er.mapping("configurationSettings")
+        if settings:
+            spec["configurationSettings"] = copy.deepcopy(settings)
+        set_if(spec, "identity.type", er.text("identity"))
+        set_if(spec, "aksAssignedIdentity.type", er.text("aksAssignedIdentityType"))
+        plan_in = er.mapping("plan")
+        if plan_in is not None:
+            product = er.text("plan.product")
+            plan_out: dict[str, Any] = {
+                "name": er.text("plan.name") or f"{cp.name}-{product}",
+            }
+            for key in ("product", "publisher", "promotionCode", "version"):
+                set_if(plan_out, key, er.text(f"plan.{key}"))
+            spec["plan"] = plan_out
+        scope_type = er.text("scope.scopeType")
+        release_ns, target_ns = er.text("scope.releaseNamespace"), er.text("scope.targetNamespace")
+        if scope_type == "Cluster":
+            set_if(spec, "scope.cluster.releaseNamespace", release_ns)
+        elif scope_type == "Namespace":
+            set_if(spec, "scope.namespace.targetNamespace", target_ns)
+        for field_name, value, used_by in (
+            ("releaseNamespace", release_ns, "Cluster"),
+            ("targetNamespace", target_ns, "Namespace"),
+        ):
+            if value is not None and scope_type != used_by:
+                notes.unmapped(
+                    cp,
+                    er.where(f"scope.{field_name}"),
+                    f"ignored: only scopeType {used_by} uses it (legacy CAPZ ignored it too)",
+                )
+        object_name = normalized_name(f"{plan.mc_name}-{name}")
+        out.append(
+            embedded(t.EXTENSION_API, "Extension", object_name, plan.credential_secret, spec)
+        )
+        for path in er.leftovers():
+            notes.unmapped(cp, path, "no field of the ASO Extension corresponds")
+        r.take(base)
+    return out

@@ -1,0 +1,110 @@
+"""What one legacy cluster's conversion shares: its input objects, the notes made while
+converting, and the plan every converter reads and fills in.
+
+One :class:`ClusterPlan` per AzureManagedControlPlane holds what every other conversion of that
+cluster needs (names, subscription, subnet, credential Secret); the AzureManagedCluster and the
+AzureManagedMachinePools are converted against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.findings import PathPart, format_path
+from generator.migrate import tables as t
+from generator.migrate.model import NOTE, UNMAPPED, Note, Origin
+
+
+@dataclass
+class Item:
+    """One input object and where it came from."""
+
+    obj: dict[str, Any]
+    origin: Origin
+
+    @property
+    def kind(self) -> str:
+        return self.origin.kind
+
+    @property
+    def name(self) -> str:
+        return self.origin.name
+
+    @property
+    def namespace(self) -> str | None:
+        metadata = self.obj.get("metadata")
+        value = metadata.get("namespace") if isinstance(metadata, dict) else None
+        return value if isinstance(value, str) and value else None
+
+    def spec(self) -> dict[str, Any]:
+        spec = self.obj.get("spec")
+        if spec is None:
+            return {}
+        if not isinstance(spec, dict):
+            raise self.origin.error("spec is not a mapping", ["spec"])
+        return spec
+
+
+@dataclass
+class Notes:
+    items: list[Note] = field(default_factory=list)
+
+    def unmapped(self, item: Item, path: str | list[PathPart], reason: str) -> None:
+        self.add(UNMAPPED, item.kind, item.name, path, reason)
+
+    def note(self, item: Item, path: str | list[PathPart], reason: str) -> None:
+        self.add(NOTE, item.kind, item.name, path, reason)
+
+    def add(
+        self, category: str, kind: str, name: str, path: str | list[PathPart], reason: str
+    ) -> None:
+        self.items.append(Note(category, kind, name, _path(path), reason))
+
+
+def _path(path: str | list[PathPart]) -> str:
+    return path if isinstance(path, str) else (format_path(path) or "(object)")
+
+
+@dataclass
+class ClusterPlan:
+    control_plane: Item
+    cluster: Item | None
+    cluster_name: str
+    credential_secret: str
+    subscription: str | None = None
+    location: str = ""
+    preview: bool = False
+    mc_name: str = ""
+    resource_group: str = ""  # Azure name of the cluster's resource group
+    vnet_name: str = ""
+    vnet_resource_group: str = ""
+    subnet_name: str = ""
+    subnet_ref: dict[str, Any] = field(default_factory=dict)
+    aso_control_plane: dict[str, Any] = field(default_factory=dict)
+    infra_resources: list[dict[str, Any]] = field(default_factory=list)
+    # (kind, metadata.name) of the ASO objects legacy CAPZ created for this cluster (checklist).
+    legacy_aso_objects: list[tuple[str, str]] = field(default_factory=list)
+    pools: list[PoolPlan] = field(default_factory=list)
+    aso_cluster_name: str | None = None
+    legacy_infra_name: str | None = None  # the AzureManagedCluster, when the input has one
+    machine_pool_names: list[str] = field(default_factory=list)
+
+    @property
+    def namespace(self) -> str | None:
+        if self.cluster is not None and self.cluster.namespace:
+            return self.cluster.namespace
+        return self.control_plane.namespace
+
+    @property
+    def container_service_api(self) -> str:
+        return t.CONTAINER_SERVICE_PREVIEW_API if self.preview else t.CONTAINER_SERVICE_API
+
+
+@dataclass
+class PoolPlan:
+    item: Item
+    azure_name: str
+    object_name: str
+    autoscaled: bool
+    converted: dict[str, Any]

@@ -1,0 +1,361 @@
+"""Views over a list of parsed documents, indexed once so that every rule runs in linear time.
+
+The validator's rules ask graph questions (which Cluster does this agent pool belong to, does this
+owner name resolve, what is the control plane's version). :class:`ManifestSet` answers them from
+indexes built in a single pass instead of letting each rule scan the whole set, which keeps a
+7,000-document input fast. Values every rule reads (group, spec, annotations, the first
+ManagedCluster of a control plane ...) are computed once here; subjects, needed only when a
+finding is made, are computed on demand.
+
+Namespaces: an object without ``metadata.namespace`` lands in whatever namespace it is applied to
+(``kubectl -n``, ``clusterctl --target-namespace``), so for reference resolution a missing namespace
+is compatible with any namespace; an exact match is preferred. Whether a cluster's objects really
+share one namespace is judged by the namespace rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from generator.documents import Document
+from generator.findings import JsonPath, Subject
+from generator.model import kinds
+from generator.model.values import as_dict, as_list, as_str, dig
+
+
+def embedded_items(obj: Any, kind: str | None) -> tuple[JsonPath, list[Any] | None]:
+    """Where a CAPZ kind keeps its ASO resources, and the list found there (``None`` if absent).
+
+    A non-list value is returned as ``None`` too; the schema check reports the wrong type.
+    """
+    prefix = kinds.EMBEDDING_KINDS.get(kind or "")
+    if prefix is None:
+        return (), None
+    return prefix, as_list(dig(obj, *prefix))
+
+
+def _metadata_str(obj: dict[str, Any], key: str) -> str | None:
+    meta = obj.get("metadata")
+    return as_str(meta.get(key)) if isinstance(meta, dict) else None
+
+
+def _annotations(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    return annotations if isinstance(annotations, dict) else {}
+
+
+@dataclass(eq=False, slots=True)
+class TopObject:
+    """A top-level document that is a mapping. Identity-hashed so it can key dictionaries."""
+
+    document: Document
+    obj: dict[str, Any]
+    api_version: str  # "" when missing or not a string (reported by the structure check)
+    kind: str
+    group: str
+    name: str | None
+    namespace: str | None
+    spec: dict[str, Any] | None
+    annotations: dict[str, Any]
+    items_path: JsonPath = ()  # where embedded resources live (CAPZ kinds only)
+    items: list[Any] | None = None  # the raw ``resources`` list, non-mappings included
+    resources: list[AsoResource] = field(default_factory=list)  # its mapping items
+    path: JsonPath = ()  # rule paths are relative to the document root
+
+    @property
+    def subject(self) -> Subject:
+        return Subject(
+            file=self.document.source,
+            document=self.document.index,
+            kind=self.kind or None,
+            name=self.name,
+        )
+
+    def ref(self) -> str:
+        return f"{self.kind}/{self.name or '?'}"
+
+
+@dataclass(eq=False, slots=True)
+class AsoResource:
+    """An ASO resource: embedded in a CAPZ object (``parent`` set) or a top-level document."""
+
+    obj: dict[str, Any]
+    api_version: str
+    group: str
+    version: str
+    kind: str
+    group_kind: kinds.GroupKind
+    name: str | None
+    path: JsonPath  # absolute path of the resource inside its document ("" for a top-level one)
+    top: TopObject  # the document it lives in
+    parent: TopObject | None  # the CAPZ object embedding it; None for a top-level ASO document
+    spec: dict[str, Any] | None
+    annotations: dict[str, Any]
+
+    @classmethod
+    def build(
+        cls, top: TopObject, obj: dict[str, Any], path: JsonPath, embedded: bool
+    ) -> AsoResource:
+        api_version = as_str(obj.get("apiVersion")) or ""
+        group, _, version = api_version.rpartition("/")
+        kind = as_str(obj.get("kind")) or ""
+        return cls(
+            obj=obj,
+            api_version=api_version,
+            group=group,
+            version=version,
+            kind=kind,
+            group_kind=(group, kind),
+            name=_metadata_str(obj, "name"),
+            path=path,
+            top=top,
+            parent=top if embedded else None,
+            spec=as_dict(obj.get("spec")),
+            annotations=_annotations(obj),
+        )
+
+    @property
+    def subject(self) -> Subject:
+        subject = self.top.subject
+        return subject if self.parent is None else subject.embedded(self.path, self.obj)
+
+    @property
+    def namespace(self) -> str | None:
+        """The namespace the resource ends up in: CAPZ forces the owning object's (§1.5)."""
+        return self.top.namespace
+
+    def ref(self) -> str:
+        return f"{self.kind}/{self.name or '?'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A CAPI object reference (v1beta1 ``apiVersion`` or v1beta2 ``apiGroup``)."""
+
+    kind: str
+    name: str
+    group: str | None
+    api_version: str | None
+    path: JsonPath
+
+    @classmethod
+    def parse(cls, value: Any, path: JsonPath) -> Ref | None:
+        if not isinstance(value, dict):
+            return None
+        kind, name = value.get("kind"), value.get("name")
+        if not isinstance(kind, str) or not isinstance(name, str) or not kind or not name:
+            return None
+        api_version = as_str(value.get("apiVersion"))
+        group = as_str(value.get("apiGroup"))
+        if group is None and api_version is not None:
+            group = api_version.rpartition("/")[0]
+        return cls(kind=kind, name=name, group=group, api_version=api_version, path=path)
+
+
+def _first_of(obj: TopObject | None, group_kind: kinds.GroupKind) -> AsoResource | None:
+    if obj is not None:
+        for res in obj.resources:
+            if res.group_kind == group_kind:
+                return res
+    return None
+
+
+@dataclass(eq=False, slots=True)
+class PoolView:
+    """A MachinePool with its AzureASOManagedMachinePool (when the ref resolves)."""
+
+    machine_pool: TopObject
+    infra_ref: Ref | None
+    infra: TopObject | None
+    agent_pool: AsoResource | None = None  # the first agent pool: the one CAPZ uses (C10)
+
+    def __post_init__(self) -> None:
+        self.agent_pool = _first_of(self.infra, kinds.AGENT_POOL)
+
+
+@dataclass(eq=False, slots=True)
+class ClusterGroup:
+    """A Cluster and the objects reachable from it through refs and ``clusterName``."""
+
+    cluster: TopObject
+    control_plane_ref: Ref | None
+    infra_ref: Ref | None
+    control_plane: TopObject | None
+    infra: TopObject | None
+    is_aso: bool  # either ref names an AzureASOManaged* kind
+    managed_cluster: AsoResource | None = (
+        None  # the control plane's first one: "the" AKS cluster (C4)
+    )
+    pools: list[PoolView] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.managed_cluster = _first_of(self.control_plane, kinds.MANAGED_CLUSTER)
+
+    def members(self) -> Iterator[TopObject]:
+        yield self.cluster
+        if self.control_plane is not None:
+            yield self.control_plane
+        if self.infra is not None:
+            yield self.infra
+        for pool in self.pools:
+            yield pool.machine_pool
+            if pool.infra is not None:
+                yield pool.infra
+
+    def resources(self) -> Iterator[AsoResource]:
+        for member in self.members():
+            yield from member.resources
+
+
+_T = TypeVar("_T", TopObject, AsoResource)
+MACHINE_POOL_INFRA_REF: JsonPath = ("spec", "template", "spec", "infrastructureRef")
+
+
+class ManifestSet:
+    """Every mapping document of a validation run with the indexes rules need."""
+
+    def __init__(self, documents: Sequence[Document]) -> None:
+        self.documents = documents
+        self.objects: list[TopObject] = []
+        self.by_kind: dict[str, list[TopObject]] = {}
+        self.resources: list[AsoResource] = []
+        self.resources_by_kind: dict[kinds.GroupKind, list[AsoResource]] = {}
+        self._by_kind_name: dict[tuple[str, str], list[TopObject]] = {}
+        self._res_by_name: dict[tuple[str, str, str], list[AsoResource]] = {}
+        for document in documents:
+            if isinstance(document.obj, dict):
+                self._add(document, document.obj)
+        self.clusters: list[ClusterGroup] = []
+        self.cluster_of: dict[TopObject, ClusterGroup] = {}
+        self.pools: list[PoolView] = []
+        self.pool_of: dict[TopObject, PoolView] = {}  # MachinePool and its infra -> view
+        self._group_clusters()
+        # A set with a Cluster or ClusterClass is a whole cluster definition; one without is a
+        # fragment (say, one extra pool for a running cluster) whose names may point outside it.
+        self.complete = bool(
+            self.by_kind.get(kinds.CLUSTER) or self.by_kind.get(kinds.CLUSTER_CLASS)
+        )
+
+    # -- indexing ---------------------------------------------------------------------------
+    def _add(self, document: Document, obj: dict[str, Any]) -> None:
+        api_version = as_str(obj.get("apiVersion")) or ""
+        kind = as_str(obj.get("kind")) or ""
+        name = _metadata_str(obj, "name")
+        prefix, items = embedded_items(obj, kind)
+        top = TopObject(
+            document=document,
+            obj=obj,
+            api_version=api_version,
+            kind=kind,
+            group=api_version.rpartition("/")[0],
+            name=name,
+            namespace=_metadata_str(obj, "namespace"),
+            spec=as_dict(obj.get("spec")),
+            annotations=_annotations(obj),
+            items_path=prefix,
+            items=items,
+        )
+        self.objects.append(top)
+        self.by_kind.setdefault(kind, []).append(top)
+        if name is not None:
+            self._by_kind_name.setdefault((kind, name), []).append(top)
+        if kinds.is_aso_group(top.group):
+            self._add_resource(AsoResource.build(top, obj, (), embedded=False))
+        if items:
+            for index, item in enumerate(items):
+                if isinstance(item, dict):
+                    res = AsoResource.build(top, item, (*prefix, index), embedded=True)
+                    top.resources.append(res)
+                    self._add_resource(res)
+
+    def _add_resource(self, res: AsoResource) -> None:
+        self.resources.append(res)
+        self.resources_by_kind.setdefault(res.group_kind, []).append(res)
+        if res.name is not None:
+            self._res_by_name.setdefault((res.group, res.kind, res.name), []).append(res)
+
+    def _group_clusters(self) -> None:
+        for cluster in self.by_kind.get(kinds.CLUSTER, ()):
+            spec = cluster.spec or {}
+            cp_ref = Ref.parse(spec.get("controlPlaneRef"), ("spec", "controlPlaneRef"))
+            infra_ref = Ref.parse(spec.get("infrastructureRef"), ("spec", "infrastructureRef"))
+            group = ClusterGroup(
+                cluster=cluster,
+                control_plane_ref=cp_ref,
+                infra_ref=infra_ref,
+                control_plane=self.resolve(cp_ref, cluster.namespace),
+                infra=self.resolve(infra_ref, cluster.namespace),
+                is_aso=any(
+                    ref is not None and ref.kind.startswith("AzureASOManaged")
+                    for ref in (cp_ref, infra_ref)
+                ),
+            )
+            self.clusters.append(group)
+            for member in (cluster, group.control_plane, group.infra):
+                if member is not None:
+                    self.cluster_of.setdefault(member, group)
+        for mp in self.by_kind.get(kinds.MACHINE_POOL, ()):
+            ref = Ref.parse(
+                dig(mp.spec, "template", "spec", "infrastructureRef"), MACHINE_POOL_INFRA_REF
+            )
+            view = PoolView(mp, ref, self.resolve(ref, mp.namespace))
+            self.pools.append(view)
+            self.pool_of[mp] = view
+            if view.infra is not None:
+                self.pool_of.setdefault(view.infra, view)
+            owner = self._cluster_named_by(mp)
+            if owner is not None:
+                owner.pools.append(view)
+                self.cluster_of.setdefault(mp, owner)
+                if view.infra is not None:
+                    self.cluster_of.setdefault(view.infra, owner)
+
+    def _cluster_named_by(self, mp: TopObject) -> ClusterGroup | None:
+        name = as_str(dig(mp.spec, "clusterName"))
+        cluster = None if name is None else self.find(kinds.CLUSTER, name, mp.namespace)
+        return None if cluster is None else self.cluster_of.get(cluster)
+
+    # -- lookups ----------------------------------------------------------------------------
+    def find(self, kind: str, name: str, namespace: str | None) -> TopObject | None:
+        """The object of ``kind``/``name`` in ``namespace`` (exact namespace preferred)."""
+        return _pick(self._by_kind_name.get((kind, name)), namespace)
+
+    def find_any_namespace(self, kind: str, name: str) -> list[TopObject]:
+        return list(self._by_kind_name.get((kind, name), ()))
+
+    def resolve(self, ref: Ref | None, namespace: str | None) -> TopObject | None:
+        return None if ref is None else self.find(ref.kind, ref.name, namespace)
+
+    def find_resource(
+        self, group_kind: kinds.GroupKind, name: str, namespace: str | None
+    ) -> AsoResource | None:
+        return _pick(self._res_by_name.get((*group_kind, name)), namespace)
+
+    def find_resource_any_namespace(
+        self, group_kind: kinds.GroupKind, name: str
+    ) -> list[AsoResource]:
+        return list(self._res_by_name.get((*group_kind, name), ()))
+
+    def resources_of(self, *group_kinds: kinds.GroupKind) -> Iterator[AsoResource]:
+        for group_kind in group_kinds:
+            yield from self.resources_by_kind.get(group_kind, ())
+
+    def objects_of(self, *kind_names: str) -> Iterator[TopObject]:
+        for kind in kind_names:
+            yield from self.by_kind.get(kind, ())
+
+
+def _pick(candidates: list[_T] | None, namespace: str | None) -> _T | None:
+    """The candidate in ``namespace``, else one whose namespace is compatible (either unset)."""
+    if not candidates:
+        return None
+    for candidate in candidates:
+        if candidate.namespace == namespace:
+            return candidate
+    for candidate in candidates:
+        if candidate.namespace is None or namespace is None:
+            return candidate
+    return None

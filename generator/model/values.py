@@ -1,0 +1,101 @@
+"""Defensive accessors for user-supplied YAML values.
+
+Every rule reads data that may be missing or of the wrong type. Type errors are the schema check's
+job, so the accessors here return ``None`` for anything unexpected and rules simply skip: a rule
+never raises and never reports a problem the schema check already reports.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from generator.names import parse_kubernetes_version
+
+
+def dig(obj: Any, *keys: str | int) -> Any:
+    """``obj[k1][k2]...`` or ``None`` when any step is missing or of the wrong container type."""
+    for key in keys:
+        if isinstance(obj, dict):
+            obj = obj.get(key)
+        elif isinstance(obj, list) and isinstance(key, int) and -len(obj) <= key < len(obj):
+            obj = obj[key]
+        else:
+            return None
+        if obj is None:
+            return None
+    return obj
+
+
+def as_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def as_int(value: Any) -> int | None:
+    """Integers only: YAML booleans are ``int`` subclasses in Python but not numbers to a user."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def as_number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def as_dict(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
+def as_list(value: Any) -> list[Any] | None:
+    return value if isinstance(value, list) else None
+
+
+def is_templated(value: Any) -> bool:
+    """Text whose final value is decided later, so rules treat it as "unknown" and skip it:
+    Go-template text (``{{ .builtin.cluster.name }}``) that CAPI topology evaluates, and
+    clusterctl placeholders (``${CLUSTER_NAME}``, ``${WORKER_MACHINE_COUNT:=2}``) that
+    ``clusterctl generate`` substitutes. Flavors exported with placeholders (``capzgen release``,
+    ``flavors show``) are checked by the same rules, which must not judge a placeholder.
+    """
+    return isinstance(value, str) and ("{{" in value or "${" in value)
+
+
+def known_str(value: Any) -> str | None:
+    """A plain string whose final value is known (neither a Go template nor a placeholder)."""
+    return value if isinstance(value, str) and not is_templated(value) else None
+
+
+def parse_version(value: Any) -> tuple[int, int, int | None] | None:
+    """The Kubernetes version a known string holds (see :mod:`generator.names`), else ``None``."""
+    text = known_str(value)
+    return None if text is None else parse_kubernetes_version(text)
+
+
+def parse_ipv4_network(value: Any) -> ipaddress.IPv4Network | None:
+    text = known_str(value)
+    if text is None:
+        return None
+    try:
+        return ipaddress.IPv4Network(text, strict=False)
+    except ValueError:
+        return None
+
+
+def parse_ip_network(value: Any) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    text = known_str(value)
+    if text is None:
+        return None
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return None
+
+
+def parse_ipv4(value: Any) -> ipaddress.IPv4Address | None:
+    text = known_str(value)
+    if text is None:
+        return None
+    try:
+        return ipaddress.IPv4Address(text)
+    except ValueError:
+        return None

@@ -1,0 +1,61 @@
+"""The checkers the engine runs by default, in order, each a thin adapter over one kind of check.
+
+* :func:`check_documents`: every document is a mapping (rule ``yaml``);
+* :func:`check_objects`: shape and JSON Schema of every top-level object and of every ASO resource
+  embedded in one (``structure``, ``schema``, ``no-schema``; :mod:`generator.validate.schema_check`).
+  Embedded resources are checked with their object, not by a checker of their own, because a
+  non-mapping item is reported only when the object's own schema has not already said so;
+* :func:`check_cel`: the schemas' CEL rules (``cel``; :mod:`generator.cel`);
+* :func:`check_capz_rules`: the CAPZ semantic rules over the whole set
+  (:mod:`generator.validate.rules`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.findings import Finding
+from generator.validate.context import CheckContext, Checker
+from generator.validate.rules import RULES
+from generator.validate.schema_check import SchemaSettings, check_non_mapping, check_object
+
+
+def check_documents(context: CheckContext) -> Iterator[Finding]:
+    for document in context.documents:
+        problem = check_non_mapping(document)
+        if problem is not None and context.enabled(problem.rule):
+            yield problem
+
+
+def check_objects(context: CheckContext) -> Iterator[Finding]:
+    settings = SchemaSettings(
+        store=context.store, ignore_missing=context.options.ignore_missing_schemas
+    )
+    for top in context.manifests.objects:
+        for finding in check_object(top, settings):
+            if context.enabled(finding.rule):
+                yield finding
+
+
+def check_cel(context: CheckContext) -> list[Finding]:
+    if not context.options.cel or context.store is None:
+        return []
+    # lazy: cel-python and the evaluator cost ~40 ms of start-up; only runs evaluating CEL load them
+    from generator.cel.validate import check_cel as evaluate
+
+    return [f for f in evaluate(context.manifests, context.store) if context.enabled(f.rule)]
+
+
+def check_capz_rules(context: CheckContext) -> Iterator[Finding]:
+    """Disabled rules are not run at all (their findings would be dropped anyway)."""
+    for rule_id, rule in RULES.items():
+        if context.enabled(rule_id):
+            yield from rule.check(context.manifests)
+
+
+DEFAULT_CHECKERS: tuple[Checker, ...] = (
+    check_documents,
+    check_objects,
+    check_cel,
+    check_capz_rules,
+)
