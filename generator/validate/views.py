@@ -26,9 +26,9 @@ from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar
 
 from generator.findings import JsonPath, Subject
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ClusterGroup, ManifestSet, TopObject
-from generator.validate.values import (
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
+from generator.model.values import (
     as_dict,
     as_int,
     as_list,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from generator.documents import Document
-from generator.validate.model import ManifestSet
+from generator.model.manifests import ManifestSet
 from generator.validate.views import UNKNOWN, Api, views_of
 
 Parse = Callable[..., list[Document]]

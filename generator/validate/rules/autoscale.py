@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.validate import kinds
-from generator.validate.model import ManifestSet
+from generator.model import kinds
+from generator.model.manifests import ManifestSet
+from generator.model.values import as_dict, dig
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_dict, dig
 from generator.validate.views import views_of
 
 

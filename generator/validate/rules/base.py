@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from generator.findings import Finding, JsonPath, Severity, Subject
-from generator.validate.model import ManifestSet
+from generator.model.manifests import ManifestSet
 
 
 class Located(Protocol):

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.validate import kinds
-from generator.validate.model import ManifestSet, Ref
+from generator.model import kinds
+from generator.model.manifests import ManifestSet, Ref
+from generator.model.values import as_dict, as_list, dig, known_str
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_dict, as_list, dig, known_str
 
 # Types that read spec.clientSecret (§5.6); ServicePrincipalCertificate may read certPath instead.
 SECRET_TYPES = ("ServicePrincipal", "ManualServicePrincipal", "ServicePrincipalCertificate")

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.findings import Finding, Severity
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ManifestSet, TopObject
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ManifestSet, TopObject
+from generator.model.values import as_dict, is_templated
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_dict, is_templated
 
 _KEY = kinds.CREDENTIAL_ANNOTATION
 _ANNOTATION_PATH = ("metadata", "annotations", _KEY)

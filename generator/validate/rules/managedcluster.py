@@ -16,10 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.findings import Finding, Severity
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ManifestSet
-from generator.validate.rules.base import Rule
-from generator.validate.values import (
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ManifestSet
+from generator.model.values import (
     as_dict,
     as_list,
     dig,
@@ -28,6 +27,7 @@ from generator.validate.values import (
     parse_ipv4,
     parse_ipv4_network,
 )
+from generator.validate.rules.base import Rule
 from generator.validate.views import Api, ControlPlane, is_aks_cluster, views_of
 
 _DNS_PREFIX = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$")

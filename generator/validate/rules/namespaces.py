@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.validate.model import ManifestSet
+from generator.model.manifests import ManifestSet
+from generator.model.values import dig
 from generator.validate.rules.base import Rule
-from generator.validate.values import dig
 
 
 def _check_mixed(ms: ManifestSet) -> Iterator[Finding]:

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.findings import Finding, JsonPath, Severity, format_path
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ClusterGroup, ManifestSet, TopObject
-from generator.validate.rules.base import Rule
-from generator.validate.values import (
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
+from generator.model.values import (
     as_dict,
     as_list,
     dig,
@@ -30,6 +29,7 @@ from generator.validate.values import (
     known_str,
     parse_ip_network,
 )
+from generator.validate.rules.base import Rule
 from generator.validate.views import ControlPlane, is_aks_cluster, views_of
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.findings import Finding, Severity
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ManifestSet, TopObject
+from generator.model.values import as_dict, as_int, as_list, dig, known_str
 from generator.names import strip_v
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ManifestSet, TopObject
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_dict, as_int, as_list, dig, known_str
 
 
 def _control_plane_version(cp: TopObject) -> str | None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ManifestSet
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ManifestSet
+from generator.model.values import as_dict, as_str, known_str
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_dict, as_str, known_str
 
 
 def _expected_owner(res: AsoResource, owner: dict[str, object]) -> kinds.GroupKind | None:

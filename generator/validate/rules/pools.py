@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.findings import Finding, Severity
-from generator.validate.model import ManifestSet
+from generator.model.manifests import ManifestSet
+from generator.model.values import as_int, as_list, dig, known_str
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_int, as_list, dig, known_str
 from generator.validate.views import AgentPool, Field, inside, is_aks_cluster, views_of
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]*$")

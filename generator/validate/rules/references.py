@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from generator.findings import Finding, JsonPath, Severity
-from generator.validate import kinds
-from generator.validate.model import ClusterGroup, ManifestSet, Ref, TopObject
+from generator.model import kinds
+from generator.model.manifests import ClusterGroup, ManifestSet, Ref, TopObject
+from generator.model.values import as_dict, as_list, as_str, dig, is_templated
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_dict, as_list, as_str, dig, is_templated
 
 
 def _where_else(ms: ManifestSet, kind: str, name: str) -> str:

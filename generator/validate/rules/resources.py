@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.validate import kinds
-from generator.validate.model import AsoResource, ManifestSet, TopObject
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ManifestSet, TopObject
+from generator.model.values import known_str
 from generator.validate.rules.base import Rule
-from generator.validate.values import known_str
 
 
 def _exactly_one(rule: Rule, obj: TopObject, group_kind: kinds.GroupKind) -> Iterator[Finding]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, JsonPath, Severity
+from generator.model import kinds
+from generator.model.manifests import ManifestSet
+from generator.model.values import as_dict, dig, known_str
 from generator.names import DNS1123_LABEL as _FLEET_NAME
 from generator.names import DNS1123_SUBDOMAIN as _RFC1123
-from generator.validate import kinds
-from generator.validate.model import ManifestSet
 from generator.validate.rules.base import Rule
-from generator.validate.values import as_dict, dig, known_str
 
 
 def _check_fleet(ms: ManifestSet) -> Iterator[Finding]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, JsonPath, Severity
-from generator.validate import kinds
-from generator.validate.model import ManifestSet, TopObject
+from generator.model import kinds
+from generator.model.manifests import ManifestSet, TopObject
+from generator.model.values import dig, known_str, parse_version
 from generator.validate.rules.base import Located, Rule
-from generator.validate.values import dig, known_str, parse_version
 
 _MC_VERSIONS_REMOVED = ("v1api20210501", "v1api20230201", "v1api20231001", "v1api20231102preview")
 # (group, kind, version) -> version to move to (O8).
