@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -40,15 +39,14 @@ def find_config_file(environ: Mapping[str, str]) -> Path | None:
     return None
 
 
-def load_config(path: Path | None, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+def load_config(path: Path | None, environ: Mapping[str, str]) -> dict[str, Any]:
     """Top-level keys of the config file (or of the discovered default file; ``{}`` if none).
 
     An explicit ``path`` must exist (clusterctl fails too); a discovered file that is unreadable is an
     error as well, because silently ignoring a user's configuration produces the wrong cluster.
     """
-    env = os.environ if environ is None else environ
     explicit = path is not None
-    target = path if path is not None else find_config_file(env)
+    target = path if path is not None else find_config_file(environ)
     if target is None:
         return {}
     try:

@@ -31,7 +31,7 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,8 @@ SCHEMA_TEMPLATE = "{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.js
 @dataclass(frozen=True)
 class KubeconformOptions:
     timeout: float = DEFAULT_TIMEOUT  # seconds
-    binary: str | None = None  # None: "kubeconform" from PATH
+    binary: str | None = None  # None: "kubeconform" from the environment's PATH
+    environ: Mapping[str, str] = field(default_factory=dict)  # what kubeconform runs with
 
 
 # --- schema layout -----------------------------------------------------------------------------
@@ -123,10 +124,11 @@ def write_store_layout(store: Any, root: Path) -> int:
 
 
 def find_binary(options: KubeconformOptions) -> str | None:
-    return shutil.which(options.binary or BINARY)
+    """The binary, looked up on the PATH of the environment capzgen was given."""
+    return shutil.which(options.binary or BINARY, path=options.environ.get("PATH", os.defpath))
 
 
-def run_process(argv: Sequence[str], timeout: float) -> Completed:
+def run_process(argv: Sequence[str], timeout: float, environ: Mapping[str, str]) -> Completed:
     """Run ``argv`` in its own process group; on timeout kill the whole group (a wrapper script's
     children included). Raises OSError when the program cannot be started."""
     with subprocess.Popen(
@@ -134,6 +136,7 @@ def run_process(argv: Sequence[str], timeout: float) -> Completed:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env=dict(environ),
         start_new_session=True,
     ) as process:
         try:
@@ -230,7 +233,7 @@ def _run(
     ]
     log.info("running %s on %d objects", binary, count)
     try:
-        return run_process(argv, options.timeout)
+        return run_process(argv, options.timeout, options.environ)
     except OSError as error:
         result.notes.append(
             f"kubeconform ({binary}) could not be started: {error.strerror or error}; "

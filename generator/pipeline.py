@@ -26,6 +26,7 @@ from generator.flavors.values import resolve_values
 from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
 from generator.request import ClusterRequest
 from generator.schemastore.store import SchemaStore
+from generator.settings import Settings
 from generator.substitution import Inputs, base_layers, parse_objects, substitute_template
 from generator.transform import apply_target_namespace
 from generator.validate import ValidationOptions
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     pass
 
 log = logging.getLogger(__name__)
+
+NO_SETTINGS = Settings()
 
 GENERATED_SOURCE = "<generated>"
 
@@ -60,9 +63,12 @@ class RenderedCluster:
 class PipelineContext:
     """What is worth building once when many clusters are rendered in one process (fleets):
     flavor catalogs, loaded flavors, Jinja environments (compiled templates) and schema stores
-    (compiled schemas). Without one, every call builds its own, as a single command does."""
+    (compiled schemas), all built with the same :class:`~generator.settings.Settings`. Without
+    one, every call builds its own with the pure default settings (no cache, empty environment).
+    """
 
-    def __init__(self) -> None:
+    def __init__(self, settings: Settings = NO_SETTINGS) -> None:
+        self.settings = settings
         self._catalogs: dict[tuple[Path, ...], FlavorCatalog] = {}
         self._flavors: dict[tuple[tuple[Path, ...], str], Flavor] = {}
         self._environments: dict[tuple[Path, ...], SandboxedEnvironment] = {}
@@ -83,13 +89,15 @@ class PipelineContext:
     def environment(self, search_path: Sequence[Path]) -> SandboxedEnvironment:
         key = tuple(search_path)
         if key not in self._environments:
-            self._environments[key] = build_environment(key)
+            self._environments[key] = build_environment(
+                key, cache_dir=self.settings.cache_dir("jinja")
+            )
         return self._environments[key]
 
     def schema_store(self, schema_dirs: Sequence[Path]) -> SchemaStore:
         key = tuple(schema_dirs)
         if key not in self._stores:
-            self._stores[key] = SchemaStore.from_search_path(list(key))
+            self._stores[key] = SchemaStore.from_search_path(list(key), self.settings)
         return self._stores[key]
 
 
@@ -237,13 +245,16 @@ def check_output(
     source: str = GENERATED_SOURCE,
 ) -> CheckReport:
     """Validate serialised output and return every finding (line numbers point into ``output``)."""
-    store = (context or PipelineContext()).schema_store(request.schema_dirs)
+    context = context or PipelineContext()
+    store = context.schema_store(request.schema_dirs)
     kubeconform = None
     if request.kubeconform:
         # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
         from generator.kubeconform import KubeconformOptions
 
-        kubeconform = KubeconformOptions(timeout=request.kubeconform_timeout)
+        kubeconform = KubeconformOptions(
+            timeout=request.kubeconform_timeout, environ=context.settings.environ
+        )
     return check_sources(
         [SourceText(source, output)],
         store,
@@ -251,6 +262,7 @@ def check_output(
             disabled_rules=request.disabled_rules,
             cel=request.cel,
             ignore_missing_schemas=request.ignore_missing_schemas,
+            cache_root=context.settings.cache_root,
         ),
         kubeconform=kubeconform,
     )

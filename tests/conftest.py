@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from generator.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,19 +21,38 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = REPO_ROOT / "tests" / "data" / "upstream"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _session_schema_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Tests never read or write the user's schema cache; one cache is shared per session so
-    converted CRDs are memoised once. Modules with their own isolation override it per test."""
-    saved = {key: os.environ.get(key) for key in ("CAPZGEN_CACHE_DIR", "CAPZGEN_SCHEMA_PATH")}
-    os.environ["CAPZGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("schema-cache"))
-    os.environ.pop("CAPZGEN_SCHEMA_PATH", None)
-    yield
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+@pytest.fixture(scope="session")
+def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for the session, so converted CRDs and compiled templates are made once."""
+    return tmp_path_factory.mktemp("capzgen-cache")
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, session_cache: Path) -> dict[str, str]:
+    """The whole environment the CLI under test sees: ``run_cli`` passes it to ``main``, and a
+    test or fixture adds what it needs (a fake binary's PATH, a variable). Nothing of the
+    machine's own environment leaks in but PATH, and ``os.environ`` is never patched."""
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        "LANG": "C.UTF-8",
+        "CAPZGEN_CACHE_DIR": str(session_cache),
+    }
+
+
+@pytest.fixture
+def isolated_cache(cli_env: dict[str, str]) -> Path:
+    """The cache the CLI under test uses (the session's, unless a folder's conftest gives each
+    test its own)."""
+    return Path(cli_env["CAPZGEN_CACHE_DIR"])
+
+
+@pytest.fixture
+def cached_settings(session_cache: Path) -> Settings:
+    """Library-level settings with the session cache (and an empty environment)."""
+    return Settings(cache_root=session_cache)
 
 
 @pytest.fixture(scope="session")
@@ -55,49 +76,17 @@ def shared_schema_dirs(shared_dir: Path) -> list[Path]:
 
 
 @pytest.fixture
-def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No clusterctl config file and no cluster variables from the machine running the tests."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    for name in (
-        "AZURE_LOCATION",
-        "KUBERNETES_VERSION",
-        "WORKER_MACHINE_COUNT",
-        "NODE_POOLS",
-        "NAME",
-        "REGION",
-        "COUNT",
-        "A",
-        "B",
-        "C",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
 def schema_args(shared_schema_dirs: list[Path]) -> list[str]:
     """``--schema-dir`` options for the vendored upstream CRDs and ASO schemas."""
     return [arg for d in shared_schema_dirs for arg in ("--schema-dir", str(d))]
 
 
 @pytest.fixture
-def isolated_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """The session's schema cache, with no CAPZGEN_SCHEMA_PATH (explicit, for tests that pass
-    ``env=`` to the store or run the CLI and want to name the folder)."""
-    cache = Path(os.environ["CAPZGEN_CACHE_DIR"])
-    monkeypatch.setenv("CAPZGEN_CACHE_DIR", str(cache))
-    monkeypatch.delenv("CAPZGEN_SCHEMA_PATH", raising=False)
-    return cache
-
-
-@pytest.fixture
-def shared_store(shared_schema_dirs: list[Path], isolated_cache: Path) -> Any:
-    """A SchemaStore over the vendored upstream CRDs and ASO schemas (not the bundle)."""
+def shared_store(shared_schema_dirs: list[Path], cached_settings: Settings) -> Any:
+    """A SchemaStore over the vendored upstream CRDs and ASO schemas (ahead of the bundle)."""
     from generator.schemastore.store import SchemaStore
 
-    return SchemaStore.from_search_path(shared_schema_dirs)
+    return SchemaStore.from_search_path(shared_schema_dirs, cached_settings)
 
 
 @pytest.fixture
@@ -113,15 +102,16 @@ class CliResult:
 
 
 @pytest.fixture
-def run_cli(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    """Call ``generator.cli.main(argv)`` in-process and capture what it prints."""
+def run_cli(
+    cli_env: dict[str, str], capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):  # type: ignore[no-untyped-def]
+    """Call ``generator.cli.main(argv, environ)`` in-process with ``cli_env`` (plus ``env``) as
+    its whole environment, and capture what it prints."""
     from generator.cli import main
 
     def run(
         argv: Sequence[str], *, env: dict[str, str] | None = None, stdin: str | None = None
     ) -> CliResult:
-        for key, value in (env or {}).items():
-            monkeypatch.setenv(key, value)
         if stdin is not None:
             import io
             import sys
@@ -130,7 +120,7 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]):
                 sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
             )
         capfd.readouterr()
-        code = main(list(argv))
+        code = main(list(argv), environ={**cli_env, **(env or {})})
         out, err = capfd.readouterr()
         return CliResult(code, out, err)
 

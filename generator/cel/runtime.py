@@ -26,7 +26,6 @@ from celpy.celparser import CELParser
 from celpy.evaluation import CELEvalError
 
 from generator.cel.extensions import EXTENSIONS
-from generator.schemastore.cache import cache_root
 
 
 class CelSyntaxError(ValueError):
@@ -44,24 +43,24 @@ def _environment() -> celpy.Environment:
     # rule instead (generator.cel.validate), which is what makes repeated values cheap.
     # celpy.Environment() sets the recursion limit to 2500 as a side effect; never lower it.
     limit = sys.getrecursionlimit()
-    _preload_parser()
+    preload_parser(None)
     environment = celpy.Environment()
     sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))
     return environment
 
 
-def _preload_parser() -> None:
-    """Build cel-python's Lark parser with Lark's on-disk grammar cache.
+def preload_parser(cache_dir: Path | None) -> None:
+    """Build cel-python's Lark parser with Lark's on-disk grammar cache in ``cache_dir``.
 
     Analysing the CEL grammar costs about 0.15 s per process, more than the rest of a one-cluster
     validation; Lark can cache the analysis, but cel-python does not ask it to. We construct the
-    same parser (same grammar and options) with ``cache=`` in capzgen's cache directory. Any
-    problem simply leaves cel-python to build its own.
+    same parser (same grammar and options) with ``cache=`` in capzgen's cache directory. The
+    parser is process-wide (cel-python keeps it in a class attribute), so the first call wins.
+    Without a folder, or on any problem, cel-python builds its own.
     """
-    if CELParser.CEL_PARSER is not None:
+    if CELParser.CEL_PARSER is not None or cache_dir is None:
         return
     try:
-        cache_dir = cache_root() / "cel"
         cache_dir.mkdir(parents=True, exist_ok=True)
         grammar = (Path(celpy.__file__).parent / "cel.lark").read_text(encoding="utf-8")
         CELParser.CEL_PARSER = lark.Lark(

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from generator import __version__
+from generator.cli.common import settings_from_environ
 from generator.errors import CapzgenError, ExitCode
 
 EXIT_CODES_HELP = """\b
@@ -123,11 +124,19 @@ def report_error(error: CapzgenError) -> None:
         click.echo(f"Hint: {error.hint}", err=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return the exit code (never raises for user mistakes)."""
+def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Run the CLI and return the exit code (never raises for user mistakes).
+
+    ``environ`` is what the program sees of its environment (default: the process's); it is
+    read here and nowhere else, into the :class:`~generator.settings.Settings` every command
+    hands to the core.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
+    settings = settings_from_environ(os.environ if environ is None else environ)
     try:
-        result: Any = cli.main(args=args, prog_name="capzgen", standalone_mode=False)
+        result: Any = cli.main(
+            args=args, prog_name="capzgen", standalone_mode=False, obj={"settings": settings}
+        )
     except CapzgenError as error:
         report_error(error)
         return int(error.exit_code)
@@ -153,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("Interrupted.", err=True)
         return int(ExitCode.INTERRUPTED)
     except Exception as error:  # pragma: no cover - reached only through bugs
-        if os.environ.get("CAPZGEN_DEBUG"):
+        if settings.environ.get("CAPZGEN_DEBUG"):
             raise
         click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
         click.echo(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import click
 
 from generator.cli.common import (
+    current_settings,
     emit,
     environ,
     load_values_file,
@@ -86,7 +87,7 @@ class ValueSources(NamedTuple):
     def inputs(self) -> Inputs:
         return Inputs(
             environ=environ(),
-            config=load_config(self.config),
+            config=load_config(self.config, environ()),
             values_file=load_values_file(self.values_file) if self.values_file else {},
         )
 
@@ -171,10 +172,10 @@ def generate_cluster_command(
         click.echo(list_cluster_variables(request, inputs), nl=False)
         return
     # lazy: the pipeline (Jinja, validator, schema store) costs ~40 ms; --list-variables needs none
-    from generator.pipeline import generate_cluster
+    from generator.pipeline import PipelineContext, generate_cluster
 
     try:
-        result = generate_cluster(request, inputs)
+        result = generate_cluster(request, inputs, context=PipelineContext(current_settings()))
     except ValidationFailed as failure:
         print_findings(failure.findings)
         raise

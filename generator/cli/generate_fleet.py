@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import environ, print_findings
+from generator.cli.common import current_settings, environ, print_findings
 from generator.cli.gitops_output import flux_options
 from generator.cli.options import (
     OutputChoice,
@@ -74,8 +74,8 @@ def generate_fleet_command(
         cel=not validation.no_cel,
         ignore_missing_schemas=validation.ignore_missing_schemas,
         patches=load_patch_files(patch_files) if patch_files else (),
-        environ=environ(),
-        config=load_config(config),
+        settings=current_settings(),
+        config=load_config(config, environ()),
         flux=flux,
         jobs=jobs,
     )

@@ -33,5 +33,5 @@ def generate_yaml_command(from_: str, config: Path | None, list_variables: bool)
     if list_variables:
         click.echo(format_yaml_variable_list(inspect_variables(text)), nl=False)
         return
-    inputs = Inputs(environ=environ(), config=load_config(config))
+    inputs = Inputs(environ=environ(), config=load_config(config, environ()))
     click.echo(generate_yaml(text, source=source, inputs=inputs), nl=False)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from generator.cli.common import current_settings
 from generator.cli.options import schema_dir_option
 from generator.errors import ExitCode
 from generator.kubeconform import (
@@ -50,16 +51,19 @@ def kubeconform(schema_dirs: tuple[Path, ...], timeout: float | None, args: tupl
     Example:
       capzgen kubeconform --schema-dir ./crds -- -strict -summary manifests/
     """
-    binary = find_binary(KubeconformOptions())
+    settings = current_settings()
+    binary = find_binary(KubeconformOptions(environ=settings.environ))
     if binary is None:
         click.echo(f"Error: {NOT_FOUND}", err=True)
         return int(ExitCode.USAGE)
-    store = SchemaStore.from_search_path(list(schema_dirs))
+    store = SchemaStore.from_search_path(list(schema_dirs), settings)
     with store_layout(store) as root:
         argv = [binary, "-schema-location", schema_location(root), *args]
         own_group = timeout is not None  # then the whole group is killed on timeout
         try:
-            process = subprocess.Popen(argv, start_new_session=own_group)
+            process = subprocess.Popen(
+                argv, env=dict(settings.environ), start_new_session=own_group
+            )
         except OSError as error:
             click.echo(
                 f"Error: kubeconform ({binary}) could not be started: "

@@ -14,10 +14,9 @@ from typing import Any, TypeVar
 
 import click
 
-from generator.cli.common import environ
+from generator.cli.common import current_settings
 from generator.errors import UsageError
 from generator.resources import builtin_schemas_dir
-from generator.schemastore.cache import cache_schemas_dir
 from generator.schemastore.loading import SourceText
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -84,9 +83,13 @@ def list_command(
 
     dirs = [*ctx.obj.get("schema_dirs", ()), *schema_dirs]
     if show_cel:
-        _list_cel(SchemaStore.from_search_path(dirs), output)
+        _list_cel(SchemaStore.from_search_path(dirs, current_settings()), output)
         return
-    infos = [i for i in SchemaStore.from_search_path(dirs).entries() if show_all or not i.shadowed]
+    infos = [
+        i
+        for i in SchemaStore.from_search_path(dirs, current_settings()).entries()
+        if show_all or not i.shadowed
+    ]
     if output == "json":
         rows = [
             {
@@ -174,13 +177,13 @@ def import_command(
         raise UsageError("give either FILE|DIR|- or --from-cluster (exactly one)")
     if not from_cluster and (context or kubeconfig):
         raise UsageError("--context and --kubeconfig go with --from-cluster")
-    cache_dir = cache_schemas_dir()
+    cache_dir = _cache_schemas_dir()
     if from_cluster:
         # lazy: only --from-cluster runs kubectl
         from generator.schemastore.cluster import KubectlSettings, fetch_cluster_crds
 
         settings = KubectlSettings(
-            env=environ(), context=context, kubeconfig=kubeconfig, timeout=timeout
+            env=current_settings().environ, context=context, kubeconfig=kubeconfig, timeout=timeout
         )
         imported = import_crds(fetch_cluster_crds(settings), cache_dir=cache_dir)
     elif source == "-":
@@ -216,10 +219,17 @@ def sync_command(mirror: str | None, sources_file: Path | None) -> None:
     from generator.schemastore.sync import load_pins, sync
 
     pins = load_pins(sources_file or builtin_schemas_dir() / "sources.yaml")
-    result = sync(pins, mirror=mirror, cache_dir=cache_schemas_dir())
+    cache_dir = _cache_schemas_dir()
+    result = sync(pins, mirror=mirror, cache_dir=cache_dir)
     for pin in pins:
         click.echo(f"verified {pin.name} {pin.version} ({pin.sha256[:12]})")
     click.echo(
-        f"{result.files} file(s) verified, {len(result.written)} schema(s) written to "
-        f"{cache_schemas_dir()}"
+        f"{result.files} file(s) verified, {len(result.written)} schema(s) written to {cache_dir}"
     )
+
+
+def _cache_schemas_dir() -> Path:
+    """Where ``import`` and ``sync`` write: the cache's schema folder."""
+    root = current_settings().cache_root
+    assert root is not None, "the CLI always has a cache root"
+    return root / "schemas"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from generator.cli.common import current_settings
 from generator.cli.options import (
     KubeconformChoice,
     check_rule_ids,
@@ -14,6 +15,7 @@ from generator.cli.options import (
     schema_dir_option,
 )
 from generator.errors import CapzgenError, ExitCode, UsageError
+from generator.settings import Settings
 from generator.validate import ValidationOptions
 from generator.validate.report import describe_rules, render_error_json, render_json, render_text
 
@@ -60,13 +62,15 @@ def validate_command(
     if list_rules:
         click.echo(describe_rules(), nl=False)
         return int(ExitCode.OK)
+    settings = current_settings()
     options = ValidationOptions(
         disabled_rules=frozenset(disabled_rules),
         ignore_missing_schemas=ignore_missing_schemas,
         cel=not no_cel,
+        cache_root=settings.cache_root,
     )
     try:
-        return _validate(paths, schema_dirs, options, output, kubeconform)
+        return _validate(paths, schema_dirs, options, output, kubeconform, settings)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
             click.echo(render_error_json(error), nl=False)
@@ -79,6 +83,7 @@ def _validate(
     options: ValidationOptions,
     output: str,
     kubeconform: KubeconformChoice,
+    settings: Settings,
 ) -> int:
     if not paths:
         raise UsageError("no input: give one or more files or folders, or - for stdin")
@@ -89,13 +94,15 @@ def _validate(
     # lazy: as above, the schema store is for runs that validate
     from generator.schemastore.store import SchemaStore
 
-    store = SchemaStore.from_search_path(list(schema_dirs))
+    store = SchemaStore.from_search_path(list(schema_dirs), settings)
     second_opinion = None
     if kubeconform.use_kubeconform:
         # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
         from generator.kubeconform import KubeconformOptions
 
-        second_opinion = KubeconformOptions(timeout=kubeconform.kubeconform_timeout)
+        second_opinion = KubeconformOptions(
+            timeout=kubeconform.kubeconform_timeout, environ=settings.environ
+        )
     report = check_paths(list(paths), store, options, kubeconform=second_opinion)
     render = render_json if output == "json" else render_text
     click.echo(render(report.findings, report.document_count), nl=False)

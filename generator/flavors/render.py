@@ -17,7 +17,6 @@ from jinja2.sandbox import SandboxedEnvironment
 from generator.errors import FlavorError, Location
 from generator.flavors.checks import check_rendered
 from generator.flavors.model import Flavor
-from generator.schemastore.cache import cache_root
 from generator.yamlio.emit import dump_documents
 
 
@@ -94,21 +93,26 @@ def _fail(message: str) -> NoReturn:
     raise _FlavorFailure(message)
 
 
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
+def _bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache | None:
     """Compiled templates kept in capzgen's cache folder: compiling the flavor macros costs more
     than rendering them, and a one-off `generate cluster` should not pay it every time. Jinja
-    checks each template's source checksum, so an edited flavor is recompiled."""
+    checks each template's source checksum, so an edited flavor is recompiled. No folder (or one
+    that cannot be made) means compiling in memory."""
+    if folder is None:
+        return None
     try:
-        folder = cache_root() / "jinja"
         folder.mkdir(parents=True, exist_ok=True)
         return jinja2.FileSystemBytecodeCache(str(folder))
     except OSError:
         return None
 
 
-def build_environment(search_path: Sequence[Path]) -> SandboxedEnvironment:
+def build_environment(
+    search_path: Sequence[Path], *, cache_dir: Path | None = None
+) -> SandboxedEnvironment:
+    """The one Jinja environment flavors render in; ``cache_dir`` keeps compiled templates."""
     env = SandboxedEnvironment(
-        bytecode_cache=_bytecode_cache(),
+        bytecode_cache=_bytecode_cache(cache_dir),
         loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
         undefined=jinja2.StrictUndefined,
         autoescape=False,

@@ -27,6 +27,7 @@ from generator.gitops import (
 from generator.patches import PatchDocument
 from generator.pipeline import PipelineContext, check_output, render_cluster
 from generator.request import ClusterRequest
+from generator.settings import Settings
 from generator.substitution import Inputs
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ class FleetOptions:
     cel: bool = True
     ignore_missing_schemas: bool = False
     patches: tuple[PatchDocument, ...] = ()  # --patch files, after each cluster's overrides
-    environ: Mapping[str, str] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)  # environment and cache root
     config: Mapping[str, Any] = field(default_factory=dict)  # clusterctl config file
     flux: FluxOptions | None = None  # name is ignored; path is the base (one folder per cluster)
     jobs: int | None = None  # worker processes; None: os.cpu_count()
@@ -135,7 +136,9 @@ def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
             ignore_missing_schemas=options.ignore_missing_schemas,
             patches=(*cluster.overrides, *options.patches),
         )
-        inputs = Inputs(environ=options.environ, config=options.config, values_file=cluster.values)
+        inputs = Inputs(
+            environ=options.settings.environ, config=options.config, values_file=cluster.values
+        )
         flux = None
         if options.flux is not None:
             base = options.flux.path.rstrip("/")
@@ -147,11 +150,16 @@ def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
 _WORKER_CONTEXT: PipelineContext | None = None
 
 
-def _run_in_worker(job: _Job) -> ClusterOutcome:
-    """Process-pool entry point: one pipeline context (compiled templates and schemas) per worker."""
+def _start_worker(settings: Settings) -> None:
+    """Process-pool initializer: one pipeline context (compiled templates and schemas) per
+    worker, built with the settings the command was given."""
     global _WORKER_CONTEXT
-    if _WORKER_CONTEXT is None:
-        _WORKER_CONTEXT = PipelineContext()
+    _WORKER_CONTEXT = PipelineContext(settings)
+
+
+def _run_in_worker(job: _Job) -> ClusterOutcome:
+    """Process-pool entry point."""
+    assert _WORKER_CONTEXT is not None, "the pool's initializer builds the context"
     return render_one(job, _WORKER_CONTEXT)
 
 
@@ -181,18 +189,23 @@ def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
 
 
 def _outcomes(
-    jobs: Sequence[_Job], workers: int, progress: Callable[[int], None] | None
+    jobs: Sequence[_Job],
+    workers: int,
+    progress: Callable[[int], None] | None,
+    settings: Settings,
 ) -> Iterator[ClusterOutcome]:
     """Outcomes in fleet order: in-process for small fleets (or one worker, or when the platform
     cannot start worker processes), else from a pool of worker processes fed in chunks."""
     pool = None
     if workers > 1 and len(jobs) >= SERIAL_BELOW:
         try:
-            pool = ProcessPoolExecutor(max_workers=workers)
+            pool = ProcessPoolExecutor(
+                max_workers=workers, initializer=_start_worker, initargs=(settings,)
+            )
         except (OSError, NotImplementedError) as exc:  # e.g. no working semaphores
             log.warning("cannot start worker processes (%s); rendering in-process", exc)
     if pool is None:
-        context = PipelineContext()
+        context = PipelineContext(settings)
         results: Iterator[ClusterOutcome] = (render_one(job, context) for job in jobs)
     else:
         chunksize = max(1, min(32, len(jobs) // (workers * 8)))
@@ -219,10 +232,10 @@ def render_fleet(
     finding and render error (see :func:`raise_for_problems`).
     """
     check_patch_selectors(fleet, options.patches)
-    PipelineContext().catalog(options.flavors_dirs)  # a missing flavors folder fails once, here
+    PipelineContext(options.settings).catalog(options.flavors_dirs)  # a missing folder fails here
     jobs = _jobs(fleet, options)
     workers = max(1, options.jobs if options.jobs is not None else (os.cpu_count() or 1))
-    outcomes = list(_outcomes(jobs, min(workers, len(jobs)), progress))
+    outcomes = list(_outcomes(jobs, min(workers, len(jobs)), progress, options.settings))
     findings = [f for o in outcomes for f in o.findings]
     findings.extend(cross_cluster_findings(fleet, outcomes, options.disabled_rules))
     errors = group_errors(outcomes)

@@ -1,6 +1,7 @@
 """The user cache: where imported/synced schemas live and where conversions are memoised.
 
-Layout under the cache root (``platformdirs.user_cache_dir("capzgen")``, or ``$CAPZGEN_CACHE_DIR``)::
+Layout under the cache root (:attr:`generator.settings.Settings.cache_root`; the CLI uses
+``$CAPZGEN_CACHE_DIR``, else the platform's user cache folder)::
 
     schemas/<group>/<kind>_<version>.json       imported and synced schemas (on the search path)
     converted/v<N>/<sha256>/index.json          memo: GVKs converted from one CRD file
@@ -25,27 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from generator.errors import InputOutputError, Location
 from generator.fsio import write_atomically
 from generator.schemastore.crd import CONVERTER_VERSION, ConvertedSchema
 from generator.schemastore.types import GroupVersionKind
 
 log = logging.getLogger(__name__)
-
-ENV_CACHE_DIR = "CAPZGEN_CACHE_DIR"
-
-
-def cache_root(env: Mapping[str, str] | None = None) -> Path:
-    environ = os.environ if env is None else env
-    configured = environ.get(ENV_CACHE_DIR)
-    return Path(configured) if configured else Path(platformdirs.user_cache_dir("capzgen"))
-
-
-def cache_schemas_dir(env: Mapping[str, str] | None = None) -> Path:
-    return cache_root(env) / "schemas"
-
 
 PROVENANCE_NAME = ".provenance.json"
 

@@ -3,8 +3,8 @@
 Search path, highest priority first (the first source that has a GVK wins):
 
 1. explicit ``schema_dirs`` (``--schema-dir``: folders or files with CRDs and/or catalog JSON);
-2. ``$CAPZGEN_SCHEMA_PATH`` (``os.pathsep``-separated, same kinds of entries);
-3. the user cache (``schemas import`` / ``schemas sync`` write there);
+2. ``settings.schema_path`` (the CLI takes it from ``$CAPZGEN_SCHEMA_PATH``);
+3. the user cache below ``settings.cache_root`` (``schemas import`` / ``sync`` write there);
 4. the built-in bundle of pinned upstream schemas (:mod:`generator.schemastore.bundle`);
 5. the core Kubernetes kinds of ``kubernetes_validate``.
 
@@ -17,8 +17,7 @@ a lookup has to go, and each GVK is converted and compiled once per store.
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,16 +25,17 @@ from typing import Any
 from generator.errors import Location, UsageError
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.bundle import SchemaBundle
-from generator.schemastore.cache import ConversionMemo, cache_root
+from generator.schemastore.cache import ConversionMemo
 from generator.schemastore.compiler import compile_schema
 from generator.schemastore.core import CoreKinds, find_schema_dir
 from generator.schemastore.handle import CompiledSchema
 from generator.schemastore.sources import BundleSource, CoreSource, DirectorySource, SchemaSource
 from generator.schemastore.types import GroupVersionKind
+from generator.settings import ENV_SCHEMA_PATH, Settings
 
 log = logging.getLogger(__name__)
 
-ENV_SCHEMA_PATH = "CAPZGEN_SCHEMA_PATH"
+NO_SETTINGS = Settings()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,25 +59,23 @@ class SchemaStore:
     def from_search_path(
         cls,
         schema_dirs: Sequence[Path] = (),
+        settings: Settings = NO_SETTINGS,
         *,
-        env: Mapping[str, str] | None = None,
-        use_cache: bool = True,
         bundle_dir: Path | None = None,
         use_bundle: bool = True,
     ) -> SchemaStore:
-        """The standard search path (module docstring); ``use_cache=False`` leaves the cache alone
-        entirely: no cached schemas on the path, no memoised conversions read or written."""
-        environ = os.environ if env is None else env
-        root = cache_root(environ)
-        memo = ConversionMemo(root) if use_cache else None
+        """The standard search path (module docstring). Without a cache root in ``settings`` the
+        cache is left alone entirely: no cached schemas on the path, no conversions memoised."""
+        root = settings.cache_root
+        memo = ConversionMemo(root) if root is not None else None
         sources: list[SchemaSource] = []
         for folder in schema_dirs:
             _require_exists(folder, "--schema-dir")
             sources.append(DirectorySource(Path(folder), memo=memo, role="--schema-dir"))
-        for entry in schema_path_entries(environ):
+        for entry in settings.schema_path:
             _require_exists(entry, f"${ENV_SCHEMA_PATH}")
             sources.append(DirectorySource(entry, memo=memo, role=f"${ENV_SCHEMA_PATH}"))
-        if use_cache:
+        if root is not None:
             sources.append(
                 DirectorySource(root / "schemas", memo=memo, role="cache", optional=True)
             )
@@ -86,7 +84,7 @@ class SchemaStore:
             sources.append(BundleSource(bundle))
         core_dir = find_schema_dir()
         if core_dir is not None:
-            core_memo = root / "core" / core_dir.name if use_cache else None
+            core_memo = root / "core" / core_dir.name if root is not None else None
             sources.append(CoreSource(CoreKinds(core_dir, core_memo)))
         else:  # pragma: no cover - kubernetes_validate is a dependency
             log.warning("kubernetes_validate schemas not found; core kinds have no schema")
@@ -153,15 +151,6 @@ class SchemaStore:
             )
         )
         return [info for _, info in infos]
-
-
-def schema_path_entries(env: Mapping[str, str]) -> list[Path]:
-    """The folders and files named by ``$CAPZGEN_SCHEMA_PATH`` (blank entries ignored)."""
-    return [
-        Path(entry.strip())
-        for entry in env.get(ENV_SCHEMA_PATH, "").split(os.pathsep)
-        if entry.strip()
-    ]
 
 
 def _require_exists(path: Path, origin: str) -> None:

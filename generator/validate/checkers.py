@@ -41,7 +41,13 @@ def check_cel(context: CheckContext) -> list[Finding]:
     if not context.options.cel or context.store is None:
         return []
     # lazy: cel-python and the evaluator cost ~40 ms of start-up; only runs evaluating CEL load them
+    from generator.cel.runtime import preload_parser
+
+    # lazy: as above
     from generator.cel.validate import check_cel as evaluate
+
+    root = context.options.cache_root
+    preload_parser(root / "cel" if root is not None else None)
 
     return [f for f in evaluate(context.manifests, context.store) if context.enabled(f.rule)]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 from generator.documents import Document
@@ -22,6 +23,7 @@ class ValidationOptions:
     ignore_missing_schemas: bool = False
     schemas: bool = True  # False (or no store): skip JSON Schema validation, keep the rules
     cel: bool = True  # evaluate the CRDs' CEL rules (x-kubernetes-validations), as the API server
+    cache_root: Path | None = None  # where the CEL grammar analysis may be cached
 
 
 class CheckContext(NamedTuple):

@@ -42,6 +42,6 @@ def crd_store(tmp_path: Path, isolated_cache: Path) -> Callable[..., SchemaStore
         folder.mkdir(exist_ok=True)
         for index, item in enumerate(crds):
             (folder / f"crd-{index}.yaml").write_text(yaml.safe_dump(item))
-        return SchemaStore.from_search_path([folder], use_cache=False)
+        return SchemaStore.from_search_path([folder])
 
     return make

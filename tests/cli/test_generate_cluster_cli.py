@@ -8,12 +8,6 @@ from typing import Any
 import pytest
 import yaml
 
-
-@pytest.fixture(autouse=True)
-def _isolated(isolated_env: None) -> None:
-    """Every test here runs without the machine's clusterctl config or variables."""
-
-
 CAPZ_ENV = {
     "AZURE_LOCATION": "eastus",
     "ASO_CREDENTIAL_SECRET_NAME": "aso-credentials",

@@ -19,11 +19,6 @@ data:
 """
 
 
-@pytest.fixture(autouse=True)
-def _isolated(isolated_env: None) -> None:
-    """Every test here runs without the machine's clusterctl config or variables."""
-
-
 def write(tmp_path: Path, text: str, name: str = "t.yaml") -> str:
     path = tmp_path / name
     path.write_text(text)

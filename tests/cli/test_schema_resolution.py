@@ -24,11 +24,6 @@ patch: {apiVersion: resources.azure.com/v1api20990101}
 """
 
 
-@pytest.fixture(autouse=True)
-def _isolated(isolated_env: None, isolated_cache: Path) -> None:
-    """No user variables, config, cache contents or CAPZGEN_SCHEMA_PATH."""
-
-
 @pytest.fixture
 def patch_file(tmp_path: Path) -> Path:
     path = tmp_path / "unknown-version.yaml"

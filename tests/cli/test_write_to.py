@@ -9,8 +9,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 GENERATE = [
     "generate",
     "cluster",
@@ -20,11 +18,6 @@ GENERATE = [
     "--kubernetes-version",
     "v1.31.1",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _isolated(isolated_env: None, isolated_cache: Path) -> None:
-    """No user variables or config."""
 
 
 def kinds(text: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from generator.findings import Finding, format_path
 from generator.flavors import render, values
 from generator.flavors.catalog import FlavorCatalog
 from generator.schemastore.store import SchemaStore
+from generator.settings import Settings
 from generator.variables import VariableStore, override_layer
 
 # The minimum every aks-shaped flavor needs.
@@ -27,6 +29,13 @@ GO_EXPRESSION = re.compile(r"\{\{.*?\}\}")
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^${}]*))?\}")
 
 
+@functools.cache
+def _environment(search_path: tuple[Path, ...]) -> Any:
+    """One Jinja environment per search path, as a fleet's pipeline context keeps one: its
+    compiled templates are reused by every render in the session."""
+    return render.build_environment(search_path)
+
+
 def render_text(
     flavor_name: str, settings: Mapping[str, Any], user_dirs: Sequence[Path] = ()
 ) -> str:
@@ -34,7 +43,10 @@ def render_text(
     catalog = FlavorCatalog(user_dirs)
     flavor = catalog.get(flavor_name)
     resolved, _ = values.resolve_values(flavor, VariableStore([override_layer(settings, "test")]))
-    return render.render_flavor(flavor, resolved, catalog.template_search_path(flavor))
+    search_path = tuple(catalog.template_search_path(flavor))
+    return render.render_flavor(
+        flavor, resolved, search_path, environment=_environment(search_path)
+    )
 
 
 def render_objects(flavor_name: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -173,15 +185,14 @@ def parse_patch_templates(obj: Any) -> Any:
 
 
 def shared_schema_store(shared_dir: Path, cache_dir: Path) -> SchemaStore:
-    """The CAPZ v1.26.0 and CAPI v1.13.3 CRDs plus the ASO schemas, with a private cache folder
-    (``CAPZGEN_CACHE_DIR``) and no ``CAPZGEN_SCHEMA_PATH`` from the environment."""
+    """The CAPZ v1.26.0 and CAPI v1.13.3 CRDs plus the ASO schemas, with a private cache folder."""
     return SchemaStore.from_search_path(
         [
             shared_dir / "crds" / "capz-v1.26.0",
             shared_dir / "crds" / "capi-v1.13.3",
             shared_dir / "schemas",
         ],
-        env={"CAPZGEN_CACHE_DIR": str(cache_dir)},
+        Settings(cache_root=cache_dir),
     )
 
 

@@ -230,7 +230,6 @@ def generate(run_cli: Any, tmp_path: Path, flavor: str, values: dict[str, Any], 
     )
 
 
-@pytest.mark.usefixtures("isolated_env")
 @pytest.mark.parametrize(
     ("flavor", "values", "line"),
     [*CASES.values(), *LEGACY_CASES.values()],
@@ -254,7 +253,6 @@ def test_every_rule_id_of_the_cases_exists() -> None:
     assert set(CASES) | set(LEGACY_CASES) <= set(RULES)
 
 
-@pytest.mark.usefixtures("isolated_env")
 def test_checks_run_without_validation_and_honour_disabled_rules(
     run_cli: Any, tmp_path: Path
 ) -> None:

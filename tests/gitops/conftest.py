@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 BASE_ARGS = ["--var", "AZURE_LOCATION=westeurope", "--kubernetes-version", "v1.31.1"]
-
-
-@pytest.fixture(autouse=True)
-def _isolated(isolated_env: None) -> None:
-    """Every test here runs without the machine's clusterctl config or variables."""
 
 
 def read_dir(directory: Path) -> dict[str, str]:

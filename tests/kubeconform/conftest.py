@@ -28,10 +28,9 @@ class FakeKubeconform:
 
 
 @pytest.fixture
-def fake_kubeconform(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Callable[[str], FakeKubeconform]:
-    """``fake_kubeconform(mode)`` puts the fake first on PATH and selects its behaviour."""
+def fake_kubeconform(tmp_path: Path, cli_env: dict[str, str]) -> Callable[[str], FakeKubeconform]:
+    """``fake_kubeconform(mode)`` puts the fake first on the PATH of ``cli_env`` (what the CLI
+    and the library tests hand to capzgen) and selects its behaviour."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     script = bin_dir / "kubeconform"
@@ -41,20 +40,20 @@ def fake_kubeconform(
     log = tmp_path / "fake-kubeconform.log"
 
     def install(mode: str) -> FakeKubeconform:
-        monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-        monkeypatch.setenv("FAKE_KUBECONFORM_MODE", mode)
-        monkeypatch.setenv("FAKE_KUBECONFORM_LOG", str(log))
+        cli_env["PATH"] = f"{bin_dir}{os.pathsep}{cli_env['PATH']}"
+        cli_env["FAKE_KUBECONFORM_MODE"] = mode
+        cli_env["FAKE_KUBECONFORM_LOG"] = str(log)
         return FakeKubeconform(script, log)
 
     return install
 
 
 @pytest.fixture
-def no_kubeconform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def no_kubeconform(tmp_path: Path, cli_env: dict[str, str]) -> None:
     """A PATH on which no kubeconform can be found."""
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
+    cli_env["PATH"] = str(empty)
 
 
 CONTROL_PLANE: dict[str, Any] = {

@@ -204,10 +204,10 @@ def test_passthrough_prepends_our_layout_and_returns_kubeconforms_status(
     run_cli: RunCli,
     fake_kubeconform: Fake,
     schema_env: dict[str, str],
-    monkeypatch: pytest.MonkeyPatch,
+    cli_env: dict[str, str],
 ) -> None:
     fake = fake_kubeconform("passthrough")
-    monkeypatch.setenv("FAKE_KUBECONFORM_EXIT", "3")
+    cli_env["FAKE_KUBECONFORM_EXIT"] = "3"
     result = run_cli(["kubeconform", "--", "-strict", "-summary", "manifests/"], env=schema_env)
     assert result.exit_code == 3
     (argv,) = fake.calls()

@@ -35,10 +35,12 @@ def documents(*objects: Any, source: str = "cluster.yaml") -> list[Document]:
 
 
 def test_valid_objects_give_no_finding_and_no_note(
-    fake_kubeconform: Fake, store: SchemaStore
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
 ) -> None:
     fake = fake_kubeconform("check")
-    result = run_kubeconform(documents(RESOURCE_GROUP, CONTROL_PLANE, SECRET), store)
+    result = run_kubeconform(
+        documents(RESOURCE_GROUP, CONTROL_PLANE, SECRET), store, KubeconformOptions(environ=cli_env)
+    )
     assert result.ran
     assert result.findings == []
     assert result.notes == []
@@ -50,12 +52,12 @@ def test_valid_objects_give_no_finding_and_no_note(
 
 
 def test_invalid_object_is_an_error_finding_with_kubeconform_origin(
-    fake_kubeconform: Fake, store: SchemaStore
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
 ) -> None:
     fake_kubeconform("check")
     bad = copy.deepcopy(RESOURCE_GROUP)
     bad["spec"]["location"] = 5
-    result = run_kubeconform(documents(SECRET, bad), store)
+    result = run_kubeconform(documents(SECRET, bad), store, KubeconformOptions(environ=cli_env))
     (finding,) = result.findings
     assert finding.origin == "kubeconform"
     assert finding.rule == "schema"
@@ -69,12 +71,14 @@ def test_invalid_object_is_an_error_finding_with_kubeconform_origin(
 
 
 def test_embedded_resource_finding_lands_on_its_subject_and_absolute_path(
-    fake_kubeconform: Fake, store: SchemaStore
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
 ) -> None:
     fake_kubeconform("check")
     control_plane = copy.deepcopy(CONTROL_PLANE)
     control_plane["spec"]["resources"][0]["spec"]["location"] = ["not", "a", "string"]
-    result = run_kubeconform(documents(RESOURCE_GROUP, control_plane), store)
+    result = run_kubeconform(
+        documents(RESOURCE_GROUP, control_plane), store, KubeconformOptions(environ=cli_env)
+    )
     (finding,) = result.findings
     assert finding.subject.document == 1
     assert finding.subject.kind == "AzureASOManagedControlPlane"
@@ -85,7 +89,11 @@ def test_embedded_resource_finding_lands_on_its_subject_and_absolute_path(
 
 
 def test_every_embedded_resource_is_sent_as_a_document_of_its_own(
-    fake_kubeconform: Fake, store: SchemaStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli_env: dict[str, str],
 ) -> None:
     fake_kubeconform("check")
     seen: list[list[dict[str, Any]]] = []
@@ -93,51 +101,62 @@ def test_every_embedded_resource_is_sent_as_a_document_of_its_own(
 
     real = module.run_process
 
-    def spy(argv: list[str], timeout: float) -> Any:
+    def spy(argv: list[str], timeout: float, environ: Any) -> Any:
         import json
 
         folder = Path(argv[-1])
         seen.append([json.loads(p.read_text()) for p in sorted(folder.iterdir())])
-        return real(argv, timeout)
+        return real(argv, timeout, environ)
 
     monkeypatch.setattr(module, "run_process", spy)
-    run_kubeconform(documents(CONTROL_PLANE), store)
+    run_kubeconform(documents(CONTROL_PLANE), store, KubeconformOptions(environ=cli_env))
     kinds = [doc["kind"] for doc in seen[0]]
     assert kinds == ["AzureASOManagedControlPlane", "ManagedCluster"]
 
 
-def test_list_indexes_in_pointers_become_ints(fake_kubeconform: Fake, store: SchemaStore) -> None:
+def test_list_indexes_in_pointers_become_ints(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
+) -> None:
     fake_kubeconform("check")
     control_plane = copy.deepcopy(CONTROL_PLANE)
     control_plane["spec"]["resources"][0]["spec"]["agentPoolProfiles"] = [
         {"name": "pool0", "count": "three"}
     ]
-    result = run_kubeconform(documents(control_plane), store)
+    result = run_kubeconform(documents(control_plane), store, KubeconformOptions(environ=cli_env))
     paths = {f.path for f in result.findings}
     assert ("spec", "resources", 0, "spec", "agentPoolProfiles", 0, "count") in paths
 
 
 def test_old_kubeconform_message_is_parsed_for_its_pointer(
-    fake_kubeconform: Fake, store: SchemaStore
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
 ) -> None:
     fake_kubeconform("oldformat")
     bad = copy.deepcopy(RESOURCE_GROUP)
     bad["spec"]["location"] = 5
-    (finding,) = run_kubeconform(documents(bad), store).findings
+    (finding,) = run_kubeconform(
+        documents(bad), store, KubeconformOptions(environ=cli_env)
+    ).findings
     assert finding.path == ("spec", "location")
     assert "file://" not in finding.message
 
 
-def test_kind_without_schema_is_left_to_capzgen(fake_kubeconform: Fake, store: SchemaStore) -> None:
+def test_kind_without_schema_is_left_to_capzgen(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
+) -> None:
     fake_kubeconform("check")
     unknown = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
-    result = run_kubeconform(documents(unknown, RESOURCE_GROUP), store)
+    result = run_kubeconform(
+        documents(unknown, RESOURCE_GROUP), store, KubeconformOptions(environ=cli_env)
+    )
     assert result.findings == []
     assert result.notes == []
 
 
 def test_schema_kubeconform_cannot_use_is_a_warning(
-    fake_kubeconform: Fake, store: SchemaStore, monkeypatch: pytest.MonkeyPatch
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    monkeypatch: pytest.MonkeyPatch,
+    cli_env: dict[str, str],
 ) -> None:
     fake_kubeconform("check")
     import generator.kubeconform as module
@@ -148,15 +167,19 @@ def test_schema_kubeconform_cannot_use_is_a_warning(
         "write_schema",
         lambda root, gvk, schema: real(root, gvk, {**schema, "x-fake-unusable": True}),
     )
-    (finding,) = run_kubeconform(documents(RESOURCE_GROUP), store).findings
+    (finding,) = run_kubeconform(
+        documents(RESOURCE_GROUP), store, KubeconformOptions(environ=cli_env)
+    ).findings
     assert finding.severity is Severity.WARNING
     assert finding.rule == "kubeconform"
     assert "could not use the schema capzgen gave it" in finding.message
 
 
-def test_crash_is_one_note_and_no_finding(fake_kubeconform: Fake, store: SchemaStore) -> None:
+def test_crash_is_one_note_and_no_finding(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
+) -> None:
     fake_kubeconform("crash")
-    result = run_kubeconform(documents(RESOURCE_GROUP), store)
+    result = run_kubeconform(documents(RESOURCE_GROUP), store, KubeconformOptions(environ=cli_env))
     assert not result.ran
     assert result.findings == []
     assert result.notes == [
@@ -165,11 +188,13 @@ def test_crash_is_one_note_and_no_finding(fake_kubeconform: Fake, store: SchemaS
 
 
 def test_timeout_kills_the_process_group_and_says_so(
-    fake_kubeconform: Fake, store: SchemaStore
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
 ) -> None:
     fake_kubeconform("sleep")
     started = time.monotonic()
-    result = run_kubeconform(documents(RESOURCE_GROUP), store, KubeconformOptions(timeout=0.5))
+    result = run_kubeconform(
+        documents(RESOURCE_GROUP), store, KubeconformOptions(timeout=0.5, environ=cli_env)
+    )
     elapsed = time.monotonic() - started
     assert elapsed < 20, "the sleeping child kept the pipes open: the group was not killed"
     assert result.findings == []
@@ -185,39 +210,43 @@ def test_timeout_kills_the_process_group_and_says_so(
     ],
 )
 def test_garbage_output_is_one_note(
-    fake_kubeconform: Fake, store: SchemaStore, mode: str, expected: str
+    fake_kubeconform: Fake, store: SchemaStore, mode: str, expected: str, cli_env: dict[str, str]
 ) -> None:
     fake_kubeconform(mode)
-    result = run_kubeconform(documents(RESOURCE_GROUP), store)
+    result = run_kubeconform(documents(RESOURCE_GROUP), store, KubeconformOptions(environ=cli_env))
     assert result.findings == []
     (note,) = result.notes
     assert note.startswith(expected)
 
 
 def test_missing_binary_is_one_note_with_install_hint(
-    no_kubeconform: None, store: SchemaStore
+    no_kubeconform: None, store: SchemaStore, cli_env: dict[str, str]
 ) -> None:
-    result = run_kubeconform(documents(RESOURCE_GROUP), store)
+    result = run_kubeconform(documents(RESOURCE_GROUP), store, KubeconformOptions(environ=cli_env))
     assert result.notes == [NOT_FOUND]
     assert "github.com/yannh/kubeconform/releases" in NOT_FOUND
     assert "go install github.com/yannh/kubeconform/cmd/kubeconform@latest" in NOT_FOUND
     assert result.findings == []
 
 
-def test_binary_that_cannot_start_is_one_note(fake_kubeconform: Fake, store: SchemaStore) -> None:
+def test_binary_that_cannot_start_is_one_note(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
+) -> None:
     fake = fake_kubeconform("check")
     fake.path.write_text("#!/nonexistent/interpreter\n")
-    result = run_kubeconform(documents(RESOURCE_GROUP), store)
+    result = run_kubeconform(documents(RESOURCE_GROUP), store, KubeconformOptions(environ=cli_env))
     (note,) = result.notes
     assert "could not be started" in note
     assert INSTALL_HINT in note
 
 
 def test_nothing_to_check_does_not_run_kubeconform(
-    fake_kubeconform: Fake, store: SchemaStore
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
 ) -> None:
     fake = fake_kubeconform("check")
-    result = run_kubeconform(documents(None, ["not", "an", "object"]), store)
+    result = run_kubeconform(
+        documents(None, ["not", "an", "object"]), store, KubeconformOptions(environ=cli_env)
+    )
     assert result.findings == [] and result.notes == []
     assert fake.calls() == []
 
@@ -312,13 +341,19 @@ def test_parse_report_accepts_the_documented_shape() -> None:
     "the fake covers every branch",
 )
 def test_real_kubeconform_agrees_on_valid_and_invalid_objects(
-    store: SchemaStore, monkeypatch: pytest.MonkeyPatch
+    store: SchemaStore, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]
 ) -> None:
-    monkeypatch.delenv("FAKE_KUBECONFORM_MODE", raising=False)
-    assert run_kubeconform(documents(RESOURCE_GROUP, CONTROL_PLANE, SECRET), store).findings == []
+    assert (
+        run_kubeconform(
+            documents(RESOURCE_GROUP, CONTROL_PLANE, SECRET),
+            store,
+            KubeconformOptions(environ=cli_env),
+        ).findings
+        == []
+    )
     control_plane = copy.deepcopy(CONTROL_PLANE)
     control_plane["spec"]["resources"][0]["spec"]["location"] = 5
-    result = run_kubeconform(documents(control_plane), store)
+    result = run_kubeconform(documents(control_plane), store, KubeconformOptions(environ=cli_env))
     assert result.ran, result.notes
     assert any(
         f.path == ("spec", "resources", 0, "spec", "location")

@@ -57,7 +57,7 @@ def case_args(case: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def schema_store(shared_schema_dirs: list[Path]) -> SchemaStore:
-    return SchemaStore.from_search_path(shared_schema_dirs, env={}, use_cache=False)
+    return SchemaStore.from_search_path(shared_schema_dirs)
 
 
 # --- golden files ------------------------------------------------------------------------------------

@@ -241,7 +241,7 @@ def test_topology_template_finds_the_class_file(release: Release) -> None:
 
 @pytest.fixture(scope="module")
 def schema_store(shared_schema_dirs: list[Path]) -> SchemaStore:
-    return SchemaStore.from_search_path(shared_schema_dirs, env={}, use_cache=False)
+    return SchemaStore.from_search_path(shared_schema_dirs)
 
 
 @pytest.mark.parametrize("file_name", [f"cluster-template-{n}.yaml" for n in FLAVORS] + ["class"])

@@ -73,7 +73,7 @@ def test_bundle_fits_the_wheel_budget() -> None:
 
 
 def test_bundle_holds_capi_capz_and_the_aso_kinds(shared_dir: Path) -> None:
-    store = SchemaStore.from_search_path(use_cache=False)
+    store = SchemaStore.from_search_path()
     for api_version, kind in [
         ("cluster.x-k8s.io/v1beta2", "Cluster"),
         ("cluster.x-k8s.io/v1beta2", "MachinePool"),
@@ -121,7 +121,7 @@ MANAGED_CLUSTER_MEMBER = "containerservice.azure.com/managedcluster_v1api2024090
 def test_tampered_member_is_reported_naming_the_file(tmp_path: Path) -> None:
     bundle = copy_bundle(tmp_path)
     rewrite_member(bundle, CLUSTER_MEMBER, b'{"type": "object"}')
-    store = SchemaStore.from_search_path(use_cache=False, bundle_dir=bundle)
+    store = SchemaStore.from_search_path(bundle_dir=bundle)
     with pytest.raises(
         SchemaStoreError, match="sha256 mismatch in the built-in schema bundle"
     ) as e:
@@ -135,7 +135,7 @@ def test_members_are_read_one_at_a_time(tmp_path: Path) -> None:
     """A damaged member does not stop lookups of others: nothing else is inflated or checked."""
     bundle = copy_bundle(tmp_path)
     rewrite_member(bundle, CLUSTER_MEMBER, b"garbage")
-    store = SchemaStore.from_search_path(use_cache=False, bundle_dir=bundle)
+    store = SchemaStore.from_search_path(bundle_dir=bundle)
     assert store.lookup("containerservice.azure.com/v1api20240901", "ManagedCluster") is not None
 
 
@@ -143,7 +143,7 @@ def test_truncated_archive_is_reported_naming_the_file(tmp_path: Path) -> None:
     bundle = copy_bundle(tmp_path)
     archive = bundle / ARCHIVE_NAME
     archive.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
-    store = SchemaStore.from_search_path(use_cache=False, bundle_dir=bundle)
+    store = SchemaStore.from_search_path(bundle_dir=bundle)
     with pytest.raises(SchemaStoreError, match="bundle is damaged") as e:
         store.lookup("containerservice.azure.com/v1api20240901", "ManagedCluster")
     assert e.value.location is not None and str(archive) in e.value.location.file
@@ -166,7 +166,7 @@ def test_broken_manifest_is_reported_naming_it(
         (bundle / MANIFEST_NAME).unlink()
     else:
         (bundle / MANIFEST_NAME).write_bytes(content)
-    store = SchemaStore.from_search_path(use_cache=False, bundle_dir=bundle)
+    store = SchemaStore.from_search_path(bundle_dir=bundle)
     with pytest.raises(SchemaStoreError, match=message) as e:
         store.lookup("containerservice.azure.com/v1api20240901", "ManagedCluster")
     assert e.value.location is not None
@@ -213,5 +213,5 @@ def test_every_bundled_kind_is_spelt_as_upstream_spells_it() -> None:
     kinds = {s.gvk.kind for s in schemas}
     assert {"ManagedCluster", "ResourceGroup", "PublicIPPrefix", "DnsZonesAAAARecord"} <= kinds
     assert "DnsForwardingRuleSetsForwardingRule" in kinds  # not "...Rulesets...": ASO's spelling
-    store = SchemaStore.from_search_path(use_cache=False)
+    store = SchemaStore.from_search_path()
     assert store.lookup("resources.azure.com/v1api20200601", "resourcegroup") is not None

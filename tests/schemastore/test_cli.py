@@ -12,6 +12,7 @@ import yaml
 
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.store import SchemaStore
+from generator.settings import Settings
 from tests.schemastore.helpers import make_crd, write_yaml
 
 RunCli = Any  # the run_cli fixture from tests/conftest.py
@@ -89,7 +90,8 @@ class TestImport:
         assert cached_files(isolated_cache) == [
             isolated_cache / "schemas/example.com/widget_v1.json"
         ]
-        handle = SchemaStore.from_search_path().lookup("example.com/v1", "Widget")
+        cached = SchemaStore.from_search_path(settings=Settings(cache_root=isolated_cache))
+        handle = cached.lookup("example.com/v1", "Widget")
         assert handle is not None and handle.source.startswith(str(isolated_cache))
         listing = run_cli(["schemas", "list"]).stdout
         assert "example.com/v1 Widget" in listing  # the cased kind survives the catalog layout
@@ -162,7 +164,7 @@ class TestSync:
         assert "resourcegroup_v1api20200601.json" in result.stderr  # the repair warning
         files = cached_files(isolated_cache)
         assert len(files) == 136
-        store = SchemaStore.from_search_path()
+        store = SchemaStore.from_search_path(settings=Settings(cache_root=isolated_cache))
         for api_version, kind in [
             ("cluster.x-k8s.io/v1beta2", "Cluster"),
             ("infrastructure.cluster.x-k8s.io/v1beta1", "AzureASOManagedControlPlane"),

@@ -34,7 +34,7 @@ class FakeKubectl:
 
 
 @pytest.fixture
-def kubectl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeKubectl:
+def kubectl(tmp_path: Path, cli_env: dict[str, str]) -> FakeKubectl:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     script = bin_dir / "kubectl"
@@ -44,9 +44,9 @@ def kubectl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeKubectl:
     crds.mkdir()
     log = tmp_path / "kubectl.log"
     log.touch()
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.setenv("FAKE_KUBECTL_CRDS", str(crds))
-    monkeypatch.setenv("FAKE_KUBECTL_LOG", str(log))
+    cli_env["PATH"] = f"{bin_dir}{os.pathsep}{cli_env['PATH']}"
+    cli_env["FAKE_KUBECTL_CRDS"] = str(crds)
+    cli_env["FAKE_KUBECTL_LOG"] = str(log)
     return FakeKubectl(crds, log)
 
 
@@ -148,13 +148,13 @@ def test_kubectl_failures_are_one_clear_error(
     run_cli: Any,
     kubectl: FakeKubectl,
     isolated_cache: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    cli_env: dict[str, str],
     mode: str,
     message: str,
     hint: str | None,
 ) -> None:
     kubectl.add(widget_crd("cluster.x-k8s.io"))
-    monkeypatch.setenv("FAKE_KUBECTL_MODE", mode)
+    cli_env["FAKE_KUBECTL_MODE"] = mode
     result = run_cli(["schemas", "import", "--from-cluster"])
     assert result.exit_code == 2 if mode == "fail" else result.exit_code == 1
     first = result.stderr.splitlines()[0]
@@ -168,9 +168,9 @@ def test_kubectl_failures_are_one_clear_error(
 
 
 def test_kubectl_that_hangs_is_stopped(
-    run_cli: Any, kubectl: FakeKubectl, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+    run_cli: Any, kubectl: FakeKubectl, isolated_cache: Path, cli_env: dict[str, str]
 ) -> None:
-    monkeypatch.setenv("FAKE_KUBECTL_MODE", "hang")
+    cli_env["FAKE_KUBECTL_MODE"] = "hang"
     result = run_cli(["schemas", "import", "--from-cluster", "--timeout", "0.5"])
     assert result.exit_code == 2
     assert "Error: `kubectl get crd -o` did not finish within 0.5 s" in result.stderr
@@ -178,11 +178,11 @@ def test_kubectl_that_hangs_is_stopped(
 
 
 def test_missing_kubectl(
-    run_cli: Any, tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+    run_cli: Any, tmp_path: Path, isolated_cache: Path, cli_env: dict[str, str]
 ) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
+    cli_env["PATH"] = str(empty)
     result = run_cli(["schemas", "import", "--from-cluster"])
     assert result.exit_code == 2
     assert result.stderr.splitlines()[0] == "Error: cannot run 'kubectl': not found on PATH"

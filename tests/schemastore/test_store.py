@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from generator.cli.common import settings_from_environ
 from generator.errors import SchemaStoreError, UsageError
 from generator.schemastore import sources
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
+from generator.settings import Settings
 from tests.schemastore.helpers import make_crd, spec_schema, write_yaml
 
 WIDGET = GroupVersionKind("example.com", "v1", "Widget")
@@ -31,12 +33,11 @@ def catalog_file(root: Path, group: str, kind: str, version: str, schema: object
     return path
 
 
-def env_with(**values: object) -> dict[str, str]:
-    """An explicit environment that still points at the test's isolated cache."""
-    return {
-        "CAPZGEN_CACHE_DIR": os.environ["CAPZGEN_CACHE_DIR"],
-        **{k: str(v) for k, v in values.items()},
-    }
+def env_settings(cache: Path, **values: object) -> Settings:
+    """Settings as the CLI builds them from an environment pointing at the test's cache."""
+    return settings_from_environ(
+        {"CAPZGEN_CACHE_DIR": str(cache), **{k: str(v) for k, v in values.items()}}
+    )
 
 
 def accepts(store: SchemaStore, field: str) -> bool:
@@ -53,22 +54,30 @@ class TestSearchPath:
         lookup = store.lookup("example.com/v1", "Widget")
         assert lookup is not None and lookup.source == str(first / "widget.yaml")
 
-    def test_explicit_dirs_beat_the_env_path(self, tmp_path: Path) -> None:
+    def test_explicit_dirs_beat_the_env_path(self, tmp_path: Path, isolated_cache: Path) -> None:
         explicit, from_env = crd_dir(tmp_path, "a", "explicit"), crd_dir(tmp_path, "b", "env")
-        store = SchemaStore.from_search_path([explicit], env=env_with(CAPZGEN_SCHEMA_PATH=from_env))
+        store = SchemaStore.from_search_path(
+            [explicit], settings=env_settings(isolated_cache, CAPZGEN_SCHEMA_PATH=from_env)
+        )
         assert accepts(store, "explicit")
 
-    def test_env_path_entries_in_order(self, tmp_path: Path) -> None:
+    def test_env_path_entries_in_order(self, tmp_path: Path, isolated_cache: Path) -> None:
         one, two = crd_dir(tmp_path, "a", "one"), crd_dir(tmp_path, "b", "two")
         env_path = os.pathsep.join([str(one), "", str(two)])
-        store = SchemaStore.from_search_path(env=env_with(CAPZGEN_SCHEMA_PATH=env_path))
+        store = SchemaStore.from_search_path(
+            settings=env_settings(isolated_cache, CAPZGEN_SCHEMA_PATH=env_path)
+        )
         assert accepts(store, "one")
 
-    def test_missing_env_path_entry_is_a_usage_error_at_once(self, tmp_path: Path) -> None:
+    def test_missing_env_path_entry_is_a_usage_error_at_once(
+        self, tmp_path: Path, isolated_cache: Path
+    ) -> None:
         one = crd_dir(tmp_path, "a", "one")
         env_path = os.pathsep.join([str(one), str(tmp_path / "missing")])
         with pytest.raises(UsageError, match=r"\$CAPZGEN_SCHEMA_PATH names .* does not exist") as e:
-            SchemaStore.from_search_path(env=env_with(CAPZGEN_SCHEMA_PATH=env_path))
+            SchemaStore.from_search_path(
+                settings=env_settings(isolated_cache, CAPZGEN_SCHEMA_PATH=env_path)
+            )
         assert e.value.location is not None and e.value.location.file == str(tmp_path / "missing")
         assert e.value.exit_code == 2
 
@@ -80,7 +89,9 @@ class TestSearchPath:
         catalog_file(cached, "example.com", "Gadget", "v1", {"type": "object"})
         env_dir = tmp_path / "env"
         catalog_file(env_dir, "example.com", "Thing", "v1", {"type": "object"})
-        store = SchemaStore.from_search_path(env=env_with(CAPZGEN_SCHEMA_PATH=env_dir))
+        store = SchemaStore.from_search_path(
+            settings=env_settings(isolated_cache, CAPZGEN_SCHEMA_PATH=env_dir)
+        )
         thing = store.lookup("example.com/v1", "Thing")
         gadget = store.lookup("example.com/v1", "Gadget")
         configmap = store.lookup("v1", "ConfigMap")
@@ -90,12 +101,10 @@ class TestSearchPath:
 
     def test_cache_schemas_are_on_the_path(self, isolated_cache: Path) -> None:
         catalog_file(isolated_cache / "schemas", "example.com", "Widget", "v1", {"type": "object"})
-        store = SchemaStore.from_search_path()
+        store = SchemaStore.from_search_path(settings=Settings(cache_root=isolated_cache))
         handle = store.lookup("example.com/v1", "Widget")
         assert handle is not None and handle.source.startswith(str(isolated_cache))
-        assert (
-            SchemaStore.from_search_path(use_cache=False).lookup("example.com/v1", "Widget") is None
-        )
+        assert SchemaStore.from_search_path().lookup("example.com/v1", "Widget") is None
 
     def test_a_single_file_is_a_source(self, tmp_path: Path) -> None:
         path = write_yaml(tmp_path / "one.yaml", make_crd())
@@ -204,7 +213,8 @@ class TestMemoisation:
         self, tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         folder = crd_dir(tmp_path, "a", "x")
-        assert SchemaStore.from_search_path([folder]).lookup("example.com/v1", "Widget")
+        settings = Settings(cache_root=isolated_cache)
+        assert SchemaStore.from_search_path([folder], settings).lookup("example.com/v1", "Widget")
         memo_files = list((isolated_cache / "converted").rglob("*.json"))
         assert any(p.name == "index.json" for p in memo_files)
 
@@ -212,7 +222,7 @@ class TestMemoisation:
             raise AssertionError("YAML parsed although the conversion is memoised")
 
         monkeypatch.setattr(sources, "parse_documents", no_parsing)
-        handle = SchemaStore.from_search_path([folder]).lookup("example.com/v1", "Widget")
+        handle = SchemaStore.from_search_path([folder], settings).lookup("example.com/v1", "Widget")
         assert handle is not None and handle.source == str(folder / "widget.yaml")
         assert handle.is_valid(
             {"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"x": "y"}}
@@ -225,9 +235,9 @@ class TestMemoisation:
         store = SchemaStore.from_search_path([folder])
         assert accepts(store, "new") and not accepts(store, "old")
 
-    def test_use_cache_false_writes_nothing(self, tmp_path: Path, isolated_cache: Path) -> None:
+    def test_no_cache_root_writes_nothing(self, tmp_path: Path, isolated_cache: Path) -> None:
         folder = crd_dir(tmp_path, "a", "x")
-        store = SchemaStore.from_search_path([folder], use_cache=False)
+        store = SchemaStore.from_search_path([folder])
         assert store.lookup("example.com/v1", "Widget") is not None
         assert store.lookup("v1", "Secret") is not None
         assert not isolated_cache.exists()
@@ -236,8 +246,7 @@ class TestMemoisation:
         blocker = tmp_path / "blocker"
         blocker.write_text("a file where the cache folder should be", encoding="utf-8")
         folder = crd_dir(tmp_path, "a", "x")
-        env = {"CAPZGEN_CACHE_DIR": str(blocker / "cache")}
-        store = SchemaStore.from_search_path([folder], env=env)
+        store = SchemaStore.from_search_path([folder], Settings(cache_root=blocker / "cache"))
         assert store.lookup("example.com/v1", "Widget") is not None
         assert store.lookup("v1", "Secret") is not None
 
