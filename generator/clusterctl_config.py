@@ -53,32 +53,35 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> dict[str, Any]
         with target.open("rb") as handle:
             data = handle.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError as exc:
+        msg = "clusterctl config file does not exist"
         raise InputOutputError(
-            "clusterctl config file does not exist",
+            msg,
             location=Location(file=str(target)),
             hint=None if not explicit else "check the --config path",
         ) from exc
     except OSError as exc:
+        msg = f"cannot read clusterctl config file: {exc.strerror or exc}"
         raise InputOutputError(
-            f"cannot read clusterctl config file: {exc.strerror or exc}",
+            msg,
             location=Location(file=str(target)),
         ) from exc
     if len(data) > MAX_CONFIG_BYTES:
+        msg = f"clusterctl config file is larger than {MAX_CONFIG_BYTES} bytes"
         raise YamlError(
-            f"clusterctl config file is larger than {MAX_CONFIG_BYTES} bytes",
+            msg,
             location=Location(file=str(target)),
         )
     log.info("reading variables from %s", target)
     try:
         loaded = yaml.load(data.decode("utf-8-sig"), Loader=yaml.CSafeLoader)
     except UnicodeDecodeError as exc:
-        raise YamlError(
-            "clusterctl config file is not UTF-8 text", location=Location(file=str(target))
-        ) from exc
+        msg = "clusterctl config file is not UTF-8 text"
+        raise YamlError(msg, location=Location(file=str(target))) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        msg = f"clusterctl config file is not valid YAML: {getattr(exc, 'problem', None) or exc}"
         raise YamlError(
-            f"clusterctl config file is not valid YAML: {getattr(exc, 'problem', None) or exc}",
+            msg,
             location=Location(
                 file=str(target),
                 line=mark.line + 1 if mark is not None else None,
@@ -88,8 +91,9 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> dict[str, Any]
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
+        msg = "clusterctl config file must be a mapping of variable names to values"
         raise YamlError(
-            "clusterctl config file must be a mapping of variable names to values",
+            msg,
             location=Location(file=str(target)),
         )
     return {str(key): value for key, value in loaded.items()}

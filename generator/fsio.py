@@ -34,9 +34,8 @@ def write_atomically(
         mode = path.stat().st_mode & 0o777 if path.exists() else new_file_mode
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as exc:
-        raise InputOutputError(
-            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
+        msg = f"cannot write: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(path))) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -45,9 +44,8 @@ def write_atomically(
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise InputOutputError(
-            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
+        msg = f"cannot write: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(path))) from exc
 
 
 def write_to_named_path(path: Path, data: str | bytes, *, new_file_mode: int | None = None) -> None:
@@ -62,11 +60,11 @@ def write_to_named_path(path: Path, data: str | bytes, *, new_file_mode: int | N
     except FileNotFoundError:
         mode = None  # new file, or a dangling symlink: create what it names
     except OSError as exc:
-        raise InputOutputError(
-            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
+        msg = f"cannot write: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(path))) from exc
     if mode is not None and stat.S_ISDIR(mode):
-        raise InputOutputError("cannot write: is a folder", location=Location(file=str(path)))
+        msg = "cannot write: is a folder"
+        raise InputOutputError(msg, location=Location(file=str(path)))
     if mode is not None and not stat.S_ISREG(mode):
         _write_stream(path, data)
         return
@@ -79,6 +77,5 @@ def _write_stream(path: Path, data: str | bytes) -> None:
         with open(path, "wb") as handle:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
     except OSError as exc:
-        raise InputOutputError(
-            f"cannot write: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
+        msg = f"cannot write: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(path))) from exc

@@ -86,15 +86,15 @@ def parse_flux_source(text: str) -> tuple[str, str | None, str]:
     """``--flux-source [KIND/][NAMESPACE/]NAME`` -> (kind, namespace, name)."""
     parts = text.split("/")
     if not all(parts) or len(parts) > 3:
-        raise UsageError(
+        msg = (
             f"invalid --flux-source {text!r}: expected [KIND/][NAMESPACE/]NAME, "
             "e.g. flux-system or GitRepository/flux-system/fleet-infra"
         )
+        raise UsageError(msg)
     kind = parts[0] if len(parts) > 1 else "GitRepository"
     if kind not in FLUX_SOURCE_KINDS:
-        raise UsageError(
-            f"invalid --flux-source kind {kind!r}: one of {', '.join(FLUX_SOURCE_KINDS)}"
-        )
+        msg = f"invalid --flux-source kind {kind!r}: one of {', '.join(FLUX_SOURCE_KINDS)}"
+        raise UsageError(msg)
     namespace = parts[1] if len(parts) == 3 else None
     return kind, namespace, parts[-1]
 
@@ -110,9 +110,12 @@ def default_flux_path(directory: Path, *, cwd: Path | None = None) -> str:
     try:
         return _dot_path(target.relative_to(here))
     except ValueError:
-        raise UsageError(
+        msg = (
             f"cannot work out the Flux path of {directory}: it is neither inside a Git work tree "
-            "nor below the current directory",
+            "nor below the current directory"
+        )
+        raise UsageError(
+            msg,
             hint="pass --flux-path (the folder's path relative to the root of the Flux source)",
         ) from None
 
@@ -120,9 +123,8 @@ def default_flux_path(directory: Path, *, cwd: Path | None = None) -> str:
 def normalise_flux_path(text: str) -> str:
     path = PurePosixPath(text.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts:
-        raise UsageError(
-            f"invalid --flux-path {text!r}: must be relative to the source's root, without '..'"
-        )
+        msg = f"invalid --flux-path {text!r}: must be relative to the source's root, without '..'"
+        raise UsageError(msg)
     return _dot_path(path)
 
 
@@ -241,21 +243,22 @@ def read_manifest(directory: Path, *, force: bool) -> dict[str, str]:
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise InputOutputError(
-            f"cannot read: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
+        msg = f"cannot read: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(path))) from exc
     try:
         data = json.loads(raw)
         files = data["files"]
         if not isinstance(files, dict) or not all(
             isinstance(k, str) and isinstance(v, str) and _plain_name(k) for k, v in files.items()
         ):
-            raise ValueError("files must map plain file names to digests")
+            msg = "files must map plain file names to digests"
+            raise ValueError(msg)
     except (ValueError, KeyError, TypeError) as exc:
         if force:
             return {}
+        msg = f"capzgen's manifest is damaged ({exc})"
         raise OutputConflict(
-            f"capzgen's manifest is damaged ({exc})",
+            msg,
             location=Location(file=str(path)),
             hint="restore it from version control, or use --force to rebuild it",
         ) from None
@@ -289,7 +292,8 @@ def plan_directory(directory: Path, files: Mapping[str, str], *, force: bool) ->
     """
     plan = WritePlan(directory=directory)
     if directory.exists() and not directory.is_dir():
-        raise InputOutputError("output folder is a file", location=Location(file=str(directory)))
+        msg = "output folder is a file"
+        raise InputOutputError(msg, location=Location(file=str(directory)))
     previous = read_manifest(directory, force=force) if directory.is_dir() else {}
     for name, text in files.items():
         path = directory / name
@@ -328,22 +332,23 @@ def _read_bytes(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except IsADirectoryError:
-        raise InputOutputError(
-            "cannot write: a folder is in the way", location=Location(file=str(path))
-        ) from None
+        msg = "cannot write: a folder is in the way"
+        raise InputOutputError(msg, location=Location(file=str(path))) from None
     except OSError as exc:
-        raise InputOutputError(
-            f"cannot read: {exc.strerror or exc}", location=Location(file=str(path))
-        ) from exc
+        msg = f"cannot read: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(path))) from exc
 
 
 def raise_conflicts(plans: Sequence[WritePlan]) -> None:
     conflicts = [c for plan in plans for c in plan.conflicts]
     if conflicts:
-        raise OutputConflict(
+        msg = (
             f"refusing to overwrite or delete {len(conflicts)} file"
             f"{'s' if len(conflicts) != 1 else ''} capzgen did not write or that were edited; "
-            "nothing was written",
+            "nothing was written"
+        )
+        raise OutputConflict(
+            msg,
             details=conflicts,
             hint="move your changes into a --patch file (or the flavor's values), or use --force",
         )
@@ -357,8 +362,9 @@ def apply_plan(plan: WritePlan) -> WriteSummary:
         try:
             plan.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            msg = f"cannot create the output folder: {exc.strerror or exc}"
             raise InputOutputError(
-                f"cannot create the output folder: {exc.strerror or exc}",
+                msg,
                 location=Location(file=str(plan.directory)),
             ) from exc
     for name, text in plan.writes.items():
@@ -367,8 +373,9 @@ def apply_plan(plan: WritePlan) -> WriteSummary:
         try:
             (plan.directory / name).unlink(missing_ok=True)
         except OSError as exc:
+            msg = f"cannot delete: {exc.strerror or exc}"
             raise InputOutputError(
-                f"cannot delete: {exc.strerror or exc}",
+                msg,
                 location=Location(file=str(plan.directory / name)),
             ) from exc
     if plan.manifest is not None:

@@ -68,13 +68,13 @@ def parse_pointer(pointer: str) -> list[str]:
     if pointer == "":
         return []
     if not pointer.startswith("/"):
-        raise PatchFailure(f"JSON pointer {pointer!r} must be empty or start with '/'")
+        msg = f"JSON pointer {pointer!r} must be empty or start with '/'"
+        raise PatchFailure(msg)
     tokens = pointer[1:].split("/")
     for token in tokens:
         if re.search(r"~(?![01])", token):
-            raise PatchFailure(
-                f"JSON pointer {pointer!r} has an invalid escape ('~' must be ~0 or ~1)"
-            )
+            msg = f"JSON pointer {pointer!r} has an invalid escape ('~' must be ~0 or ~1)"
+            raise PatchFailure(msg)
     return [token.replace("~1", "/").replace("~0", "~") for token in tokens]
 
 
@@ -84,13 +84,13 @@ def _pointer(tokens: Sequence[str]) -> str:
 
 def _index(token: str, length: int, *, pointer: Sequence[str], allow_end: bool) -> int:
     if not _INDEX.match(token):
-        raise PatchFailure(f"{_pointer(pointer)!r}: {token!r} is not a list index")
+        msg = f"{_pointer(pointer)!r}: {token!r} is not a list index"
+        raise PatchFailure(msg)
     index = int(token)
     limit = length if allow_end else length - 1
     if index > limit:
-        raise PatchFailure(
-            f"{_pointer(pointer)!r}: index {index} is out of range (the list has {length} items)"
-        )
+        msg = f"{_pointer(pointer)!r}: index {index} is out of range (the list has {length} items)"
+        raise PatchFailure(msg)
     return index
 
 
@@ -100,24 +100,25 @@ def _get(document: Any, tokens: Sequence[str]) -> Any:
         seen = tokens[: depth + 1]
         if isinstance(current, dict):
             if token not in current:
-                raise PatchFailure(f"{_pointer(seen)!r} does not exist")
+                msg = f"{_pointer(seen)!r} does not exist"
+                raise PatchFailure(msg)
             current = current[token]
         elif isinstance(current, list):
             current = current[_index(token, len(current), pointer=seen, allow_end=False)]
         else:
             parent = repr(_pointer(tokens[:depth])) if depth else "the object"
-            raise PatchFailure(
-                f"{_pointer(seen)!r} does not exist: {parent} is a {json_type_name(current)}"
-            )
+            msg = f"{_pointer(seen)!r} does not exist: {parent} is a {json_type_name(current)}"
+            raise PatchFailure(msg)
     return current
 
 
 def _container(document: Any, tokens: Sequence[str]) -> Any:
     parent = _get(document, tokens[:-1])
     if not isinstance(parent, dict | list):
-        raise PatchFailure(
+        msg = (
             f"{_pointer(tokens)!r}: the parent is a {json_type_name(parent)}, not a mapping or list"
         )
+        raise PatchFailure(msg)
     return parent
 
 
@@ -137,11 +138,13 @@ def _add(document: Any, tokens: Sequence[str], value: Any) -> Any:
 def _remove(document: Any, tokens: Sequence[str]) -> tuple[Any, Any]:
     """Returns the document and the removed value."""
     if not tokens:
-        raise PatchFailure("cannot remove the whole object")
+        msg = "cannot remove the whole object"
+        raise PatchFailure(msg)
     parent, token = _container(document, tokens), tokens[-1]
     if isinstance(parent, dict):
         if token not in parent:
-            raise PatchFailure(f"{_pointer(tokens)!r} does not exist")
+            msg = f"{_pointer(tokens)!r} does not exist"
+            raise PatchFailure(msg)
         return document, parent.pop(token)
     return document, parent.pop(_index(token, len(parent), pointer=tokens, allow_end=False))
 
@@ -173,7 +176,8 @@ def _operation(document: Any, operation: Mapping[str, Any]) -> Any:
         parent, token = _container(document, tokens), tokens[-1]
         if isinstance(parent, dict):
             if token not in parent:
-                raise PatchFailure(f"{_pointer(tokens)!r} does not exist")
+                msg = f"{_pointer(tokens)!r} does not exist"
+                raise PatchFailure(msg)
             parent[token] = value
         else:
             parent[_index(token, len(parent), pointer=tokens, allow_end=False)] = value
@@ -182,7 +186,8 @@ def _operation(document: Any, operation: Mapping[str, Any]) -> Any:
         source = parse_pointer(_string(operation, "from"))
         if op == "move":
             if tokens[: len(source)] == source and len(tokens) > len(source):
-                raise PatchFailure("cannot move a value into one of its own children")
+                msg = "cannot move a value into one of its own children"
+                raise PatchFailure(msg)
             if tokens == source:
                 _get(document, source)
                 return document
@@ -195,23 +200,25 @@ def _operation(document: Any, operation: Mapping[str, Any]) -> Any:
         expected = _member(operation, "value")
         if not json_equal(actual, expected):
             where = repr(_pointer(tokens)) if tokens else "the object"
-            raise PatchFailure(
-                f"test failed: {where} is {_show(actual)}, expected {_show(expected)}"
-            )
+            msg = f"test failed: {where} is {_show(actual)}, expected {_show(expected)}"
+            raise PatchFailure(msg)
         return document
-    raise PatchFailure(f"unknown operation {op!r}")
+    msg = f"unknown operation {op!r}"
+    raise PatchFailure(msg)
 
 
 def _member(operation: Mapping[str, Any], name: str) -> Any:
     if name not in operation:
-        raise PatchFailure(f"operation {operation.get('op')!r} needs {name!r}")
+        msg = f"operation {operation.get('op')!r} needs {name!r}"
+        raise PatchFailure(msg)
     return operation[name]
 
 
 def _string(operation: Mapping[str, Any], name: str) -> str:
     value = _member(operation, name)
     if not isinstance(value, str):
-        raise PatchFailure(f"{name!r} must be a JSON pointer string")
+        msg = f"{name!r} must be a JSON pointer string"
+        raise PatchFailure(msg)
     return value
 
 
@@ -252,10 +259,11 @@ def apply_json_patch(document: Any, operations: Sequence[Mapping[str, Any]]) -> 
     MAX_PATCHED_SIZE; the document is left untouched.
     """
     if len(operations) > MAX_PATCH_OPERATIONS:
-        raise PatchFailure(
+        msg = (
             f"a JSON patch may have at most {MAX_PATCH_OPERATIONS:,} operations "
             f"(this one has {len(operations):,})"
         )
+        raise PatchFailure(msg)
     size = json_size(document, MAX_PATCHED_SIZE)
     result = copy.deepcopy(document)
     for index, operation in enumerate(operations):
@@ -264,10 +272,11 @@ def apply_json_patch(document: Any, operations: Sequence[Mapping[str, Any]]) -> 
                 source = parse_pointer(_string(operation, "from"))
                 size += json_size(_get(result, source), MAX_PATCHED_SIZE)
                 if size > MAX_PATCHED_SIZE:
-                    raise PatchFailure(
+                    msg = (
                         f"copying {operation['from']!r} would make the object larger than "
                         f"{MAX_PATCHED_SIZE // (1024 * 1024)} MiB"
                     )
+                    raise PatchFailure(msg)
             result = _operation(result, operation)
         except PatchFailure as failure:
             raise PatchFailure(failure.message, operation=index) from None

@@ -149,14 +149,16 @@ def parse_patch_text(text: str, *, source: str) -> list[PatchDocument]:
     """Every patch document of a YAML text; all schema problems of all documents at once."""
     documents = [d for d in load_documents(text, source=source) if d.obj is not None]
     if not documents:
-        raise PatchError("patch file holds no patch documents", location=Location(file=source))
+        msg = "patch file holds no patch documents"
+        raise PatchError(msg, location=Location(file=source))
     problems = []
     for document in documents:
         for problem in schema_problems(document.obj):
             problems.append(f"document {document.index + 1}: {problem}")
     if problems:
+        msg = "invalid patch file"
         raise PatchError(
-            "invalid patch file",
+            msg,
             location=Location(file=source),
             details=problems,
             hint="see the Patches section of the README for the format",
@@ -189,8 +191,9 @@ def apply_patches(
     result = copy.deepcopy(list(objects))
     for patch in applicable:
         if _apply_one(result, patch, cluster) == 0:
+            msg = f"patch target {patch.target.label(cluster)} matches no object"
             raise PatchError(
-                f"patch target {patch.target.label(cluster)} matches no object",
+                msg,
                 location=patch.location(),
                 hint=_available(result, patch.target),
             )
@@ -208,8 +211,9 @@ def _apply_one(objects: list[Any], patch: PatchDocument, cluster: str) -> int:
         if target.embedded is None:
             patched = _patched(obj, patch, cluster)
             if not isinstance(patched, dict):
+                msg = f"the patch turns {target.label(cluster)} into a {json_type_name(patched)}"
                 raise PatchError(
-                    f"the patch turns {target.label(cluster)} into a {json_type_name(patched)}",
+                    msg,
                     location=patch.location(),
                 )
             objects[position] = patched
@@ -236,8 +240,9 @@ def _patched(obj: Any, patch: PatchDocument, cluster: str) -> Any:
     except PatchFailure as failure:
         operation = (patch.operations or ())[failure.operation or 0]
         where = f"jsonPatch[{failure.operation}] ({operation.get('op')} {operation.get('path')!r})"
+        msg = f"{where} on {patch.target.label(cluster)}: {failure.message}"
         raise PatchError(
-            f"{where} on {patch.target.label(cluster)}: {failure.message}",
+            msg,
             location=patch.location(),
         ) from None
 

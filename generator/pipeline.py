@@ -104,23 +104,23 @@ class PipelineContext:
 def check_special_flags(request: ClusterRequest) -> None:
     """The flag checks clusterctl makes, in clusterctl's order (reference §3)."""
     if request.target_namespace is not None and not is_dns1123_label(request.target_namespace):
-        raise UsageError(
+        msg = (
             f"invalid target-namespace {request.target_namespace!r}: must be a DNS-1123 label "
             "(lower-case alphanumerics and '-', at most 63 characters)"
         )
+        raise UsageError(msg)
     if not is_dns1123_subdomain(request.name):
-        raise UsageError(
+        msg = (
             f"invalid cluster name {request.name!r}: must be a DNS-1123 subdomain "
             "(lower-case alphanumerics, '-' and '.', at most 253 characters)"
         )
+        raise UsageError(msg)
     if request.kubernetes_version and not is_semver(request.kubernetes_version):
-        raise UsageError(
-            f"invalid KubernetesVersion {request.kubernetes_version!r}. Please use a semantic version number"
-        )
+        msg = f"invalid KubernetesVersion {request.kubernetes_version!r}. Please use a semantic version number"
+        raise UsageError(msg)
     if request.worker_machine_count is not None and request.worker_machine_count < 0:
-        raise UsageError(
-            "invalid WorkerMachineCount. Please use a number greater than or equal to 0"
-        )
+        msg = "invalid WorkerMachineCount. Please use a number greater than or equal to 0"
+        raise UsageError(msg)
 
 
 def flag_overrides(
@@ -152,11 +152,11 @@ def flag_overrides(
             try:
                 number = int(text, 10)
             except ValueError:
-                raise CapzgenError(f"invalid value for {name} set: {text!r}") from None
+                msg = f"invalid value for {name} set: {text!r}"
+                raise CapzgenError(msg) from None
             if number < minimum:
-                raise CapzgenError(
-                    f"invalid {name}: must be a number greater than or equal to {minimum}"
-                )
+                msg = f"invalid {name}: must be a number greater than or equal to {minimum}"
+                raise CapzgenError(msg)
             values[name] = str(number)
     values.update(request.variables)
     return values

@@ -91,16 +91,17 @@ class Release:
 def check_request(request: ReleaseRequest) -> None:
     # `v` + semantic version: clusterctl resolves release tags as "v" + semver (reference §12.2).
     if release_version(request.version) is None:
+        msg = f"invalid --version {request.version!r}: use v + a semantic version, e.g. v0.3.0"
         raise UsageError(
-            f"invalid --version {request.version!r}: use v + a semantic version, e.g. v0.3.0",
+            msg,
             hint="clusterctl resolves release directories as 'v' + semver",
         )
     if not is_dns1123_label(request.provider_name):
-        raise UsageError(
-            f"invalid --provider-name {request.provider_name!r}: must be a lower-case DNS-1123 label"
-        )
+        msg = f"invalid --provider-name {request.provider_name!r}: must be a lower-case DNS-1123 label"
+        raise UsageError(msg)
     if request.contract not in CONTRACTS:
-        raise UsageError(f"invalid --contract {request.contract!r}: one of {', '.join(CONTRACTS)}")
+        msg = f"invalid --contract {request.contract!r}: one of {', '.join(CONTRACTS)}"
+        raise UsageError(msg)
 
 
 def build_release(request: ReleaseRequest) -> Release:
@@ -120,9 +121,8 @@ def build_release(request: ReleaseRequest) -> Release:
             if exported is not None:
                 class_name, variable, class_text = exported
                 if class_name in class_files:
-                    raise FlavorError(
-                        f"ClusterClass {class_name!r} is also defined by flavor {class_files[class_name]!r}"
-                    )
+                    msg = f"ClusterClass {class_name!r} is also defined by flavor {class_files[class_name]!r}"
+                    raise FlavorError(msg)
                 class_files[class_name] = name
                 release.classes[name] = (class_name, variable)
                 release.files.append(ReleaseFile(f"clusterclass-{class_name}.yaml", class_text))
@@ -130,8 +130,9 @@ def build_release(request: ReleaseRequest) -> Release:
             failures.append(f"{name}: {error}")
             failures.extend(f"  {detail}" for detail in error.details)
     if failures:
+        msg = f"{len(failures)} flavor{'s' if len(failures) != 1 else ''} could not be exported; nothing was written"
         raise FlavorError(
-            f"{len(failures)} flavor{'s' if len(failures) != 1 else ''} could not be exported; nothing was written",
+            msg,
             details=failures,
         )
     release.files.append(ReleaseFile(METADATA_FILE, metadata_text(request)))
@@ -150,14 +151,16 @@ def _checked(flavor: Flavor, text: str) -> str:
     try:
         variables = inspect_variables(text)
     except CapzgenError as error:
+        msg = f"the exported template is not valid for clusterctl: {error.message}"
         raise FlavorError(
-            f"the exported template is not valid for clusterctl: {error.message}",
+            msg,
             location=Location(file=str(flavor.directory)),
         ) from error
     unknown = sorted(set(variables) - set(flavor.variables))
     if unknown:
+        msg = f"the exported template uses undeclared variables: {', '.join(unknown)}"
         raise FlavorError(
-            f"the exported template uses undeclared variables: {', '.join(unknown)}",
+            msg,
             location=Location(file=str(flavor.directory)),
         )
     return text
@@ -205,8 +208,9 @@ def export_class(
     if not classes:
         return None
     if len(classes) > 1:
+        msg = "the flavor renders more than one ClusterClass; release writes one class file per flavor"
         raise FlavorError(
-            "the flavor renders more than one ClusterClass; release writes one class file per flavor",
+            msg,
             location=Location(file=str(flavor.directory)),
         )
     raw_name = str(classes[0]["metadata"]["name"])
@@ -240,8 +244,11 @@ def _check_fixed(flavor: Flavor, fixed: Mapping[str, Any]) -> None:
         validator = jsonschema_rs.validator_for(json.loads(json.dumps(spec.schema)))
         problems = [error.message for error in validator.iter_errors(value)]
         if problems:
+            msg = (
+                f"the ClusterClass name {value!r} is not a valid {variable}: {'; '.join(problems)}"
+            )
             raise FlavorError(
-                f"the ClusterClass name {value!r} is not a valid {variable}: {'; '.join(problems)}",
+                msg,
                 location=Location(file=str(flavor.directory)),
                 hint="set `clusterclass:` in the flavor's metadata to a name the variable accepts",
             )
@@ -312,16 +319,18 @@ def write_release(release: Release, output_dir: Path) -> list[Path]:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        msg = f"cannot create folder: {exc.strerror or exc}"
         raise InputOutputError(
-            f"cannot create folder: {exc.strerror or exc}",
+            msg,
             location=Location(file=str(target.parent)),
         ) from exc
     if not target.exists():
         try:
             staging = Path(tempfile.mkdtemp(prefix=f".{release.version}.", dir=target.parent))
         except OSError as exc:
+            msg = f"cannot create folder: {exc.strerror or exc}"
             raise InputOutputError(
-                f"cannot create folder: {exc.strerror or exc}",
+                msg,
                 location=Location(file=str(target.parent)),
             ) from exc
         try:
@@ -331,15 +340,15 @@ def write_release(release: Release, output_dir: Path) -> list[Path]:
             os.rename(staging, target)
         except OSError as exc:
             shutil.rmtree(staging, ignore_errors=True)
+            msg = f"cannot write the release: {exc.strerror or exc}"
             raise InputOutputError(
-                f"cannot write the release: {exc.strerror or exc}",
+                msg,
                 location=Location(file=str(target)),
             ) from exc
     else:
         if not target.is_dir():
-            raise InputOutputError(
-                "exists and is not a folder", location=Location(file=str(target))
-            )
+            msg = "exists and is not a folder"
+            raise InputOutputError(msg, location=Location(file=str(target)))
         for item in release.files:
             write_atomically(target / item.name, item.text)
     return [target / item.name for item in release.files]

@@ -48,8 +48,11 @@ def parse_objects(text: str, source: str) -> list[Any]:
         if document.obj is None:
             continue
         if not isinstance(document.obj, dict):
+            msg = (
+                f"document is a {type(document.obj).__name__}, not a mapping (a Kubernetes object)"
+            )
             raise YamlError(
-                f"document is a {type(document.obj).__name__}, not a mapping (a Kubernetes object)",
+                msg,
                 location=Location(file=source, line=document.start_line, document=document.index),
             )
         objects.append(document.obj)

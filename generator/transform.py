@@ -97,9 +97,12 @@ def _dig(obj: Any, *keys: str) -> Any:
 
 def _check_api_version(obj: dict[str, Any], allowed: frozenset[str], index: int) -> None:
     if obj.get("apiVersion") not in allowed:
-        raise CapzgenError(
+        msg = (
             f"failed to patch {obj.get('kind')} with apiVersion {obj.get('apiVersion')!r} "
-            "for the target namespace",
+            "for the target namespace"
+        )
+        raise CapzgenError(
+            msg,
             location=Location(document=index, kind=str(obj.get("kind")), path="apiVersion"),
         )
 
@@ -110,8 +113,9 @@ def _retarget_ca_annotation(metadata: dict[str, Any], namespace: str, index: int
         return
     value = str(annotations[_INJECT_CA])
     if value.count("/") != 1:
+        msg = f"annotation {_INJECT_CA} must be <namespace>/<name>, got {value!r}"
         raise CapzgenError(
-            f"annotation {_INJECT_CA} must be <namespace>/<name>, got {value!r}",
+            msg,
             location=Location(document=index, path=f"metadata.annotations[{_INJECT_CA!r}]"),
         )
     annotations[_INJECT_CA] = f"{namespace}/{value.split('/', 1)[1]}"

@@ -33,13 +33,15 @@ def _error(message: str) -> CELEvalError:
 
 def _string(value: Any, function: str) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{function}: expected a string, got {type(value).__name__}")
+        msg = f"{function}: expected a string, got {type(value).__name__}"
+        raise TypeError(msg)
     return value
 
 
 def _int(value: Any, function: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{function}: expected an int, got {type(value).__name__}")
+        msg = f"{function}: expected an int, got {type(value).__name__}"
+        raise TypeError(msg)
     return int(value)
 
 
@@ -122,7 +124,8 @@ def trim(text: Any) -> Any:
 
 def join(items: Any, separator: Any = None) -> Any:
     if not isinstance(items, list):
-        raise TypeError(f"join: expected a list, got {type(items).__name__}")
+        msg = f"join: expected a list, got {type(items).__name__}"
+        raise TypeError(msg)
     sep = "" if separator is None else _string(separator, "join")
     return celtypes.StringType(sep.join(_string(item, "join") for item in items))
 
@@ -132,7 +135,8 @@ def join(items: Any, separator: Any = None) -> Any:
 
 def _list(value: Any, function: str) -> list[Any]:
     if not isinstance(value, list):
-        raise TypeError(f"{function}: expected a list, got {type(value).__name__}")
+        msg = f"{function}: expected a list, got {type(value).__name__}"
+        raise TypeError(msg)
     return value
 
 

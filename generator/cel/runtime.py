@@ -107,9 +107,11 @@ class Program:
         except CELEvalError as error:
             raise CelEvaluationError(describe_error(error)) from error
         except RecursionError as error:
-            raise CelEvaluationError("expression nested too deeply") from error
+            msg = "expression nested too deeply"
+            raise CelEvaluationError(msg) from error
         except Exception as error:  # a cel-python defect must not stop validation
-            raise CelEvaluationError(f"{type(error).__name__}: {error}") from error
+            msg = f"{type(error).__name__}: {error}"
+            raise CelEvaluationError(msg) from error
         if isinstance(result, CELEvalError):
             raise CelEvaluationError(describe_error(result))
         return result
@@ -240,7 +242,8 @@ def to_cel(value: Any, schema: Any = None) -> Any:
         return celtypes.TimestampType(value)
     if isinstance(value, datetime.date):
         return celtypes.StringType(value.isoformat())
-    raise TypeError(f"a {type(value).__name__} value cannot be given to CEL")
+    msg = f"a {type(value).__name__} value cannot be given to CEL"
+    raise TypeError(msg)
 
 
 def _string(value: str, node: Mapping[str, Any] | None) -> Any:

@@ -28,9 +28,8 @@ def parse_var_options(items: Iterable[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not _VAR_NAME.match(key):
-            raise UsageError(
-                f"invalid --var {item!r}: expected KEY=VALUE with KEY made of letters, digits and '_'"
-            )
+            msg = f"invalid --var {item!r}: expected KEY=VALUE with KEY made of letters, digits and '_'"
+            raise UsageError(msg)
         values[key] = value
     return values
 
@@ -42,8 +41,9 @@ def load_values_file(path: str) -> dict[str, Any]:
     if not documents:
         return {}
     if len(documents) > 1 or not isinstance(documents[0].obj, dict):
+        msg = "a values file must hold one YAML mapping of variable names to values"
         raise YamlError(
-            "a values file must hold one YAML mapping of variable names to values",
+            msg,
             location=Location(file=source),
         )
     return {str(k): v for k, v in documents[0].obj.items()}
@@ -52,13 +52,13 @@ def load_values_file(path: str) -> dict[str, Any]:
 def read_template(location: str) -> tuple[str, str]:
     """``--from``: the text of a local template (a path, a ``file://`` URL or ``-``) and its name."""
     if location.strip() == "":
-        raise UsageError("unable to read custom template. Please specify a template source")
+        msg = "unable to read custom template. Please specify a template source"
+        raise UsageError(msg)
     if location.startswith("file://"):
         location = location[len("file://") :]
     elif "://" in location:
-        raise UsageError(
-            f"unable to read content from {location!r}: only local files, file:// URLs and '-' are supported"
-        )
+        msg = f"unable to read content from {location!r}: only local files, file:// URLs and '-' are supported"
+        raise UsageError(msg)
     return read_source(location), ("<stdin>" if location == "-" else location)
 
 

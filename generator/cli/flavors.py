@@ -67,8 +67,9 @@ def produced_objects(flavor: Flavor, search_path: Sequence[Path]) -> list[tuple[
     try:
         documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
     except yaml.YAMLError as exc:
+        msg = f"rendering with placeholder values does not give valid YAML: {exc}"
         raise FlavorError(
-            f"rendering with placeholder values does not give valid YAML: {exc}",
+            msg,
             location=Location(file=str(flavor.directory)),
         ) from exc
     return [(_kind_and_name(doc), [_kind_and_name(r) for r in _embedded(doc)]) for doc in documents]

@@ -156,9 +156,11 @@ def generate_cluster_command(
     --layout flux, a Flux Kustomization) instead of printing; see the README, "GitOps output".
     """
     if flags.from_ is not None and flags.flavor is not None:
-        raise UsageError("invalid cluster template source: use either --flavor or --from, not both")
+        msg = "invalid cluster template source: use either --flavor or --from, not both"
+        raise UsageError(msg)
     if output.output_dir is not None and write_to is not None:
-        raise UsageError("use either --write-to or --output-dir, not both")
+        msg = "use either --write-to or --output-dir, not both"
+        raise UsageError(msg)
     output.check()
     flux = _flux(name, output)
     request = _request(

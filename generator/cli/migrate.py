@@ -47,11 +47,11 @@ def migrate(
     the steps still to do on the live management cluster. Nothing is applied anywhere.
     """
     if namespace is not None and not is_dns1123_label(namespace):
-        raise UsageError(f"invalid --namespace {namespace!r}: must be a DNS-1123 label")
+        msg = f"invalid --namespace {namespace!r}: must be a DNS-1123 label"
+        raise UsageError(msg)
     if credential_secret is not None and not is_dns1123_subdomain(credential_secret):
-        raise UsageError(
-            f"invalid --credential-secret {credential_secret!r}: must be a Secret name (DNS-1123 subdomain)"
-        )
+        msg = f"invalid --credential-secret {credential_secret!r}: must be a Secret name (DNS-1123 subdomain)"
+        raise UsageError(msg)
     text = read_source(source)
     name = "<stdin>" if source == "-" else source
     target = (write_to or "").strip()

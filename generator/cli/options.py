@@ -61,8 +61,9 @@ def check_rule_ids(disabled_rules: Iterable[str], *, extra: Iterable[str] = ()) 
 
     unknown = sorted(disabled - {*known_rule_ids(), *extra})
     if unknown:
+        msg = f"unknown rule id(s): {', '.join(unknown)}"
         raise UsageError(
-            f"unknown rule id(s): {', '.join(unknown)}",
+            msg,
             hint="`capzgen validate --list-rules` shows every rule",
         )
 
@@ -191,9 +192,11 @@ class OutputChoice(NamedTuple):
                 if value
             ]
             if used:
-                raise UsageError(f"{' and '.join(used)} need --output-dir")
+                msg = f"{' and '.join(used)} need --output-dir"
+                raise UsageError(msg)
         if self.layout != "flux" and (self.flux_source is not None or self.flux_path is not None):
-            raise UsageError("--flux-source and --flux-path need --layout flux")
+            msg = "--flux-source and --flux-path need --layout flux"
+            raise UsageError(msg)
 
 
 # Help texts: one cluster writes DIR itself; a fleet writes one DIR/<name>/ per cluster.

@@ -174,9 +174,11 @@ def import_command(
     from generator.schemastore.importer import collect_sources, import_crds, import_schemas
 
     if from_cluster == (source is not None):
-        raise UsageError("give either FILE|DIR|- or --from-cluster (exactly one)")
+        msg = "give either FILE|DIR|- or --from-cluster (exactly one)"
+        raise UsageError(msg)
     if not from_cluster and (context or kubeconfig):
-        raise UsageError("--context and --kubeconfig go with --from-cluster")
+        msg = "--context and --kubeconfig go with --from-cluster"
+        raise UsageError(msg)
     cache_dir = _cache_schemas_dir()
     if from_cluster:
         # lazy: only --from-cluster runs kubectl

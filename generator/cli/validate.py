@@ -86,7 +86,8 @@ def _validate(
     settings: Settings,
 ) -> int:
     if not paths:
-        raise UsageError("no input: give one or more files or folders, or - for stdin")
+        msg = "no input: give one or more files or folders, or - for stdin"
+        raise UsageError(msg)
     check_rule_ids(options.disabled_rules)
     # lazy: --list-rules needs neither the loader nor the schema store (~40 ms of start-up)
     from generator.check import check_paths

@@ -95,9 +95,12 @@ class Template:
             return apply(expr.op, value, args)
         except NegativeSubstring as problem:
             source = self._text[expr.start : expr.end]
-            raise CapzgenError(
+            msg = (
                 f"{source}: the substring would end before it starts ({problem}); clusterctl "
-                "would crash here with a Go panic (slice bounds out of range)",
+                "would crash here with a Go panic (slice bounds out of range)"
+            )
+            raise CapzgenError(
+                msg,
                 location=self._locate(expr.start),
                 hint="use a length of 0 or more, or an offset+length beyond the value's end",
             ) from None

@@ -40,32 +40,33 @@ def load_flavor(directory: Path, *, builtin: bool, parent: Flavor | None = None)
     try:
         raw = yaml.load(meta_path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     except OSError as exc:
+        msg = f"cannot read flavor metadata: {exc.strerror or exc}"
         raise FlavorError(
-            f"cannot read flavor metadata: {exc.strerror or exc}",
+            msg,
             location=Location(file=str(meta_path)),
         ) from exc
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise FlavorError(
-            f"flavor metadata is not valid YAML: {exc}", location=Location(file=str(meta_path))
-        ) from exc
+        msg = f"flavor metadata is not valid YAML: {exc}"
+        raise FlavorError(msg, location=Location(file=str(meta_path))) from exc
     problems = [
         f"{format_path(list(err.instance_path)) or '(top level)'}: {err.message}"
         for err in _metadata_validator().iter_errors(raw)
     ]
     if problems:
-        raise FlavorError(
-            "invalid flavor metadata", location=Location(file=str(meta_path)), details=problems
-        )
+        msg = "invalid flavor metadata"
+        raise FlavorError(msg, location=Location(file=str(meta_path)), details=problems)
     assert isinstance(raw, dict)
     if raw["name"] != directory.name:
+        msg = f"flavor name {raw['name']!r} does not match its folder {directory.name!r}"
         raise FlavorError(
-            f"flavor name {raw['name']!r} does not match its folder {directory.name!r}",
+            msg,
             location=Location(file=str(meta_path), path="name"),
         )
     missing = [t for t in raw["templates"] if not (directory / t).is_file()]
     if missing:
+        msg = "flavor lists templates that do not exist"
         raise FlavorError(
-            "flavor lists templates that do not exist",
+            msg,
             location=Location(file=str(meta_path), path="templates"),
             details=missing,
         )
@@ -95,15 +96,15 @@ def _origins(
     try:
         origins = parse_origins(raw.get("origins", []))
     except ValueError as error:
-        raise FlavorError(
-            f"invalid origins: {error}", location=Location(file=str(meta_path), path="origins")
-        ) from None
+        msg = f"invalid origins: {error}"
+        raise FlavorError(msg, location=Location(file=str(meta_path), path="origins")) from None
     unknown = sorted(
         {str(path[0]) for origin in origins for path in origin.variables()} - set(variables)
     )
     if unknown:
+        msg = "origins name undeclared variables"
         raise FlavorError(
-            "origins name undeclared variables",
+            msg,
             location=Location(file=str(meta_path), path="origins"),
             details=unknown,
         )
@@ -131,9 +132,8 @@ class FlavorCatalog:
             self.roots.append((builtin_flavors_dir(), True))
         for root, _ in self.roots:
             if not root.is_dir():
-                raise InputOutputError(
-                    "flavors folder does not exist", location=Location(file=str(root))
-                )
+                msg = "flavors folder does not exist"
+                raise InputOutputError(msg, location=Location(file=str(root)))
 
     def names(self) -> list[str]:
         found: set[str] = set()
@@ -145,7 +145,8 @@ class FlavorCatalog:
 
     def get(self, name: str, *, builtin_only: bool = False, _chain: tuple[str, ...] = ()) -> Flavor:
         if name in _chain:
-            raise FlavorError(f"flavor {name!r} extends itself: {' -> '.join([*_chain, name])}")
+            msg = f"flavor {name!r} extends itself: {' -> '.join([*_chain, name])}"
+            raise FlavorError(msg)
         for root, builtin in self.roots:
             candidate = root / name
             if (builtin or not builtin_only) and (candidate / METADATA_FILE).is_file():
@@ -156,8 +157,9 @@ class FlavorCatalog:
                     # change what a built-in flavor means).
                     parent = self.get(parent_name, builtin_only=builtin, _chain=(*_chain, name))
                 return load_flavor(candidate, builtin=builtin, parent=parent)
+        msg = f"unknown flavor {name!r}"
         raise FlavorError(
-            f"unknown flavor {name!r}",
+            msg,
             hint=f"available flavors: {', '.join(self.names()) or '(none)'}",
         )
 

@@ -44,9 +44,12 @@ def check_rendered(
         return
     translator = Translator(flavor.origins, values, documents) if flavor.origins else None
     problems = describe(errors, translator)
-    raise FlavorError(
+    msg = (
         f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the values of flavor "
-        f"{flavor.name!r}",
+        f"{flavor.name!r}"
+    )
+    raise FlavorError(
+        msg,
         details=problems,
         hint="each line names the variable (or rendered field) and the validation rule; "
         "`capzgen validate --list-rules` describes the rules",

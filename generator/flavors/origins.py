@@ -65,13 +65,15 @@ def parse_path(text: str, *, wildcard: bool = False) -> VarPath:
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None or (position == 0 and text.startswith(".")):
-            raise ValueError(f"{text!r} is not a path like spec.items[0].name")
+            msg = f"{text!r} is not a path like spec.items[0].name"
+            raise ValueError(msg)
         key, index = match.group(1), match.group(2)
         if key is not None:
             parts.append(key)
         elif index == "*":
             if not wildcard:
-                raise ValueError(f"{text!r}: [*] is only allowed in variable paths")
+                msg = f"{text!r}: [*] is only allowed in variable paths"
+                raise ValueError(msg)
             parts.append(WILDCARD)
         elif index.startswith('"'):
             parts.append(str(json.loads(index)))
@@ -79,7 +81,8 @@ def parse_path(text: str, *, wildcard: bool = False) -> VarPath:
             parts.append(int(index))
         position = match.end()
     if not parts or not isinstance(parts[0], str):
-        raise ValueError(f"{text!r} must start with a name")
+        msg = f"{text!r} must start with a name"
+        raise ValueError(msg)
     return tuple(parts)
 
 
@@ -114,7 +117,8 @@ def parse_origins(raw: Sequence[Mapping[str, Any]]) -> tuple[ObjectOrigin, ...]:
         try:
             origins.append(_parse_entry(entry))
         except ValueError as error:
-            raise ValueError(f"origins[{index}]: {error}") from None
+            msg = f"origins[{index}]: {error}"
+            raise ValueError(msg) from None
     return tuple(origins)
 
 
@@ -131,7 +135,8 @@ def _parse_entry(entry: Mapping[str, Any]) -> ObjectOrigin:
         name.append(text[position:])
     lists = {_list_of(part) for part in name if isinstance(part, tuple) and WILDCARD in part}
     if len(lists) > 1:
-        raise ValueError(f"name {text!r}: [*] may bind one list only")
+        msg = f"name {text!r}: [*] may bind one list only"
+        raise ValueError(msg)
     fields = []
     for key, value in dict(entry["fields"]).items():
         targets = value if isinstance(value, list) else [value]

@@ -149,23 +149,25 @@ def render_flavor(
             template = env.get_template(name)
             text = template.render(dict(values))
         except jinja2.TemplateSyntaxError as exc:
+            msg = f"template syntax error: {exc.message}"
             raise FlavorError(
-                f"template syntax error: {exc.message}",
+                msg,
                 location=Location(file=exc.filename or str(path), line=exc.lineno),
             ) from exc
         except jinja2.UndefinedError as exc:
+            msg = f"template uses an undefined value: {exc.message}"
             raise FlavorError(
-                f"template uses an undefined value: {exc.message}",
+                msg,
                 location=Location(file=str(path), line=_template_line(exc)),
             ) from exc
         except jinja2.exceptions.SecurityError as exc:
-            raise FlavorError(
-                f"template attempted an unsafe operation: {exc}", location=Location(file=str(path))
-            ) from exc
+            msg = f"template attempted an unsafe operation: {exc}"
+            raise FlavorError(msg, location=Location(file=str(path))) from exc
         except _FlavorFailure as exc:
             raise FlavorError(str(exc), location=Location(file=str(path))) from exc
         except jinja2.TemplateError as exc:
-            raise FlavorError(f"template error: {exc}", location=Location(file=str(path))) from exc
+            msg = f"template error: {exc}"
+            raise FlavorError(msg, location=Location(file=str(path))) from exc
         parts.append(text.strip("\n"))
     rendered = "\n---\n".join(part for part in parts if part.strip()) + "\n"
     check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)

@@ -38,32 +38,36 @@ def coerce(spec: VariableSpec, raw: Any) -> Any:
             return raw
         case "integer":
             if not _INTEGER.match(text):
-                raise CoercionError(f"expected an integer, got {raw!r}")
+                msg = f"expected an integer, got {raw!r}"
+                raise CoercionError(msg)
             return int(text)
         case "number":
             try:
                 return float(text) if not _INTEGER.match(text) else int(text)
             except ValueError:
-                raise CoercionError(f"expected a number, got {raw!r}") from None
+                msg = f"expected a number, got {raw!r}"
+                raise CoercionError(msg) from None
         case "boolean":
             lowered = text.lower()
             if lowered in _TRUE:
                 return True
             if lowered in _FALSE:
                 return False
-            raise CoercionError(f"expected true or false, got {raw!r}")
+            msg = f"expected true or false, got {raw!r}"
+            raise CoercionError(msg)
         case "array" | "object":
             try:
                 parsed = yaml.load(raw, Loader=yaml.CSafeLoader)
             except yaml.YAMLError as exc:
-                raise CoercionError(f"expected a YAML/JSON {spec.type}: {exc}") from None
+                msg = f"expected a YAML/JSON {spec.type}: {exc}"
+                raise CoercionError(msg) from None
             wanted = list if spec.type == "array" else dict
             if not isinstance(parsed, wanted):
-                raise CoercionError(f"expected a YAML/JSON {spec.type}, got {raw!r}")
+                msg = f"expected a YAML/JSON {spec.type}, got {raw!r}"
+                raise CoercionError(msg)
             return parsed
-    raise CoercionError(
-        f"unsupported type {spec.type!r}"
-    )  # pragma: no cover - metadata schema forbids it
+    msg = f"unsupported type {spec.type!r}"
+    raise CoercionError(msg)  # pragma: no cover - metadata schema forbids it
 
 
 @lru_cache(maxsize=64)
@@ -95,8 +99,9 @@ def resolve_values(flavor: Flavor, store: VariableStore) -> tuple[dict[str, Any]
             problems.append(f"{name}: {exc} (from {resolved.source})")
     problems.extend(_schema_problems(flavor, values, sources))
     if problems:
+        msg = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the variables of flavor {flavor.name!r}"
         raise VariableError(
-            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the variables of flavor {flavor.name!r}",
+            msg,
             details=problems,
             hint="see `capzgen generate cluster NAME --flavor "
             f"{flavor.name} --list-variables` for types and defaults",

@@ -69,8 +69,9 @@ def parse_fleet(text: str, *, source: str) -> Fleet:
     reporting every problem at once, then resolve each cluster's settings over the defaults."""
     documents = [d for d in load_documents(text, source=source) if d.obj is not None]
     if len(documents) != 1:
+        msg = f"a fleet file holds one YAML document, not {len(documents)}"
         raise FleetError(
-            f"a fleet file holds one YAML document, not {len(documents)}",
+            msg,
             location=Location(file=source),
         )
     raw, index = documents[0].obj, documents[0].index
@@ -81,8 +82,9 @@ def parse_fleet(text: str, *, source: str) -> Fleet:
     if not problems:
         problems = _override_problems(raw)
     if problems:
+        msg = "invalid fleet file"
         raise FleetError(
-            "invalid fleet file",
+            msg,
             location=Location(file=source),
             details=problems,
             hint="see the Fleets section of the README (schema: schemas/fleet.schema.json)",
@@ -147,8 +149,9 @@ def check_patch_selectors(fleet: Fleet, patches: Sequence[PatchDocument]) -> Non
         if p.clusters is not None and (unknown := p.clusters - names)
     ]
     if problems:
+        msg = "patch selects clusters that are not in the fleet"
         raise FleetError(
-            "patch selects clusters that are not in the fleet",
+            msg,
             location=Location(file=fleet.source),
             details=problems,
         )

@@ -83,12 +83,15 @@ def apply_patches(
     for index, text in enumerate(patches):
         where = reader.where(f"{path}[{index}]")
         if not isinstance(text, str):
-            raise reader.origin.error("a patch must be a string holding a JSON object", where)
+            msg = "a patch must be a string holding a JSON object"
+            raise reader.origin.error(msg, where)
         try:
             patch = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise reader.origin.error(f"patch is not valid JSON or YAML: {exc}", where) from None
+            msg = f"patch is not valid JSON or YAML: {exc}"
+            raise reader.origin.error(msg, where) from None
         if not isinstance(patch, dict):
-            raise reader.origin.error('a patch must be a JSON object ({"spec": {...}})', where)
+            msg = 'a patch must be a JSON object ({"spec": {...}})'
+            raise reader.origin.error(msg, where)
         obj = merge_patch(obj, patch)
     return obj

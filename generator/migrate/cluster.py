@@ -138,11 +138,13 @@ def _private_endpoints(
     for index, raw in enumerate(r.sequence(base)):
         where = f"{base}[{index}]"
         if not isinstance(raw, dict):
-            raise cp.origin.error("a private endpoint must be a mapping", r.where(where))
+            msg = "a private endpoint must be a mapping"
+            raise cp.origin.error(msg, r.where(where))
         pr = SpecReader(raw, cp.origin, r.where(where))
         name = pr.text("name")
         if name is None:
-            raise cp.origin.error("a private endpoint needs a name", r.where(f"{where}.name"))
+            msg = "a private endpoint needs a name"
+            raise cp.origin.error(msg, r.where(f"{where}.name"))
         object_name = normalized_name(name)
         spec: dict[str, Any] = {
             "location": pr.text("location") or plan.location,
@@ -182,8 +184,9 @@ def _link_connections(pr: SpecReader, cp: Item, where: list[PathPart]) -> list[d
     connections = []
     for index, connection in enumerate(pr.sequence("privateLinkServiceConnections")):
         if not isinstance(connection, dict):
+            msg = "a private link service connection must be a mapping"
             raise cp.origin.error(
-                "a private link service connection must be a mapping",
+                msg,
                 [*where, "privateLinkServiceConnections", index],
             )
         out: dict[str, Any] = {}

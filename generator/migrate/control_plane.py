@@ -74,7 +74,8 @@ def _new_plan(
     r.take("identityRef")  # becomes the credential Secret (credentials.py)
     location = r.text("location")
     if location is None:
-        raise cp.origin.error("spec.location is required", ["spec", "location"])
+        msg = "spec.location is required"
+        raise cp.origin.error(msg, ["spec", "location"])
     plan.location = location
     plan.preview = bool(r.boolean("enablePreviewFeatures"))
     plan.resource_group = r.text("resourceGroupName") or cluster_name
@@ -210,7 +211,8 @@ def _addons_sku_autoscaler(mc: dict[str, Any], r: SpecReader) -> None:
     for index, addon in enumerate(r.sequence("addonProfiles")):
         where = r.where(f"addonProfiles[{index}]")
         if not isinstance(addon, dict) or not isinstance(addon.get("name"), str):
-            raise r.origin.error("an add-on profile needs a name", where)
+            msg = "an add-on profile needs a name"
+            raise r.origin.error(msg, where)
         profile: dict[str, Any] = {"enabled": bool(addon.get("enabled", False))}
         if addon.get("config"):
             profile["config"] = copy.deepcopy(addon["config"])
@@ -222,7 +224,8 @@ def _addons_sku_autoscaler(mc: dict[str, Any], r: SpecReader) -> None:
     profile_in = r.peek("autoscalerProfile")
     if profile_in is not None:
         if not isinstance(profile_in, dict):
-            raise r.origin.error("expected a mapping", r.where("autoscalerProfile"))
+            msg = "expected a mapping"
+            raise r.origin.error(msg, r.where("autoscalerProfile"))
         profile_out: dict[str, Any] = {}
         for legacy, target in t.AUTOSCALER_KEYS.items():
             value = r.take(f"autoscalerProfile.{legacy}")

@@ -59,8 +59,9 @@ def read_items(text: str, source: str) -> list[Item]:
             continue
         where = Location(file=source, line=document.start_line, document=document.index)
         if not isinstance(obj, dict):
+            msg = f"document is a {type(obj).__name__}, not a Kubernetes object (a mapping)"
             raise MigrationError(
-                f"document is a {type(obj).__name__}, not a Kubernetes object (a mapping)",
+                msg,
                 location=where,
             )
         if obj.get("kind") == "List" and isinstance(obj.get("items"), list):
@@ -76,18 +77,21 @@ def read_items(text: str, source: str) -> list[Item]:
 def _item(obj: Any, source: str, index: int, line: int | None, prefix: str) -> Item:
     location = Location(file=source, line=line, document=index, path=prefix or None)
     if not isinstance(obj, dict):
-        raise MigrationError("not a Kubernetes object (a mapping)", location=location)
+        msg = "not a Kubernetes object (a mapping)"
+        raise MigrationError(msg, location=location)
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
+        msg = "not a Kubernetes object: apiVersion and kind must be non-empty strings"
         raise MigrationError(
-            "not a Kubernetes object: apiVersion and kind must be non-empty strings",
+            msg,
             location=location,
         )
     metadata = obj.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
     if not isinstance(name, str) or not name:
+        msg = f"{kind} has no metadata.name"
         raise MigrationError(
-            f"{kind} has no metadata.name",
+            msg,
             location=Location(
                 file=source, line=line, document=index, kind=kind, path="metadata.name"
             ),
@@ -172,10 +176,13 @@ class _Migration:
             for obj in objects:
                 _move_namespace(obj, self.options.namespace)
         if not self.plans and not alpha and not bumped:
-            raise MigrationError(
+            msg = (
                 "nothing to migrate: no AzureManagedControlPlane, AzureManagedCluster or "
                 "AzureManagedMachinePool, no infrastructure.cluster.x-k8s.io/v1alpha1 AzureASOManaged* "
-                "object and no embedded ASO resource on a version ASO v2.18.0 no longer serves",
+                "object and no embedded ASO resource on a version ASO v2.18.0 no longer serves"
+            )
+            raise MigrationError(
+                msg,
                 location=Location(file=self.source),
             )
         return self._result(objects, alpha, bumped)
@@ -221,8 +228,9 @@ class _Migration:
                 f"{len(self.plans)} AzureManagedControlPlanes"
             )
         )
+        msg = f"cannot tell which cluster this {what} belongs to: {reason}"
         raise item.origin.error(
-            f"cannot tell which cluster this {what} belongs to: {reason}",
+            msg,
             hint="migrate the whole cluster at once: its Cluster, AzureManagedControlPlane, "
             "AzureManagedCluster, MachinePools and AzureManagedMachinePools",
         )
@@ -241,9 +249,8 @@ class _Migration:
                 else:
                     plan = self._sole_plan(item, t.LEGACY_CLUSTER)
             if plan.aso_cluster_name is not None:
-                raise item.origin.error(
-                    f"a second AzureManagedCluster for AzureManagedControlPlane {plan.control_plane.name}"
-                )
+                msg = f"a second AzureManagedCluster for AzureManagedControlPlane {plan.control_plane.name}"
+                raise item.origin.error(msg)
             replacements[index] = [
                 convert_cluster_infra(item, item.name, item.namespace, plan, self.notes)
             ]

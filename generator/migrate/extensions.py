@@ -67,11 +67,13 @@ def extensions(r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes) -> list
     for index, raw in enumerate(r.sequence("extensions")):
         base = f"extensions[{index}]"
         if not isinstance(raw, dict):
-            raise cp.origin.error("an extension must be a mapping", r.where(base))
+            msg = "an extension must be a mapping"
+            raise cp.origin.error(msg, r.where(base))
         er = SpecReader(raw, cp.origin, r.where(base))
         name = er.text("name")
         if name is None:
-            raise cp.origin.error("an extension needs a name", r.where(f"{base}.name"))
+            msg = "an extension needs a name"
+            raise cp.origin.error(msg, r.where(f"{base}.name"))
         spec: dict[str, Any] = {
             "azureName": name,
             "owner": {

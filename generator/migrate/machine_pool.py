@@ -75,7 +75,8 @@ def _taints(r: SpecReader, item: Item) -> list[str]:
     taints = []
     for index, taint in enumerate(r.sequence("taints")):
         if not isinstance(taint, dict) or not taint.get("key") or not taint.get("effect"):
-            raise item.origin.error("a taint needs key and effect", r.where(f"taints[{index}]"))
+            msg = "a taint needs key and effect"
+            raise item.origin.error(msg, r.where(f"taints[{index}]"))
         value = taint.get("value")
         taints.append(
             f"{taint['key']}={value}:{taint['effect']}"

@@ -42,7 +42,8 @@ class Item:
         if spec is None:
             return {}
         if not isinstance(spec, dict):
-            raise self.origin.error("spec is not a mapping", ["spec"])
+            msg = "spec is not a mapping"
+            raise self.origin.error(msg, ["spec"])
         return spec
 
 

@@ -35,7 +35,8 @@ class SpecReader:
         if value is None or value == "":
             return None
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise self.origin.error(f"expected a string, got {_type_name(value)}", self.where(path))
+            msg = f"expected a string, got {_type_name(value)}"
+            raise self.origin.error(msg, self.where(path))
         return str(value)
 
     def boolean(self, path: str) -> bool | None:
@@ -43,7 +44,8 @@ class SpecReader:
         if value is None:
             return None
         if not isinstance(value, bool):
-            raise self.origin.error(f"expected true or false, got {value!r}", self.where(path))
+            msg = f"expected true or false, got {value!r}"
+            raise self.origin.error(msg, self.where(path))
         return value
 
     def mapping(self, path: str) -> dict[str, Any] | None:
@@ -51,9 +53,8 @@ class SpecReader:
         if value is None:
             return None
         if not isinstance(value, dict):
-            raise self.origin.error(
-                f"expected a mapping, got {_type_name(value)}", self.where(path)
-            )
+            msg = f"expected a mapping, got {_type_name(value)}"
+            raise self.origin.error(msg, self.where(path))
         return value
 
     def sequence(self, path: str) -> list[Any]:
@@ -61,7 +62,8 @@ class SpecReader:
         if value is None:
             return []
         if not isinstance(value, list):
-            raise self.origin.error(f"expected a list, got {_type_name(value)}", self.where(path))
+            msg = f"expected a list, got {_type_name(value)}"
+            raise self.origin.error(msg, self.where(path))
         return value
 
     def peek(self, path: str) -> Any:

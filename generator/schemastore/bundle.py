@@ -112,8 +112,9 @@ class BundleManifest:
     def from_json(cls, data: Any, *, location: Location) -> BundleManifest:
         try:
             if data["format"] != BUNDLE_FORMAT:
+                msg = f"unsupported bundle format {data['format']!r} (expected {BUNDLE_FORMAT})"
                 raise SchemaStoreError(
-                    f"unsupported bundle format {data['format']!r} (expected {BUNDLE_FORMAT})",
+                    msg,
                     location=location,
                     hint=_REINSTALL,
                 )
@@ -130,16 +131,18 @@ class BundleManifest:
             )
             converter = str(data["converter"])
         except (KeyError, TypeError) as error:
+            msg = f"the schema bundle manifest is malformed ({error!r})"
             raise SchemaStoreError(
-                f"the schema bundle manifest is malformed ({error!r})",
+                msg,
                 location=location,
                 hint=_REINSTALL,
             ) from error
         names = {s.name for s in sources}
         orphans = sorted({s.source for s in schemas} - names)
         if orphans:
+            msg = f"the schema bundle manifest names unknown sources: {', '.join(orphans)}"
             raise SchemaStoreError(
-                f"the schema bundle manifest names unknown sources: {', '.join(orphans)}",
+                msg,
                 location=location,
                 hint=_REINSTALL,
             )
@@ -170,14 +173,16 @@ class SchemaBundle:
         try:
             data = json.loads(self.manifest_path.read_bytes())
         except OSError as error:
+            msg = f"the built-in schema bundle cannot be read: {error.strerror or error}"
             raise SchemaStoreError(
-                f"the built-in schema bundle cannot be read: {error.strerror or error}",
+                msg,
                 location=location,
                 hint=_REINSTALL,
             ) from error
         except ValueError as error:
+            msg = f"the built-in schema bundle manifest is not valid JSON: {error}"
             raise SchemaStoreError(
-                f"the built-in schema bundle manifest is not valid JSON: {error}",
+                msg,
                 location=location,
                 hint=_REINSTALL,
             ) from error
@@ -190,22 +195,27 @@ class SchemaBundle:
             with zipfile.ZipFile(self.archive_path) as archive:
                 data = archive.read(schema.member)
         except KeyError as error:
+            msg = "the built-in schema bundle lacks a schema its manifest lists"
             raise SchemaStoreError(
-                "the built-in schema bundle lacks a schema its manifest lists",
+                msg,
                 location=location,
                 hint=_REINSTALL,
             ) from error
         except (OSError, zipfile.BadZipFile, EOFError, ValueError, zlib.error) as error:
+            msg = f"the built-in schema bundle is damaged: {error}"
             raise SchemaStoreError(
-                f"the built-in schema bundle is damaged: {error}",
+                msg,
                 location=location,
                 hint=_REINSTALL,
             ) from error
         actual = member_digest(data)
         if actual != schema.sha256:
-            raise SchemaStoreError(
+            msg = (
                 f"sha256 mismatch in the built-in schema bundle: expected {schema.sha256}, "
-                f"got {actual}",
+                f"got {actual}"
+            )
+            raise SchemaStoreError(
+                msg,
                 location=location,
                 hint=_REINSTALL,
             )

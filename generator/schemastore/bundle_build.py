@@ -50,8 +50,9 @@ def find_pinned_file(pin: PinnedFile, source_dirs: Sequence[Path]) -> Path:
         candidate = folder / pin.path
         if candidate.is_file():
             return candidate
+    msg = f"{pin.name}: {pin.path} is in none of the source folders"
     raise SchemaStoreError(
-        f"{pin.name}: {pin.path} is in none of the source folders",
+        msg,
         details=[str(folder) for folder in source_dirs],
         hint="pass the folder holding the upstream copies (a mirror laid out like ../shared)",
     )
@@ -69,15 +70,15 @@ def build_manifest_and_members(
     for pin in pins:
         project = projects.get(pin.project)
         if project is None:
-            raise SchemaStoreError(
-                f"{pin.name}: project {pin.project} has no entry under `projects:` (licence)"
-            )
+            msg = f"{pin.name}: project {pin.project} has no entry under `projects:` (licence)"
+            raise SchemaStoreError(msg)
         path = find_pinned_file(pin, source_dirs)
         data = path.read_bytes()
         actual = hashlib.sha256(data).hexdigest()
         if actual != pin.sha256:
+            msg = f"sha256 mismatch: expected {pin.sha256}, got {actual}"
             raise SchemaStoreError(
-                f"sha256 mismatch: expected {pin.sha256}, got {actual}",
+                msg,
                 location=Location(file=str(path)),
                 hint="the copy differs from the pinned upstream file; update the pin deliberately",
             )
@@ -95,7 +96,8 @@ def build_manifest_and_members(
         )
         for item in convert_pinned(pin, str(path), data):
             if item.path in members:
-                raise SchemaStoreError(f"{pin.name}: {item.path} is produced by two pinned files")
+                msg = f"{pin.name}: {item.path} is produced by two pinned files"
+                raise SchemaStoreError(msg)
             members[item.path] = item.data
             schemas.append(
                 BundledSchema(
@@ -138,9 +140,8 @@ def build_bundle(
     for project in projects.values():
         licence = sources_file.parent / project.licence_file
         if not licence.is_file():
-            raise SchemaStoreError(
-                f"licence text for {project.name} is missing", location=Location(file=str(licence))
-            )
+            msg = f"licence text for {project.name} is missing"
+            raise SchemaStoreError(msg, location=Location(file=str(licence)))
     manifest, members = build_manifest_and_members(load_pins(sources_file), projects, source_dirs)
     write_atomically(out_dir / ARCHIVE_NAME, archive_bytes(members), make_parents=True)
     write_atomically(out_dir / MANIFEST_NAME, manifest_bytes(manifest), make_parents=True)

@@ -76,8 +76,9 @@ def install_files(target_root: Path, files: Mapping[str, bytes]) -> list[Path]:
         target_root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=target_root, prefix=".staging-"))
     except OSError as error:
+        msg = f"cannot write to the schema cache: {error.strerror or error}"
         raise InputOutputError(
-            f"cannot write to the schema cache: {error.strerror or error}",
+            msg,
             location=Location(file=str(target_root)),
         ) from error
     try:
@@ -93,8 +94,9 @@ def install_files(target_root: Path, files: Mapping[str, bytes]) -> list[Path]:
             written.append(final)
         return written
     except OSError as error:
+        msg = f"cannot write to the schema cache: {error.strerror or error}"
         raise InputOutputError(
-            f"cannot write to the schema cache: {error.strerror or error}",
+            msg,
             location=Location(file=str(target_root)),
         ) from error
     finally:

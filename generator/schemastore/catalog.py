@@ -65,18 +65,18 @@ def load_catalog_schema(path: Path) -> dict[str, Any]:
     try:
         raw: Any = json.loads(path.read_bytes())
     except OSError as error:
-        raise SchemaStoreError(
-            f"cannot read schema file: {error.strerror or error}", location=location
-        ) from error
+        msg = f"cannot read schema file: {error.strerror or error}"
+        raise SchemaStoreError(msg, location=location) from error
     except ValueError as error:
-        raise SchemaStoreError(
-            f"schema file is not valid JSON: {error}", location=location
-        ) from error
+        msg = f"schema file is not valid JSON: {error}"
+        raise SchemaStoreError(msg, location=location) from error
     if not isinstance(raw, dict):
-        raise SchemaStoreError("schema file does not hold a JSON object", location=location)
+        msg = "schema file does not hold a JSON object"
+        raise SchemaStoreError(msg, location=location)
     for repair in repair_schema(raw):
         log.info("%s: repaired a converter defect: %s", path, repair.describe())
     try:
         return convert_root(raw)
     except SchemaFormatError as error:
-        raise SchemaStoreError(f"malformed schema at {error}", location=location) from error
+        msg = f"malformed schema at {error}"
+        raise SchemaStoreError(msg, location=location) from error

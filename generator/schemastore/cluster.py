@@ -63,8 +63,9 @@ def fetch_cluster_crds(settings: KubectlSettings) -> list[SourceText]:
         if line.strip() and wanted(line.strip().removeprefix(_CRD_PREFIX))
     )
     if not names:
+        msg = f"{settings.describe()} has no Cluster API, CAPZ or ASO CustomResourceDefinitions"
         raise InputOutputError(
-            f"{settings.describe()} has no Cluster API, CAPZ or ASO CustomResourceDefinitions",
+            msg,
             hint="check --context; are CAPI, CAPZ and ASO installed there?",
         )
     batches = [names[i : i + BATCH_SIZE] for i in range(0, len(names), BATCH_SIZE)]
@@ -91,17 +92,18 @@ def _run(settings: KubectlSettings, args: Sequence[str]) -> bytes:
                 check=False,
             )
         except FileNotFoundError as error:
+            msg = f"cannot run {settings.kubectl!r}: not found on PATH"
             raise InputOutputError(
-                f"cannot run {settings.kubectl!r}: not found on PATH",
+                msg,
                 hint=f"install kubectl, {_PIPE_HINT}",
             ) from error
         except PermissionError as error:
-            raise InputOutputError(
-                f"cannot run {settings.kubectl!r}: permission denied", hint=_PIPE_HINT
-            ) from error
+            msg = f"cannot run {settings.kubectl!r}: permission denied"
+            raise InputOutputError(msg, hint=_PIPE_HINT) from error
         except subprocess.TimeoutExpired as error:
+            msg = f"`{command}` did not finish within {settings.timeout:g} s"
             raise InputOutputError(
-                f"`{command}` did not finish within {settings.timeout:g} s",
+                msg,
                 hint=f"is {settings.describe()} reachable? Raise --timeout, {_PIPE_HINT}",
             ) from error
         if done.returncode != 0:
@@ -114,9 +116,12 @@ def _run(settings: KubectlSettings, args: Sequence[str]) -> bytes:
             )
         size = out.tell()
         if size > MAX_OUTPUT_BYTES:
-            raise InputOutputError(
+            msg = (
                 f"`{command}` printed {size:,} bytes, more than the {MAX_OUTPUT_BYTES:,} "
-                "capzgen reads in one batch",
+                "capzgen reads in one batch"
+            )
+            raise InputOutputError(
+                msg,
                 hint=_PIPE_HINT,
             )
         out.seek(0)

@@ -41,11 +41,13 @@ class Re2Pattern:
 
     def validate(self, instance: Any) -> None:
         if isinstance(instance, str) and not self.regex.search(instance):
-            raise ValueError(f"pattern {self.pattern}")
+            msg = f"pattern {self.pattern}"
+            raise ValueError(msg)
 
 
 def _refuse_retrieval(uri: str) -> Any:
-    raise ValueError(f"capzgen does not fetch or read schemas a $ref names ({uri})")
+    msg = f"capzgen does not fetch or read schemas a $ref names ({uri})"
+    raise ValueError(msg)
 
 
 def external_refs(schema: Any) -> Iterator[tuple[str, str]]:

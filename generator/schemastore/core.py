@@ -129,8 +129,9 @@ class CoreKinds:
                 data = json.loads(path.read_bytes())
                 self._definitions = data["$defs"]
             except (OSError, ValueError, KeyError, TypeError) as error:
+                msg = f"cannot load the core Kubernetes definitions: {error}"
                 raise SchemaStoreError(
-                    f"cannot load the core Kubernetes definitions: {error}",
+                    msg,
                     location=Location(file=str(path)),
                 ) from error
         return self._definitions

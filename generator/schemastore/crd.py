@@ -71,14 +71,14 @@ def convert_crd(crd: Mapping[str, Any]) -> list[ConvertedSchema]:
     name = _crd_name(crd)
     spec = crd.get("spec")
     if not isinstance(spec, Mapping):
-        raise CrdError(f"CustomResourceDefinition {name}: spec is missing")
+        msg = f"CustomResourceDefinition {name}: spec is missing"
+        raise CrdError(msg)
     group = spec.get("group")
     names = spec.get("names")
     kind = names.get("kind") if isinstance(names, Mapping) else None
     if not isinstance(group, str) or not group or not isinstance(kind, str) or not kind:
-        raise CrdError(
-            f"CustomResourceDefinition {name}: spec.group and spec.names.kind are required"
-        )
+        msg = f"CustomResourceDefinition {name}: spec.group and spec.names.kind are required"
+        raise CrdError(msg)
     result = []
     for index, version, openapi in _served_versions(spec, name):
         gvk = GroupVersionKind(group=group, version=version, kind=kind)
@@ -87,7 +87,8 @@ def convert_crd(crd: Mapping[str, Any]) -> list[ConvertedSchema]:
             # A version without a schema accepts any content, as the API server does.
             schema = convert_root(openapi if openapi is not None else {PRESERVE: True})
         except SchemaFormatError as error:
-            raise CrdError(f"CustomResourceDefinition {name}: {pointer}{error}") from error
+            msg = f"CustomResourceDefinition {name}: {pointer}{error}"
+            raise CrdError(msg) from error
         marker = {GVK_MARKER: [{"group": group, "kind": kind, "version": version}]}
         result.append(ConvertedSchema(gvk=gvk, schema={**marker, **schema}))
     return result
@@ -101,9 +102,8 @@ def _served_versions(
     if isinstance(versions, list) and versions:
         for index, entry in enumerate(versions):
             if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
-                raise CrdError(
-                    f"CustomResourceDefinition {name}: spec.versions[{index}] has no name"
-                )
+                msg = f"CustomResourceDefinition {name}: spec.versions[{index}] has no name"
+                raise CrdError(msg)
             if entry.get("served", True) is not True:
                 continue
             own = _openapi(entry.get("schema"))
@@ -111,7 +111,8 @@ def _served_versions(
     elif isinstance(spec.get("version"), str):
         yield -1, spec["version"], shared
     else:
-        raise CrdError(f"CustomResourceDefinition {name}: spec.versions is missing")
+        msg = f"CustomResourceDefinition {name}: spec.versions is missing"
+        raise CrdError(msg)
 
 
 def _openapi(holder: Any) -> Mapping[str, Any] | None:

@@ -57,7 +57,8 @@ def collect_sources(target: Path) -> ImportInput:
         found.crd_sources.append(SourceText.read(target))
         return found
     if not target.is_dir():
-        raise InputOutputError("no such file or folder", location=Location(file=str(target)))
+        msg = "no such file or folder"
+        raise InputOutputError(msg, location=Location(file=str(target)))
     for folder, dirs, files in os.walk(target):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
@@ -102,8 +103,9 @@ def _convert(inputs: ImportInput) -> list[_Converted]:
     for item in converted:
         ensure_self_contained(json.loads(item.data), source=item.origin)
     if not converted:
+        msg = f"no CustomResourceDefinition or catalog JSON Schema found in {inputs.describe()}"
         raise CapzgenError(
-            f"no CustomResourceDefinition or catalog JSON Schema found in {inputs.describe()}",
+            msg,
             hint="pass CRD manifests (e.g. `kubectl get crds -o yaml | capzgen schemas import -`) "
             "or a folder of <group>/<kind>_<version>.json schemas",
         )

@@ -52,8 +52,9 @@ def parse_documents(source: SourceText) -> list[Any]:
             value = json.loads(text)
         except json.JSONDecodeError as error:
             if source.name.endswith(".json"):
+                msg = f"invalid JSON: {error.msg}"
                 raise YamlError(
-                    f"invalid JSON: {error.msg}",
+                    msg,
                     location=Location(file=source.name, line=error.lineno, column=error.colno),
                 ) from error
         except RecursionError:

@@ -126,9 +126,8 @@ class DirectorySource(_IndexedSource):
             return self._file_entries(self.path, explicit=True) or []
         if not self.path.is_dir():
             if not self.optional:
-                raise SchemaStoreError(
-                    "schema folder or file does not exist", location=Location(file=str(self.path))
-                )
+                msg = "schema folder or file does not exist"
+                raise SchemaStoreError(msg, location=Location(file=str(self.path)))
             log.debug("schema path entry %s does not exist; skipped", self.path)
             return []
         pins = read_provenance(self.path)
@@ -215,9 +214,8 @@ def _convert_file(text: SourceText) -> list[Any]:
     except CapzgenError as error:
         if isinstance(error, SchemaStoreError):
             raise
-        raise SchemaStoreError(
-            f"unusable schema source: {error.message}", location=error.location
-        ) from error
+        msg = f"unusable schema source: {error.message}"
+        raise SchemaStoreError(msg, location=error.location) from error
 
 
 class BundleSource(_IndexedSource):
@@ -270,5 +268,6 @@ class CoreSource(_IndexedSource):
     def _bundle(self, gvk: GroupVersionKind) -> dict[str, Any]:
         schema = self.kinds.bundle(gvk)
         if schema is None:  # pragma: no cover - the index and the bundles come from one file
-            raise SchemaStoreError(f"core kind {gvk} vanished", location=Location(file=self.label))
+            msg = f"core kind {gvk} vanished"
+            raise SchemaStoreError(msg, location=Location(file=self.label))
         return schema

@@ -155,8 +155,9 @@ class SchemaStore:
 
 def _require_exists(path: Path, origin: str) -> None:
     if not Path(path).exists():
+        msg = f"{origin} names a schema folder or file that does not exist"
         raise UsageError(
-            f"{origin} names a schema folder or file that does not exist",
+            msg,
             location=Location(file=str(path)),
             hint=f"fix the path, or drop it from {origin}"
             if origin.startswith("$")

@@ -102,7 +102,8 @@ def to_json_schema(node: Any, *, pointer: str = "", value_validation: bool = Fal
     if isinstance(node, bool):
         return node
     if not isinstance(node, Mapping):
-        raise SchemaFormatError(f"expected a schema object, got {type(node).__name__}", pointer)
+        msg = f"expected a schema object, got {type(node).__name__}"
+        raise SchemaFormatError(msg, pointer)
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key in _DROPPED:
@@ -110,7 +111,8 @@ def to_json_schema(node: Any, *, pointer: str = "", value_validation: bool = Fal
         where = f"{pointer}/{key}"
         if key in _SCHEMA_MAPS:
             if not isinstance(value, Mapping):
-                raise SchemaFormatError(f"{key} must be a map of schemas", where)
+                msg = f"{key} must be a map of schemas"
+                raise SchemaFormatError(msg, where)
             out[key] = {
                 name: to_json_schema(
                     sub, pointer=f"{where}/{name}", value_validation=value_validation
@@ -119,7 +121,8 @@ def to_json_schema(node: Any, *, pointer: str = "", value_validation: bool = Fal
             }
         elif key in _SCHEMA_LISTS or (key == "items" and isinstance(value, list)):
             if not isinstance(value, list):
-                raise SchemaFormatError(f"{key} must be a list of schemas", where)
+                msg = f"{key} must be a list of schemas"
+                raise SchemaFormatError(msg, where)
             inner = value_validation or key in _VALUE_VALIDATIONS
             out[key] = [
                 to_json_schema(sub, pointer=f"{where}/{i}", value_validation=inner)
@@ -216,7 +219,8 @@ def harden_root(schema: Any, *, pointer: str = "") -> dict[str, Any]:
     root is strict unless the CRD preserves unknown fields there.
     """
     if not isinstance(schema, Mapping):
-        raise SchemaFormatError("the root schema must be an object", pointer)
+        msg = "the root schema must be an object"
+        raise SchemaFormatError(msg, pointer)
     root = dict(schema)
     root.setdefault("$schema", JSON_SCHEMA_DIALECT)
     if not _types(root):

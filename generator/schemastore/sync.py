@@ -83,15 +83,15 @@ def load_projects(sources_file: Path) -> dict[str, Project]:
     location = Location(file=str(sources_file))
     table = _read_sources(sources_file).get("projects")
     if not isinstance(table, dict):
-        raise SchemaStoreError("expected a `projects:` mapping", location=location)
+        msg = "expected a `projects:` mapping"
+        raise SchemaStoreError(msg, location=location)
     projects: dict[str, Project] = {}
     for name, entry in table.items():
         if not isinstance(entry, dict) or not all(
             isinstance(entry.get(f), str) and entry.get(f) for f in ("licence", "licence_file")
         ):
-            raise SchemaStoreError(
-                f"projects.{name}: needs licence and licence_file", location=location
-            )
+            msg = f"projects.{name}: needs licence and licence_file"
+            raise SchemaStoreError(msg, location=location)
         projects[str(name)] = Project(str(name), entry["licence"], entry["licence_file"])
     return projects
 
@@ -101,26 +101,27 @@ def _read_sources(sources_file: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(sources_file.read_text(encoding="utf-8"))
     except OSError as error:
-        raise SchemaStoreError(
-            f"cannot read the sources list: {error.strerror or error}", location=location
-        ) from error
+        msg = f"cannot read the sources list: {error.strerror or error}"
+        raise SchemaStoreError(msg, location=location) from error
     except yaml.YAMLError as error:
-        raise SchemaStoreError(
-            f"the sources list is not valid YAML: {error}", location=location
-        ) from error
+        msg = f"the sources list is not valid YAML: {error}"
+        raise SchemaStoreError(msg, location=location) from error
     entries = data.get("sources") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
-        raise SchemaStoreError("expected a non-empty `sources:` list", location=location)
+        msg = "expected a non-empty `sources:` list"
+        raise SchemaStoreError(msg, location=location)
     return dict(data)
 
 
 def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
     where = f"sources[{index}]"
     if not isinstance(entry, dict):
-        raise SchemaStoreError(f"{where}: expected a mapping", location=location)
+        msg = f"{where}: expected a mapping"
+        raise SchemaStoreError(msg, location=location)
     missing = [f for f in _FIELDS if not isinstance(entry.get(f), str) or not entry.get(f)]
     if missing:
-        raise SchemaStoreError(f"{where}: missing or empty {', '.join(missing)}", location=location)
+        msg = f"{where}: missing or empty {', '.join(missing)}"
+        raise SchemaStoreError(msg, location=location)
     project = entry.get("project") or _project_of(entry["url"])
     pin = PinnedFile(
         **{f: entry[f] for f in _FIELDS},
@@ -129,27 +130,29 @@ def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
         kind=entry.get("kind"),
     )
     if pin.format not in FORMATS:
-        raise SchemaStoreError(
-            f"{where} ({pin.name}): format must be one of {', '.join(FORMATS)}", location=location
-        )
+        msg = f"{where} ({pin.name}): format must be one of {', '.join(FORMATS)}"
+        raise SchemaStoreError(msg, location=location)
     if pin.format == "json-schema" and (
         not isinstance(pin.target, str) or catalog_gvk(Path(pin.target)) is None
     ):
+        msg = (
+            f"{where} ({pin.name}): json-schema entries need target: <group>/<kind>_<version>.json"
+        )
         raise SchemaStoreError(
-            f"{where} ({pin.name}): json-schema entries need target: <group>/<kind>_<version>.json",
+            msg,
             location=location,
         )
     if pin.kind is not None:
         target_gvk = catalog_gvk(Path(pin.target or ""))
         if target_gvk is None or pin.kind.lower() != target_gvk.kind:
+            msg = f"{where} ({pin.name}): kind {pin.kind!r} is not the kind its target names"
             raise SchemaStoreError(
-                f"{where} ({pin.name}): kind {pin.kind!r} is not the kind its target names",
+                msg,
                 location=location,
             )
     if len(pin.sha256) != 64 or any(c not in "0123456789abcdef" for c in pin.sha256):
-        raise SchemaStoreError(
-            f"{where} ({pin.name}): sha256 must be 64 hex digits", location=location
-        )
+        msg = f"{where} ({pin.name}): sha256 must be 64 hex digits"
+        raise SchemaStoreError(msg, location=location)
     return pin
 
 
@@ -193,26 +196,28 @@ def fetch(location: str) -> bytes:
             with urllib.request.urlopen(location, timeout=DOWNLOAD_TIMEOUT) as response:
                 data: bytes = response.read(MAX_DOWNLOAD_BYTES + 1)
         except urllib.error.HTTPError as error:
+            msg = f"cannot download {location}: HTTP {error.code} {error.reason}"
             raise SchemaStoreError(
-                f"cannot download {location}: HTTP {error.code} {error.reason}",
+                msg,
                 hint="the server does not have this file; is --from pointing at a complete mirror?",
             ) from error
         except (urllib.error.URLError, TimeoutError, OSError) as error:
             reason = getattr(error, "reason", None) or error
+            msg = f"cannot download {location}: {reason}"
             raise SchemaStoreError(
-                f"cannot download {location}: {reason}",
+                msg,
                 hint="check the network, or sync from a mirror with --from DIR|URL",
             ) from error
         if len(data) > MAX_DOWNLOAD_BYTES:
-            raise SchemaStoreError(
-                f"cannot download {location}: larger than {MAX_DOWNLOAD_BYTES:,} bytes"
-            )
+            msg = f"cannot download {location}: larger than {MAX_DOWNLOAD_BYTES:,} bytes"
+            raise SchemaStoreError(msg)
         return data
     try:
         return Path(location).read_bytes()
     except OSError as error:
+        msg = f"cannot read {location}: {error.strerror or error}"
         raise SchemaStoreError(
-            f"cannot read {location}: {error.strerror or error}",
+            msg,
             location=Location(file=location),
             hint="is --from pointing at a complete mirror?",
         ) from error
@@ -222,9 +227,8 @@ def sync(pins: Sequence[PinnedFile], *, mirror: str | None, cache_dir: Path) -> 
     """Fetch, verify, convert, then write; nothing is written unless every step succeeded."""
     local_mirror = _local_mirror(mirror)
     if local_mirror is not None and not local_mirror.is_dir():
-        raise SchemaStoreError(
-            "mirror folder does not exist", location=Location(file=str(local_mirror))
-        )
+        msg = "mirror folder does not exist"
+        raise SchemaStoreError(msg, location=Location(file=str(local_mirror)))
     fetched = []
     for pin in pins:
         location = source_location(pin, mirror)
@@ -281,9 +285,8 @@ def convert_pinned(pin: PinnedFile, location: str, data: bytes) -> list[Converte
         raise
     except (CapzgenError, CrdError, SchemaFormatError) as error:
         message = error.message if isinstance(error, CapzgenError) else str(error)
-        raise SchemaStoreError(
-            f"unusable {pin.format} file: {message}", location=Location(file=location)
-        ) from error
+        msg = f"unusable {pin.format} file: {message}"
+        raise SchemaStoreError(msg, location=Location(file=location)) from error
 
 
 def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> list[ConvertedFile]:
@@ -291,12 +294,12 @@ def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> list[Conv
     if pin.format == "crd-yaml":
         converted = convert_documents(documents)
         if not converted:
-            raise SchemaStoreError(
-                "no CustomResourceDefinition in this file", location=Location(file=location)
-            )
+            msg = "no CustomResourceDefinition in this file"
+            raise SchemaStoreError(msg, location=Location(file=location))
         return [ConvertedFile(c.gvk, True, c.catalog_path, dump_json(c.schema)) for c in converted]
     if len(documents) != 1 or not isinstance(documents[0], dict):
-        raise SchemaFormatError("expected one JSON Schema object", "")
+        msg = "expected one JSON Schema object"
+        raise SchemaFormatError(msg, "")
     raw = documents[0]
     for repair in repair_schema(raw):
         log.warning("%s: repaired a converter defect: %s", location, repair.describe())

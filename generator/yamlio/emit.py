@@ -84,7 +84,8 @@ def _scalar(value: Any) -> ScalarNode:
     elif isinstance(value, float):
         text = _number(float(value))
     else:
-        raise TypeError(f"cannot write a {type(value).__name__} as YAML: {value!r}")
+        msg = f"cannot write a {type(value).__name__} as YAML: {value!r}"
+        raise TypeError(msg)
     return ScalarNode(_TAG, text, None, None, None)
 
 

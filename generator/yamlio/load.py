@@ -88,9 +88,12 @@ def layout(text: str, source: str) -> Layout:
         rest = text[offset + 3 : eol]
         trailing = rest.strip(" \t\r")
         if trailing and (rest[0] not in " \t" or not trailing.startswith("#")):
-            raise YamlError(
+            msg = (
                 f'invalid document separator "{text[offset:eol].rstrip()}": only a comment may '
-                'follow "---" on its line',
+                'follow "---" on its line'
+            )
+            raise YamlError(
+                msg,
                 location=Location(file=source, line=line, column=1, document=len(starts)),
                 hint='put the document content on the line after "---"',
             )

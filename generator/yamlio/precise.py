@@ -126,12 +126,14 @@ def _tagged_scalar(event: ScalarEvent) -> Any:
             return float(value) if kind == "float" else value
         if kind == "float" and isinstance(value, float):
             return value
-        raise ValueError(f"cannot read {text!r} as !!{kind}")
+        msg = f"cannot read {text!r} as !!{kind}"
+        raise ValueError(msg)
     if tag == _TAG + "binary":
         try:
             return base64.b64decode("".join(text.split()), validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError) as exc:
-            raise ValueError(f"!!binary value is not base64 of UTF-8 text ({exc})") from None
+            msg = f"!!binary value is not base64 of UTF-8 text ({exc})"
+            raise ValueError(msg) from None
     return text  # go-yaml keeps the text of a scalar with an unknown or local tag
 
 
@@ -195,9 +197,8 @@ class _Builder:
                         continue
                 elif cls is MappingStartEvent or cls is SequenceStartEvent:
                     if len(stack) >= max_depth:
-                        raise self.fail(
-                            f"document nests deeper than {max_depth} levels", event.start_mark
-                        )
+                        msg = f"document nests deeper than {max_depth} levels"
+                        raise self.fail(msg, event.start_mark)
                     if not stack:
                         root_line = event.start_mark.line + 1
                     is_map = cls is MappingStartEvent
@@ -224,17 +225,19 @@ class _Builder:
                     if entry.height is None:
                         entry.height = _height(entry.value)
                     if len(stack) + entry.height > max_depth:
-                        raise self.fail(
+                        msg = (
                             f"document nests deeper than {max_depth} levels "
-                            f"(through alias *{event.anchor})",
+                            f"(through alias *{event.anchor})"
+                        )
+                        raise self.fail(
+                            msg,
                             event.start_mark,
                         )
                     expanded += entry.size
                     nodes += entry.size
                     if expanded > self.max_nodes:
-                        raise self.fail(
-                            f"alias expansion exceeds {self.max_nodes} nodes", event.start_mark
-                        )
+                        msg = f"alias expansion exceeds {self.max_nodes} nodes"
+                        raise self.fail(msg, event.start_mark)
                     value = _copy(entry.value)
                     if not stack:
                         root = value
@@ -305,9 +308,8 @@ class _Builder:
         elif type(value) is list and all(type(item) is dict for item in value):
             sources = list(reversed(value))
         else:
-            raise self.fail(
-                "map merge requires map or sequence of maps as the value", event.start_mark
-            )
+            msg = "map merge requires map or sequence of maps as the value"
+            raise self.fail(msg, event.start_mark)
         mapping = frame.container
         if frame.explicit is None:
             frame.explicit = set(mapping)
@@ -317,9 +319,8 @@ class _Builder:
     def _duplicate(self, frame: _Frame, key: str) -> None:
         if frame.key_lines is None or frame.key_mark is None:
             raise _DuplicateKey  # re-read with key positions recorded, see parse_documents
-        raise self.fail(
-            f'duplicate key "{key}" (first at line {frame.key_lines[key]})', frame.key_mark
-        )
+        msg = f'duplicate key "{key}" (first at line {frame.key_lines[key]})'
+        raise self.fail(msg, frame.key_mark)
 
     def _syntax_error(self, exc: yaml.MarkedYAMLError) -> YamlError:
         problem = exc.problem or "invalid YAML"
@@ -346,7 +347,8 @@ def parse_documents(text: str, *, source: str, max_depth: int, max_nodes: int) -
         return _Builder(text, source, max_depth, max_nodes, track=True).run()
     except UnicodeEncodeError as exc:
         line = text.count("\n", 0, exc.start) + 1
+        msg = f"text contains an unpaired surrogate U+{ord(text[exc.start]):04X}"
         raise YamlError(
-            f"text contains an unpaired surrogate U+{ord(text[exc.start]):04X}",
+            msg,
             location=Location(file=source, line=line),
         ) from None

@@ -208,5 +208,7 @@ def key_text(value: Any) -> str:
     if isinstance(value, float):
         return go_format_float(value, single=True)
     if value is None:
-        raise InvalidKey("a mapping key is null, which Kubernetes cannot convert to JSON")
-    raise InvalidKey("a mapping key is a mapping or a sequence; keys must be scalars")
+        msg = "a mapping key is null, which Kubernetes cannot convert to JSON"
+        raise InvalidKey(msg)
+    msg = "a mapping key is a mapping or a sequence; keys must be scalars"
+    raise InvalidKey(msg)

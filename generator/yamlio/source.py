@@ -70,8 +70,9 @@ def _binary_error(name: str, data: bytes, offset: int, what: str) -> YamlError:
 def decode_source(data: bytes, name: str) -> str:
     """Strict UTF-8 (a leading BOM is dropped); binary content is a YamlError with its place."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        msg = "file is UTF-16 encoded"
         raise YamlError(
-            "file is UTF-16 encoded",
+            msg,
             location=Location(file=name, line=1),
             hint="save it as UTF-8",
         )
@@ -111,7 +112,8 @@ def read_bytes(path: str) -> bytes:
             return _read_bounded(stream, name)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise InputOutputError(f"cannot read: {reason}", location=Location(file=name)) from None
+        msg = f"cannot read: {reason}"
+        raise InputOutputError(msg, location=Location(file=name)) from None
 
 
 def read_source(path: str) -> str:
@@ -129,9 +131,8 @@ def _folder_files(folder: str) -> list[str]:
 
     def fail(exc: OSError) -> None:
         where = exc.filename or folder
-        raise InputOutputError(
-            f"cannot list {where}: {exc.strerror or exc}", location=Location(file=str(where))
-        )
+        msg = f"cannot list {where}: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(where)))
 
     for root, dirs, files in os.walk(folder, onerror=fail):
         dirs[:] = [name for name in dirs if not _is_hidden(name)]
@@ -162,7 +163,8 @@ def iter_files(paths: Sequence[str]) -> list[str]:
         elif os.path.exists(path):
             candidates = [path]
         else:
-            raise InputOutputError("no such file or directory", location=Location(file=path))
+            msg = "no such file or directory"
+            raise InputOutputError(msg, location=Location(file=path))
         for candidate in candidates:
             identity = candidate if candidate == STDIN else os.path.realpath(candidate)
             if identity not in seen:

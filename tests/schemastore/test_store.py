@@ -219,7 +219,8 @@ class TestMemoisation:
         assert any(p.name == "index.json" for p in memo_files)
 
         def no_parsing(text: object) -> list[object]:
-            raise AssertionError("YAML parsed although the conversion is memoised")
+            msg = "YAML parsed although the conversion is memoised"
+            raise AssertionError(msg)
 
         monkeypatch.setattr(sources, "parse_documents", no_parsing)
         handle = SchemaStore.from_search_path([folder], settings).lookup("example.com/v1", "Widget")

@@ -46,7 +46,8 @@ def _registry() -> dict[str, Rule]:
     for module in _MODULES:
         for rule in module.RULES:
             if rule.id in registry:
-                raise RuntimeError(f"duplicate rule id {rule.id}")
+                msg = f"duplicate rule id {rule.id}"
+                raise RuntimeError(msg)
             registry[rule.id] = rule
     return registry
 
