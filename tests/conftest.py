@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,7 +104,7 @@ class CliResult:
 @pytest.fixture
 def run_cli(
     cli_env: dict[str, str], capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-):  # type: ignore[no-untyped-def]
+) -> Callable[..., CliResult]:
     """Call ``generator.cli.main(argv, environ)`` in-process with ``cli_env`` (plus ``env``) as
     its whole environment, and capture what it prints."""
     from generator.cli import main

@@ -59,7 +59,7 @@ def test_errors_after_normalisation_point_at_the_original_text() -> None:
     assert caught.value.location is not None
     assert (caught.value.location.line, caught.value.location.column) == (3, 6)
     with pytest.raises(TemplateSyntaxError) as caught:
-        substitute("x: ${  A  }\ny: ${B", {}.get)
+        substitute("x: ${  A  }\ny: ${B", lambda name: None)
     assert caught.value.location is not None
     assert (caught.value.location.line, caught.value.location.column) == (2, 4)
 
@@ -117,7 +117,7 @@ def test_a_bare_occurrence_before_the_default_makes_the_variable_required() -> N
     assert missing_variables(variables, lambda name: False) == ["A"]
     variables = inspect_variables("${A:=x} ${A}")
     assert missing_variables(variables, lambda name: False) == []
-    assert substitute("${A:=x} [${A}]", {}.get, lambda name: False) == "x []"
+    assert substitute("${A:=x} [${A}]", lambda name: None, lambda name: False) == "x []"
 
 
 def test_substitute_reports_all_missing_variables_at_once() -> None:
@@ -133,12 +133,12 @@ def test_set_but_empty_counts_as_set_and_default_still_applies() -> None:
 
 
 def test_substitute_without_is_set_never_checks() -> None:
-    assert substitute("${A}-${B:=b}", {}.get) == "-b"
+    assert substitute("${A}-${B:=b}", lambda name: None) == "-b"
 
 
 def test_syntax_errors_come_before_missing_variables() -> None:
     with pytest.raises(TemplateSyntaxError):
-        substitute("${MISSING} ${", {}.get, lambda name: False)
+        substitute("${MISSING} ${", lambda name: None, lambda name: False)
 
 
 def test_substitute_values_are_never_reexpanded() -> None:

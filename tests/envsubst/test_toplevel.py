@@ -56,7 +56,7 @@ def test_nul_hides_a_broken_expression() -> None:
 
 def test_unset_and_empty_are_the_same() -> None:
     template = parse("[${A}|${A:-d}|${#A}]")
-    assert template.evaluate({}.get) == "[|d|0]"
+    assert template.evaluate(lambda name: None) == "[|d|0]"
     assert template.evaluate({"A": ""}.get) == "[|d|0]"
     assert template.evaluate(lambda name: None) == "[|d|0]"
     assert template.evaluate({"A": "x"}.get) == "[x|x|1]"

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     log = os.environ.get("FAKE_KUBECONFORM_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as handle:
@@ -54,7 +54,7 @@ def main(argv):
     return check(argv, old_format=mode == "oldformat")
 
 
-def check(argv, old_format):
+def check(argv: list[str], old_format: bool) -> int:
     if "-strict" not in argv or argv[argv.index("-output") + 1] != "json" or "default" in argv:
         sys.stderr.write(f"fake kubeconform: unexpected arguments {argv}\n")
         return 99

@@ -113,6 +113,7 @@ def by_kind(items: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 def embedded(obj: dict[str, Any], kind: str) -> dict[str, Any]:
     (resource,) = [r for r in obj["spec"]["resources"] if r["kind"] == kind]
+    assert isinstance(resource, dict)
     return resource
 
 

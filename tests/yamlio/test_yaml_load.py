@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from yamlio_support import objects, precise
 
 from generator.errors import YamlError
 from generator.yamlio import load_documents
 from generator.yamlio.detect import needs_precise
+from tests.yamlio.yamlio_support import objects, precise
 
 
 def load(text: str) -> list[object]:
-    return objects(load_documents(text, source="t.yaml"))
+    return list(objects(load_documents(text, source="t.yaml")))
 
 
 @pytest.mark.parametrize(

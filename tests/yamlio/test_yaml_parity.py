@@ -12,12 +12,12 @@ from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from yamlio_support import objects, precise
 
 from generator.errors import YamlError
 from generator.yamlio import load_documents
 from generator.yamlio.detect import needs_precise
 from generator.yamlio.load import _fast_documents, layout
+from tests.yamlio.yamlio_support import objects, precise
 
 TRICKY = [
     "y",
@@ -160,7 +160,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, list | tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) and a != a:
-        return b != b
+        return bool(b != b)
     return bool(a == b)
 
 
