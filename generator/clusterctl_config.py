@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from generator.errors import InputOutputError, Location, YamlError
+from generator.yamlio.load import load_value
+from generator.yamlio.source import decode_source
 
 log = logging.getLogger(__name__)
 
@@ -73,21 +73,10 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> dict[str, Any]
         )
     log.info("reading variables from %s", target)
     try:
-        loaded = yaml.load(data.decode("utf-8-sig"), Loader=yaml.CSafeLoader)
-    except UnicodeDecodeError as exc:
-        msg = "clusterctl config file is not UTF-8 text"
-        raise YamlError(msg, location=Location(file=str(target))) from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        msg = f"clusterctl config file is not valid YAML: {getattr(exc, 'problem', None) or exc}"
-        raise YamlError(
-            msg,
-            location=Location(
-                file=str(target),
-                line=mark.line + 1 if mark is not None else None,
-                column=mark.column + 1 if mark is not None else None,
-            ),
-        ) from exc
+        loaded = load_value(decode_source(data, str(target)), source=str(target))
+    except YamlError as exc:
+        msg = f"clusterctl config file is not valid YAML: {exc.message}"
+        raise YamlError(msg, location=exc.location, hint=exc.hint) from exc
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):

@@ -28,9 +28,10 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from generator.errors import InputOutputError, Location, OutputConflict, UsageError
+from generator.errors import InputOutputError, Location, OutputConflict, UsageError, YamlError
 from generator.fsio import write_atomically
 from generator.yamlio.emit import dump_documents
+from generator.yamlio.load import load_json, read_source
 
 MANIFEST_NAME = ".capzgen-manifest.json"
 KUSTOMIZATION_NAME = "kustomization.yaml"
@@ -238,22 +239,17 @@ class WriteSummary:
 def read_manifest(directory: Path, *, force: bool) -> dict[str, str]:
     """File -> digest of what capzgen wrote into ``directory`` earlier (empty when none)."""
     path = directory / MANIFEST_NAME
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except OSError as exc:
-        msg = f"cannot read: {exc.strerror or exc}"
-        raise InputOutputError(msg, location=Location(file=str(path))) from exc
     try:
-        data = json.loads(raw)
+        data = load_json(read_source(str(path)), source=str(path))  # bounded: the user's folder
         files = data["files"]
         if not isinstance(files, dict) or not all(
             isinstance(k, str) and isinstance(v, str) and _plain_name(k) for k, v in files.items()
         ):
             msg = "files must map plain file names to digests"
             raise ValueError(msg)
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, YamlError) as exc:
         if force:
             return {}
         msg = f"capzgen's manifest is damaged ({exc})"

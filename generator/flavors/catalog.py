@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
-import yaml
 
-from generator.errors import FlavorError, InputOutputError, Location
+from generator.errors import FlavorError, InputOutputError, Location, YamlError
 from generator.findings import format_path
 from generator.flavors.model import Flavor, VariableSpec
 from generator.flavors.origins import ObjectOrigin, parse_origins
 from generator.resources import builtin_flavors_dir, builtin_schemas_dir
+from generator.yamlio.load import load_value, read_source
 
 log = logging.getLogger(__name__)
 
@@ -38,16 +38,13 @@ def load_flavor(directory: Path, *, builtin: bool, parent: Flavor | None = None)
     """
     meta_path = directory / METADATA_FILE
     try:
-        raw = yaml.load(meta_path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-    except OSError as exc:
-        msg = f"cannot read flavor metadata: {exc.strerror or exc}"
-        raise FlavorError(
-            msg,
-            location=Location(file=str(meta_path)),
-        ) from exc
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        msg = f"flavor metadata is not valid YAML: {exc}"
+        raw = load_value(read_source(str(meta_path)), source=str(meta_path))
+    except InputOutputError as exc:
+        msg = f"cannot read flavor metadata: {exc.message}"
         raise FlavorError(msg, location=Location(file=str(meta_path))) from exc
+    except YamlError as exc:
+        msg = f"flavor metadata is not valid YAML: {exc.message}"
+        raise FlavorError(msg, location=exc.location) from exc
     problems = [
         f"{format_path(list(err.instance_path)) or '(top level)'}: {err.message}"
         for err in _metadata_validator().iter_errors(raw)
@@ -113,11 +110,10 @@ def _origins(
 
 def _extends_of(directory: Path) -> str | None:
     """The ``extends`` value of a flavor's metadata, read before the full check of the file."""
+    path = directory / METADATA_FILE
     try:
-        raw = yaml.load(
-            (directory / METADATA_FILE).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader
-        )
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        raw = load_value(read_source(str(path)), source=str(path))
+    except (InputOutputError, YamlError):
         return None  # load_flavor reports the problem with its location
     value = raw.get("extends") if isinstance(raw, dict) else None
     return value if isinstance(value, str) else None

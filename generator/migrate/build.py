@@ -6,13 +6,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import yaml
-
+from generator.errors import YamlError
 from generator.jsonpatch import merge_patch
 from generator.migrate import tables as t
 from generator.migrate.plan import Item, Notes
 from generator.migrate.reader import SpecReader
 from generator.migrate.values import set_path
+from generator.yamlio.load import load_manifest_value
 
 
 def embedded(
@@ -85,10 +85,12 @@ def apply_patches(
         if not isinstance(text, str):
             msg = "a patch must be a string holding a JSON object"
             raise reader.origin.error(msg, where)
-        try:
-            patch = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            msg = f"patch is not valid JSON or YAML: {exc}"
+        try:  # JSON or YAML, read as CAPZ reads it (sigs.k8s.io/yaml: go-yaml semantics)
+            patch = load_manifest_value(text, source=f"{path}[{index}]")
+        except YamlError as exc:
+            position = exc.location
+            at = f" (line {position.line} of the patch)" if position and position.line else ""
+            msg = f"patch is not valid JSON or YAML: {exc.message}{at}"
             raise reader.origin.error(msg, where) from None
         if not isinstance(patch, dict):
             msg = 'a patch must be a JSON object ({"spec": {...}})'

@@ -13,13 +13,13 @@ A file is read, repaired (:mod:`generator.schemastore.repair`) and converted
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from pathlib import Path
 from typing import Any
 
-from generator.errors import Location, SchemaStoreError
+from generator.errors import CapzgenError, Location, SchemaStoreError
+from generator.schemastore.loading import SourceText, parse_documents
 from generator.schemastore.repair import repair_schema
 from generator.schemastore.structural import GVK_MARKER, SchemaFormatError, convert_root
 from generator.schemastore.types import GroupVersionKind
@@ -63,13 +63,11 @@ def load_catalog_schema(path: Path) -> dict[str, Any]:
     """Read, repair and convert one catalog file; a malformed file raises naming it."""
     location = Location(file=str(path))
     try:
-        raw: Any = json.loads(path.read_bytes())
-    except OSError as error:
-        msg = f"cannot read schema file: {error.strerror or error}"
-        raise SchemaStoreError(msg, location=location) from error
-    except ValueError as error:
-        msg = f"schema file is not valid JSON: {error}"
-        raise SchemaStoreError(msg, location=location) from error
+        documents = parse_documents(SourceText.read(path))
+        raw: Any = documents[0] if documents else None
+    except CapzgenError as error:
+        msg = f"schema file is not valid JSON: {error.message.removeprefix('invalid JSON: ')}"
+        raise SchemaStoreError(msg, location=error.location or location) from error
     if not isinstance(raw, dict):
         msg = "schema file does not hold a JSON object"
         raise SchemaStoreError(msg, location=location)

@@ -18,9 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from generator.errors import CapzgenError, Location, SchemaStoreError
+from generator.errors import CapzgenError, InputOutputError, Location, SchemaStoreError, YamlError
 from generator.schemastore.cache import (
     PROVENANCE_NAME,
     dump_json,
@@ -33,6 +31,7 @@ from generator.schemastore.loading import SourceText, parse_documents
 from generator.schemastore.repair import repair_schema
 from generator.schemastore.structural import SchemaFormatError, convert_root
 from generator.schemastore.types import GroupVersionKind
+from generator.yamlio.load import load_value, read_source
 
 log = logging.getLogger(__name__)
 
@@ -99,13 +98,13 @@ def load_projects(sources_file: Path) -> dict[str, Project]:
 def _read_sources(sources_file: Path) -> dict[str, Any]:
     location = Location(file=str(sources_file))
     try:
-        data = yaml.safe_load(sources_file.read_text(encoding="utf-8"))
-    except OSError as error:
-        msg = f"cannot read the sources list: {error.strerror or error}"
+        data = load_value(read_source(str(sources_file)), source=str(sources_file))
+    except InputOutputError as error:
+        msg = f"cannot read the sources list: {error.message}"
         raise SchemaStoreError(msg, location=location) from error
-    except yaml.YAMLError as error:
-        msg = f"the sources list is not valid YAML: {error}"
-        raise SchemaStoreError(msg, location=location) from error
+    except YamlError as error:
+        msg = f"the sources list is not valid YAML: {error.message}"
+        raise SchemaStoreError(msg, location=error.location or location) from error
     entries = data.get("sources") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         msg = "expected a non-empty `sources:` list"

@@ -15,11 +15,13 @@ may only carry a comment after it (``--- a: 1`` is valid YAML, but clusterctl re
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 import ryaml
+import yaml
 
 from generator.documents import Document
 from generator.errors import Location, YamlError
@@ -165,3 +167,76 @@ def load_documents(text: str, *, source: str) -> list[Document]:
             return documents
     with gc_paused():
         return parse_documents(text, source=source, max_depth=MAX_DEPTH, max_nodes=MAX_NODES)
+
+
+class _ValueLoader(yaml.CSafeLoader):
+    """PyYAML's safe reading without timestamps (dates stay strings, as everywhere in capzgen)."""
+
+
+_ValueLoader.yaml_implicit_resolvers = {
+    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for key, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def load_manifest_value(text: str, *, source: str) -> Any:
+    """One document read as Kubernetes reads manifests (go-yaml semantics, every bound), for YAML
+    or JSON text embedded in manifests (CAPZ's patch strings); an empty text is None."""
+    documents = [d for d in load_documents(text, source=source) if d.obj is not None]
+    if len(documents) > 1:
+        msg = f"expected one YAML document, found {len(documents)}"
+        raise YamlError(msg, location=Location(file=source, line=documents[1].start_line))
+    return documents[0].obj if documents else None
+
+
+def load_value(text: str, *, source: str) -> Any:
+    """One YAML (or JSON) document as a plain value, for the small YAML inputs that are not
+    manifests: clusterctl config, flavor metadata, typed variable values, sources lists.
+
+    The manifest loader runs first as a guard, so every bound holds (size, depth, nodes, alias
+    expansion) and duplicate keys are refused; the value itself is PyYAML's safe reading, which is
+    what these files have always meant (``n`` is a string here, while go-yaml v2, and so a
+    manifest, reads it as false). An empty text is None.
+    """
+    if load_manifest_value(text, source=source) is None:
+        return None
+    try:
+        return yaml.load(text, Loader=_ValueLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        msg = f"invalid YAML: {getattr(error, 'problem', None) or error}"
+        line = mark.line + 1 if mark is not None else None
+        raise YamlError(msg, location=Location(file=source, line=line)) from None
+
+
+def load_json(text: str, *, source: str) -> Any:
+    """Strict JSON (no YAML leniency) within the same depth bound; errors carry line and column."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        msg = f"invalid JSON: {error.msg}"
+        raise YamlError(
+            msg, location=Location(file=source, line=error.lineno, column=error.colno)
+        ) from None
+    except RecursionError:
+        value = None
+        too_deep = True
+    else:
+        too_deep = nests_deeper_than(value, MAX_DEPTH)
+    if too_deep:
+        msg = f"nested deeper than {MAX_DEPTH} levels"
+        raise YamlError(msg, location=Location(file=source))
+    return value
+
+
+def nests_deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists or mappings more than ``limit`` deep (iteratively)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
