@@ -36,10 +36,12 @@ class ClusterFacts(Protocol):
     @property
     def name(self) -> str:
         """The cluster's name, as the fleet file gives it."""
+        ...
 
     @property
     def facts(self) -> Sequence[Fact]:
         """The resource groups and DNS prefixes the cluster's objects use."""
+        ...
 
 
 def facts(objects: Sequence[Any], source: str) -> Iterator[Fact]:
