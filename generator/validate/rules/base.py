@@ -25,7 +25,7 @@ class Located(Protocol):
 
     @property
     def path(self) -> JsonPath:
-        """Where ``where`` sits in its document: ``()`` for a top-level object."""
+        """Where the object sits in its document: ``()`` for a top-level one."""
         ...
 
 
