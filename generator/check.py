@@ -30,29 +30,37 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class SourceText:
+    """One input to validate: a display name for findings (a path or ``<stdin>``) and its text."""
+
     name: str
     text: str
 
 
 @dataclass
 class CheckReport:
+    """What validating a set of inputs produced: documents, sorted findings, kubeconform's notes."""
+
     documents: list[Document] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # problems of a second opinion (kubeconform)
 
     @property
     def document_count(self) -> int:
+        """How many documents held something (empty documents are not counted)."""
         return sum(1 for d in self.documents if d.obj is not None)
 
     @property
     def has_errors(self) -> bool:
+        """Whether any finding is an error (warnings alone do not fail a run)."""
         return any(f.is_error for f in self.findings)
 
     def summary(self) -> str:
+        """The one-line count of documents, errors and warnings that ends a validation."""
         return summarize(self.findings, self.document_count)
 
 
 def yaml_error_finding(error: YamlError, source: str) -> Finding:
+    """A YAML or read error as an error finding on ``source``, with document and line if known."""
     loc = error.location
     return Finding(
         severity=Severity.ERROR,

@@ -31,6 +31,7 @@ def config_search_dirs(environ: Mapping[str, str]) -> list[Path]:
 
 
 def find_config_file(environ: Mapping[str, str]) -> Path | None:
+    """The ``clusterctl.{json,yaml,yml}`` clusterctl would read, found as it does; None if none."""
     for folder in config_search_dirs(environ):
         for ext in _EXTENSIONS:
             candidate = folder / f"clusterctl.{ext}"

@@ -24,25 +24,30 @@ class Document:
 
     @property
     def kind(self) -> str | None:
+        """The ``kind`` when the document is a mapping with a string kind, else None."""
         value = self.obj.get("kind") if isinstance(self.obj, dict) else None
         return value if isinstance(value, str) else None
 
     @property
     def api_version(self) -> str | None:
+        """The ``apiVersion`` when the document is a mapping with a string one, else None."""
         value = self.obj.get("apiVersion") if isinstance(self.obj, dict) else None
         return value if isinstance(value, str) else None
 
     @property
     def name(self) -> str | None:
+        """``metadata.name`` when it is a string, else None."""
         meta = self.obj.get("metadata") if isinstance(self.obj, dict) else None
         value = meta.get("name") if isinstance(meta, dict) else None
         return value if isinstance(value, str) else None
 
     @property
     def namespace(self) -> str | None:
+        """``metadata.namespace`` when it is a string, else None (no default is assumed)."""
         meta = self.obj.get("metadata") if isinstance(self.obj, dict) else None
         value = meta.get("namespace") if isinstance(meta, dict) else None
         return value if isinstance(value, str) else None
 
     def subject(self) -> Subject:
+        """The document as the subject of findings about it."""
         return Subject(file=self.source, document=self.index, kind=self.kind, name=self.name)

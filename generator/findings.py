@@ -18,6 +18,8 @@ JsonPath = tuple[PathPart, ...]
 
 
 class Severity(StrEnum):
+    """How bad a finding is: only errors fail a command (exit code 1); warnings are reported."""
+
     ERROR = "error"
     WARNING = "warning"
 
@@ -64,6 +66,7 @@ class Subject:
         )
 
     def label(self) -> str:
+        """``Kind/name``, then ``> Kind/name`` of an embedded resource; ``?`` for unknown parts."""
         text = f"{self.kind or '?'}/{self.name or '?'}"
         if self.embedded_path is not None:
             text += f" > {self.embedded_kind or '?'}/{self.embedded_name or '?'}"
@@ -72,6 +75,14 @@ class Subject:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """One problem a check found, and where.
+
+    ``path`` is absolute inside the top-level document, even for a finding about an embedded
+    resource (:attr:`display_path` is the relative one); ``line`` (1-based) is added after
+    validation, where the text is at hand. ``hint`` is a remedy shown once per run and does not take
+    part in equality.
+    """
+
     severity: Severity
     rule: str  # "schema", "no-schema", "yaml" or a rule ID such as "CAPZ-REF-001"
     message: str
@@ -83,6 +94,7 @@ class Finding:
 
     @property
     def is_error(self) -> bool:
+        """Whether the finding fails the run."""
         return self.severity is Severity.ERROR
 
     @property
@@ -94,6 +106,7 @@ class Finding:
         return format_path(self.path)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
+        """Report order: file, then line (findings without one last), document, path, message."""
         return (
             self.subject.file,
             self.line if self.line is not None else 1 << 30,
@@ -103,6 +116,7 @@ class Finding:
         )
 
     def to_text(self) -> str:
+        """One line: ``file:line: Kind/name: path: [warning: ]message (rule) [origin]``."""
         where = self.subject.file + (f":{self.line}" if self.line is not None else "")
         path = self.display_path or "(object)"
         prefix = "" if self.severity is Severity.ERROR else f"{self.severity.value}: "
@@ -112,6 +126,7 @@ class Finding:
         )
 
     def to_json(self) -> dict[str, Any]:
+        """A flat JSON object: the subject's fields at the top level, paths as text."""
         data = asdict(self)
         data["severity"] = self.severity.value
         data["path"] = format_path(self.path)
@@ -127,6 +142,7 @@ class Finding:
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` in report order (:meth:`Finding.sort_key`)."""
     return sorted(findings, key=Finding.sort_key)
 
 
@@ -141,6 +157,7 @@ def hint_lines(findings: Iterable[Finding]) -> list[str]:
 
 
 def summarize(findings: Sequence[Finding], documents: int) -> str:
+    """``N documents checked: E errors, W warnings``, with singulars where they apply."""
     errors = sum(1 for f in findings if f.is_error)
     warnings = len(findings) - errors
     return (

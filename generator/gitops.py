@@ -44,6 +44,8 @@ FLUX_SOURCE_KINDS = ("GitRepository", "OCIRepository", "Bucket")
 
 
 class Layout(StrEnum):
+    """The ``--layout`` choices: files plus ``kustomization.yaml``, or also a Flux Kustomization."""
+
     PLAIN = "plain"
     FLUX = "flux"
 
@@ -65,6 +67,7 @@ class FluxOptions:
     timeout: str = "30m"
 
     def manifest(self) -> dict[str, Any]:
+        """The Flux ``Kustomization``: prune and wait on, applying ``path`` of the source."""
         source: dict[str, Any] = {"kind": self.source_kind, "name": self.source_name}
         if self.source_namespace:
             source["namespace"] = self.source_namespace
@@ -122,6 +125,7 @@ def default_flux_path(directory: Path, *, cwd: Path | None = None) -> str:
 
 
 def normalise_flux_path(text: str) -> str:
+    """``--flux-path`` as Flux's ``./a/b``; raises UsageError if absolute or containing ``..``."""
     path = PurePosixPath(text.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts:
         msg = f"invalid --flux-path {text!r}: must be relative to the source's root, without '..'"
@@ -198,12 +202,15 @@ def render_files(objects: Sequence[Any], *, flux: FluxOptions | None = None) -> 
 
 
 def digest(text: str | bytes) -> str:
+    """``sha256:<hex>`` of the text's UTF-8 bytes, as capzgen's manifest records files."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 @dataclass
 class WritePlan:
+    """What writing ``files`` into ``directory`` would do; :func:`apply_plan` carries it out."""
+
     directory: Path
     writes: dict[str, str] = field(default_factory=dict)  # new or changed files
     unchanged: list[str] = field(default_factory=list)
@@ -213,11 +220,14 @@ class WritePlan:
 
     @property
     def total(self) -> int:
+        """The number of files the folder will hold for this output (written plus unchanged)."""
         return len(self.writes) + len(self.unchanged)
 
 
 @dataclass(frozen=True)
 class WriteSummary:
+    """File counts of one or more writes; summaries add up with ``+`` (a fleet sums its folders)."""
+
     written: int = 0
     unchanged: int = 0
     removed: int = 0
@@ -230,6 +240,7 @@ class WriteSummary:
         )
 
     def describe(self) -> str:
+        """``N files written, U unchanged, R removed``, for the closing message of a command."""
         return (
             f"{self.written} file{'s' if self.written != 1 else ''} written, "
             f"{self.unchanged} unchanged, {self.removed} removed"
@@ -266,6 +277,7 @@ def _plain_name(name: str) -> bool:
 
 
 def manifest_text(files: Mapping[str, str]) -> str:
+    """``.capzgen-manifest.json`` for ``files`` (name -> content), as sorted, stable JSON."""
     data = {
         "comment": "Files capzgen generated in this folder and their digests; do not edit.",
         "files": {name: digest(text) for name, text in sorted(files.items())},
@@ -336,6 +348,7 @@ def _read_bytes(path: Path) -> bytes | None:
 
 
 def raise_conflicts(plans: Sequence[WritePlan]) -> None:
+    """Raise :class:`OutputConflict` listing every conflict of every plan, if there is any."""
     conflicts = [c for plan in plans for c in plan.conflicts]
     if conflicts:
         msg = (

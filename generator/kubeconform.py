@@ -66,6 +66,12 @@ SCHEMA_TEMPLATE = "{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.js
 
 @dataclass(frozen=True)
 class KubeconformOptions:
+    """How to run kubeconform: a time limit in seconds, which binary, and the environment it gets.
+
+    ``environ`` is also where the binary is looked up (its ``PATH``); capzgen's own process
+    environment is not consulted.
+    """
+
     timeout: float = DEFAULT_TIMEOUT  # seconds
     binary: str | None = None  # None: "kubeconform" from the environment's PATH
     environ: Mapping[str, str] = field(default_factory=dict)  # what kubeconform runs with
@@ -100,6 +106,7 @@ def schema_for_kubeconform(schema: Any) -> Any:
 
 
 def write_schema(root: Path, gvk: GroupVersionKind, schema: Mapping[str, Any]) -> None:
+    """Write ``schema`` where kubeconform looks for ``gvk`` in ``root``, RE2 patterns restored."""
     data = json.dumps(schema_for_kubeconform(dict(schema)), separators=(",", ":"))
     for relative in layout_paths(gvk):
         target = root / relative
@@ -108,6 +115,7 @@ def write_schema(root: Path, gvk: GroupVersionKind, schema: Mapping[str, Any]) -
 
 
 def schema_location(root: Path) -> str:
+    """The ``-schema-location`` argument for a folder laid out by :func:`write_schema`."""
     return f"{root}{os.sep}{SCHEMA_TEMPLATE}"
 
 

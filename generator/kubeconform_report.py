@@ -35,6 +35,12 @@ _MESSAGE_POINTER = re.compile(
 
 @dataclass
 class KubeconformResult:
+    """kubeconform's findings, and one note line per problem with kubeconform itself.
+
+    ``ran`` is true only when kubeconform ran and its report was read: only then does "no findings"
+    mean the objects passed.
+    """
+
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # one line per problem with kubeconform itself
     ran: bool = False  # kubeconform ran and its report was read
@@ -53,6 +59,8 @@ class Sent:
 
 @dataclass(frozen=True)
 class Completed:
+    """How a kubeconform process ended: exit status (None: timed out and killed) and output."""
+
     returncode: int | None  # None: timed out (and killed)
     stdout: str
     stderr: str
@@ -83,6 +91,7 @@ def parse_report(stdout: str) -> list[dict[str, Any]] | None:
 
 
 def failure(completed: Completed) -> str:
+    """The note for a run without a readable report: killed, failed, or not a JSON report."""
     code = completed.returncode
     problem = first_line(completed.stderr)
     if code is not None and code < 0:
@@ -97,6 +106,7 @@ def failure(completed: Completed) -> str:
 
 
 def first_line(text: str) -> str:
+    """The first non-blank line of ``text``, stripped and cut to 300 characters (``""`` if none)."""
     for line in text.splitlines():
         if line.strip():
             return line.strip()[:300]
@@ -109,6 +119,14 @@ def merge_entry(
     written: set[tuple[str, str, str]],
     result: KubeconformResult,
 ) -> None:
+    """Add what one entry of kubeconform's report says to ``result``.
+
+    Valid, skipped and empty objects add nothing. A check kubeconform could not make is a warning,
+    except a missing schema for a kind capzgen gave it no schema for (``written`` holds the schema
+    keys it did write), which capzgen reports itself. Each violation of an invalid object is an
+    error finding at its absolute path, except on Go-template values inside CAPZ ``*Template``
+    kinds. An entry for a file capzgen did not send becomes a note.
+    """
     status = entry["status"]
     if status in ("statusValid", "statusSkipped", "statusEmpty"):
         return

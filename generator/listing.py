@@ -19,6 +19,7 @@ _KUBECONFIG_NAMESPACE = "current Namespace in the KubeConfig file"
 
 
 def list_cluster_variables(request: ClusterRequest, inputs: Inputs) -> str:
+    """``--list-variables``: clusterctl's layout for ``--from`` templates, else a typed table."""
     if request.template_text is not None:
         return _clusterctl_listing(request, inputs)
     return _flavor_listing(request)

@@ -42,6 +42,11 @@ CLUSTER_TOKEN = "{cluster}"
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedTarget:
+    """The ``target.embedded`` selector: ASO resources inside the target's ``spec.resources``.
+
+    ``None`` fields match anything; ``name`` may contain ``{cluster}``.
+    """
+
     kind: str
     name: str | None = None
     api_version: str | None = None
@@ -49,6 +54,12 @@ class EmbeddedTarget:
 
 @dataclass(frozen=True, slots=True)
 class PatchTarget:
+    """Which rendered objects a patch changes; ``None`` fields match anything.
+
+    ``name`` may contain ``{cluster}``. With ``embedded`` the patch changes the matching ASO
+    resources inside each matched object instead of the object itself.
+    """
+
     kind: str
     name: str | None = None
     api_version: str | None = None
@@ -76,9 +87,11 @@ class PatchDocument:
     where: str | None = None  # JSON path inside ``source`` (fleet overrides)
 
     def applies_to(self, cluster: str) -> bool:
+        """Whether the patch is for ``cluster``; without a ``clusters`` list it is for all."""
         return self.clusters is None or cluster in self.clusters
 
     def location(self) -> Location:
+        """Where errors about this patch point: its file, document, target and (fleets) path."""
         return Location(
             file=self.source,
             document=self.index,

@@ -45,6 +45,12 @@ GENERATED_SOURCE = "<generated>"
 
 @dataclass
 class ClusterResult:
+    """One cluster generated: YAML text, objects, warning findings and the typed values used.
+
+    ``findings`` holds warnings only: an error finding raises instead. ``variables`` is empty for a
+    ``--from`` template.
+    """
+
     text: str
     objects: list[Any]
     findings: list[Finding]
@@ -75,18 +81,21 @@ class PipelineContext:
         self._stores: dict[tuple[Path, ...], SchemaStore] = {}
 
     def catalog(self, flavors_dirs: Sequence[Path]) -> FlavorCatalog:
+        """The flavor catalog of ``flavors_dirs``, built once per folder list."""
         key = tuple(flavors_dirs)
         if key not in self._catalogs:
             self._catalogs[key] = FlavorCatalog(key)
         return self._catalogs[key]
 
     def flavor(self, flavors_dirs: Sequence[Path], name: str) -> Flavor:
+        """Flavor ``name`` from :meth:`catalog`, loaded once (raises like ``get``)."""
         key = (tuple(flavors_dirs), name)
         if key not in self._flavors:
             self._flavors[key] = self.catalog(flavors_dirs).get(name)
         return self._flavors[key]
 
     def environment(self, search_path: Sequence[Path]) -> SandboxedEnvironment:
+        """The Jinja environment of a search path, built once (compiled templates are kept)."""
         key = tuple(search_path)
         if key not in self._environments:
             self._environments[key] = build_environment(
@@ -95,6 +104,7 @@ class PipelineContext:
         return self._environments[key]
 
     def schema_store(self, schema_dirs: Sequence[Path]) -> SchemaStore:
+        """The schema store of ``schema_dirs``, built once (compiled schemas are kept)."""
         key = tuple(schema_dirs)
         if key not in self._stores:
             self._stores[key] = SchemaStore.from_search_path(list(key), self.settings)
@@ -163,6 +173,11 @@ def flag_overrides(
 
 
 def build_store(request: ClusterRequest, inputs: Inputs) -> VariableStore:
+    """The variable lookup for ``request``: command line, values file, then environment and config.
+
+    For a ``--from`` template the machine counts are filled in as clusterctl does (see
+    :func:`flag_overrides`).
+    """
     base = base_layers(inputs)
     overrides = flag_overrides(
         request,

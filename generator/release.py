@@ -60,6 +60,9 @@ CLUSTER_NAME_VARIABLE = "CLUSTER_NAME"
 
 @dataclass(frozen=True)
 class ReleaseRequest:
+    """What ``capzgen release`` exports: version (``v`` + semver), provider name, flavor folders and
+    the contract written to ``metadata.yaml``."""
+
     version: str
     provider_name: str = "aks"
     flavors_dirs: Sequence[Path] = ()
@@ -68,12 +71,16 @@ class ReleaseRequest:
 
 @dataclass(frozen=True)
 class ReleaseFile:
+    """One file of the release folder, by name (no directory part)."""
+
     name: str
     text: str
 
 
 @dataclass
 class Release:
+    """A complete release in memory: files sorted by name, and the ClusterClass of each flavor."""
+
     label: str  # provider label, e.g. infrastructure-aks
     version: str
     files: list[ReleaseFile] = field(default_factory=list)
@@ -82,13 +89,16 @@ class Release:
 
     @property
     def directory(self) -> Path:
+        """``infrastructure-<provider>/<version>``: the release folder inside the output folder."""
         return Path(self.label) / self.version
 
     def file(self, name: str) -> ReleaseFile:
+        """The file called ``name``; raises StopIteration if there is none."""
         return next(f for f in self.files if f.name == name)
 
 
 def check_request(request: ReleaseRequest) -> None:
+    """Raise :class:`UsageError` for a version, provider name or contract clusterctl rejects."""
     # `v` + semantic version: clusterctl resolves release tags as "v" + semver (reference §12.2).
     if release_version(request.version) is None:
         msg = f"invalid --version {request.version!r}: use v + a semantic version, e.g. v0.3.0"
@@ -290,6 +300,7 @@ def _references(node: Any) -> set[tuple[str, str] | None]:
 
 
 def metadata_text(request: ReleaseRequest) -> str:
+    """``metadata.yaml``: one release series (the version's major.minor) for the contract."""
     version = release_version(request.version)
     assert version is not None
     major, minor, _patch = version

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ClusterRequest:
+    """Everything ``generate cluster`` needs besides variable values: the flags, as plain data.
+
+    Either ``template_text`` (``--from``) or ``flavor`` is used, never both: a template takes
+    precedence.
+    """
+
     name: str
     flavor: str | None = "aks"
     template_text: str | None = None  # --from: a clusterctl template (no Jinja)

@@ -20,8 +20,10 @@ def _data_dir(name: str) -> Path:
 
 
 def builtin_flavors_dir() -> Path:
+    """The folder of the built-in flavors (in the wheel or the source checkout)."""
     return _data_dir("flavors")
 
 
 def builtin_schemas_dir() -> Path:
+    """The folder of capzgen's own schemas (flavor, fleet, patch) and the schema bundle."""
     return _data_dir("schemas")

@@ -43,9 +43,11 @@ class Layer:
         object.__setattr__(self, "_index", index)
 
     def has(self, name: str) -> bool:
+        """Whether the layer holds a non-null value for ``name`` (an empty string counts)."""
         return self.normalize(name) in self._index and self.raw(name) is not None
 
     def raw(self, name: str) -> Any:
+        """The value as written for ``name`` (name normalised as the layer does); None if absent."""
         return self._index.get(self.normalize(name))
 
 
@@ -61,15 +63,19 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
 
 
 def config_layer(config: Mapping[str, Any], label: str = "config file") -> Layer:
+    """The clusterctl config file's values: names match case-insensitively, as viper does."""
     return Layer(label, config)
 
 
 def override_layer(values: Mapping[str, Any], label: str) -> Layer:
+    """A layer of explicit values (flags, a values file); names match case-insensitively."""
     return Layer(label, values)
 
 
 @dataclass(frozen=True)
 class Resolved:
+    """A variable's value as written (not turned into text) and the label of its layer."""
+
     value: Any
     source: str
 
@@ -81,6 +87,7 @@ class VariableStore:
         self.layers = list(layers)
 
     def resolve(self, name: str) -> Resolved | None:
+        """The value and source label from the first layer that has ``name``; None when unset."""
         for layer in self.layers:
             if layer.has(name):
                 return Resolved(layer.raw(name), layer.label)
@@ -94,6 +101,7 @@ class VariableStore:
         return None
 
     def is_set(self, name: str) -> bool:
+        """Whether any layer holds a value for ``name`` (an empty environment variable counts)."""
         return any(layer.has(name) for layer in self.layers)
 
     def __iter__(self) -> Iterator[Layer]:

@@ -49,6 +49,7 @@ def _int(value: Any, function: str) -> int:
 
 
 def char_at(text: Any, index: Any) -> Any:
+    """CEL ``charAt``: the code point at ``index`` as a string; ``index == size`` gives ``""``."""
     value, position = _string(text, "charAt"), _int(index, "charAt")
     if position < 0 or position > len(value):
         return _error(f"index out of range: {position}")
@@ -56,6 +57,10 @@ def char_at(text: Any, index: Any) -> Any:
 
 
 def index_of(target: Any, needle: Any, offset: Any = None) -> Any:
+    """CEL ``indexOf``: the index of the first match at or after ``offset``, or -1.
+
+    On a list this is Kubernetes' lists function: the first position of an equal element.
+    """
     if isinstance(target, list):
         return _list_index(target, needle, last=False)
     value, sub = _string(target, "indexOf"), _string(needle, "indexOf")
@@ -66,6 +71,10 @@ def index_of(target: Any, needle: Any, offset: Any = None) -> Any:
 
 
 def last_index_of(target: Any, needle: Any, offset: Any = None) -> Any:
+    """CEL ``lastIndexOf``: the index of the last match that starts at or before ``offset``, or -1.
+
+    On a list this is Kubernetes' lists function: the last position of an equal element.
+    """
     if isinstance(target, list):
         return _list_index(target, needle, last=True)
     value, sub = _string(target, "lastIndexOf"), _string(needle, "lastIndexOf")
@@ -77,14 +86,17 @@ def last_index_of(target: Any, needle: Any, offset: Any = None) -> Any:
 
 
 def lower_ascii(text: Any) -> Any:
+    """CEL ``lowerAscii``: only A-Z are lowered; other characters are kept as they are."""
     return celtypes.StringType(_string(text, "lowerAscii").translate(_ASCII_LOWER))
 
 
 def upper_ascii(text: Any) -> Any:
+    """CEL ``upperAscii``: only a-z are raised; other characters are kept as they are."""
     return celtypes.StringType(_string(text, "upperAscii").translate(_ASCII_UPPER))
 
 
 def replace(text: Any, old: Any, new: Any, count: Any = None) -> Any:
+    """CEL ``replace``: at most ``count`` replacements; all when ``count`` is absent or negative."""
     value = _string(text, "replace")
     limit = -1 if count is None else _int(count, "replace")
     replaced = value.replace(_string(old, "replace"), _string(new, "replace"), limit)
@@ -92,6 +104,8 @@ def replace(text: Any, old: Any, new: Any, count: Any = None) -> Any:
 
 
 def split(text: Any, separator: Any, count: Any = None) -> Any:
+    """CEL ``split`` as Go's ``SplitN``: ``count`` 0 gives no parts, a positive ``count`` at most
+    that many (the last keeps the rest); an empty separator splits into code points."""
     value, sep = _string(text, "split"), _string(separator, "split")
     limit = -1 if count is None else _int(count, "split")
     if limit == 0:
@@ -106,6 +120,7 @@ def split(text: Any, separator: Any, count: Any = None) -> Any:
 
 
 def substring(text: Any, start: Any, end: Any = None) -> Any:
+    """CEL ``substring``: code points ``[start, end)``; bounds out of range or reversed fail."""
     value = _string(text, "substring")
     begin = _int(start, "substring")
     stop = len(value) if end is None else _int(end, "substring")
@@ -119,10 +134,12 @@ def substring(text: Any, start: Any, end: Any = None) -> Any:
 
 
 def trim(text: Any) -> Any:
+    """CEL ``trim``: leading and trailing whitespace removed."""
     return celtypes.StringType(_string(text, "trim").strip())
 
 
 def join(items: Any, separator: Any = None) -> Any:
+    """CEL ``join``: a list of strings joined with ``separator`` (none by default)."""
     if not isinstance(items, list):
         msg = f"join: expected a list, got {type(items).__name__}"
         raise TypeError(msg)
@@ -149,11 +166,13 @@ def _list_index(items: list[Any], needle: Any, *, last: bool) -> Any:
 
 
 def is_sorted(items: Any) -> Any:
+    """Kubernetes ``isSorted``: whether the list is in ascending order (an empty list is)."""
     values = _list(items, "isSorted")
     return celtypes.BoolType(all(a <= b for a, b in itertools.pairwise(values)))
 
 
 def sum_(items: Any) -> Any:
+    """Kubernetes ``sum``: the sum of the elements with CEL's ``+``; an empty list sums to int 0."""
     values = _list(items, "sum")
     if not values:
         return celtypes.IntType(0)
@@ -164,6 +183,7 @@ def sum_(items: Any) -> Any:
 
 
 def max_(items: Any) -> Any:
+    """Kubernetes ``max``: the largest element; an empty list is an error."""
     values = _list(items, "max")
     if not values:
         return _error("max of an empty list")
@@ -174,6 +194,7 @@ def max_(items: Any) -> Any:
 
 
 def find(text: Any, pattern: Any) -> Any:
+    """Kubernetes ``find``: the first match of the RE2 ``pattern``, ``""`` when there is none."""
     value, regex = _string(text, "find"), _string(pattern, "find")
     try:
         match = re2.search(regex, value)
@@ -183,6 +204,7 @@ def find(text: Any, pattern: Any) -> Any:
 
 
 def find_all(text: Any, pattern: Any, count: Any = None) -> Any:
+    """Kubernetes ``findAll``: the RE2 matches in order, no more than a positive ``count``."""
     value, regex = _string(text, "findAll"), _string(pattern, "findAll")
     limit = -1 if count is None else _int(count, "findAll")
     try:

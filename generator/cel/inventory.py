@@ -20,6 +20,12 @@ from generator.schemastore.types import GroupVersionKind
 
 @dataclass(frozen=True, slots=True)
 class RuleEntry:
+    """One CEL rule of one GVK's schema, as ``capzgen schemas list --cel`` reports it.
+
+    ``path`` is where the rule sits as an object path (``spec.items[*].name``, ``spec.labels.*``);
+    ``status`` and ``detail`` are the :func:`~generator.cel.rules.analyze` verdict.
+    """
+
     gvk: GroupVersionKind
     source: str
     path: str  # schema location as an object path: ``spec.items[*].name``, ``spec.labels.*``
@@ -28,6 +34,7 @@ class RuleEntry:
     detail: str
 
     def to_json(self) -> dict[str, Any]:
+        """The entry as one element of the ``--cel --json`` output (camelCase keys, None kept)."""
         return {
             "group": self.gvk.group,
             "version": self.gvk.version,

@@ -36,6 +36,8 @@ NAMESPACES = frozenset(
 
 
 class RuleStatus(StrEnum):
+    """How capzgen treats a rule: evaluated, or skipped as unsupported or as a transition rule."""
+
     EVALUABLE = "evaluable"
     UNSUPPORTED = "unsupported"
     TRANSITION = "transition"
@@ -92,15 +94,19 @@ def rules_of(node: Any) -> list[CelRule]:
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
+    """The verdict of :func:`analyze` on one rule text; ``detail`` is empty for evaluable rules."""
+
     status: RuleStatus
     detail: str = ""  # what is unsupported, or why the rule is not evaluated
 
     @property
     def evaluable(self) -> bool:
+        """Whether capzgen compiles and runs the rule."""
         return self.status is RuleStatus.EVALUABLE
 
 
 def known_functions() -> frozenset[str]:
+    """Names an evaluable rule may call: cel-python's functions, the macros and the extensions."""
     names = {name for name in base_functions if name.isidentifier()}
     return frozenset(names | MACROS | set(EXTENSIONS))
 

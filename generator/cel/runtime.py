@@ -85,6 +85,7 @@ def preload_parser(cache_dir: Path | None) -> None:
 
 @functools.lru_cache(maxsize=4096)
 def parse(expression: str) -> lark.Tree[Any]:
+    """The parse tree of ``expression``, memoised by text; raises :class:`CelSyntaxError`."""
     try:
         tree: lark.Tree[Any] = _environment().compile(expression)
     except Exception as error:  # CELParseError, and lark errors for exotic input

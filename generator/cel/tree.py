@@ -29,6 +29,12 @@ ITEMS = "items"
 
 @dataclass(frozen=True, eq=False)
 class CompiledRule:
+    """A rule ready to run: its analysis and, when evaluable, its compiled programs.
+
+    ``program`` is None for a rule that is not evaluable; ``message_program`` is None unless the
+    rule has a ``messageExpression`` that is evaluable too (the static ``message`` is used then).
+    """
+
     rule: CelRule
     analysis: Analysis
     program: Program | None  # None unless evaluable
@@ -40,6 +46,12 @@ class CompiledRule:
 
 @dataclass(eq=False)
 class CelNode:
+    """One schema node on the way to a rule: its own rules and the children that lead to more.
+
+    ``schema`` is the schema node that types ``self`` for the rules. Children with no rule
+    underneath are left out, so a missing child means there is nothing to check below it.
+    """
+
     schema: Mapping[str, Any]
     rules: tuple[CompiledRule, ...] = ()
     properties: dict[str, CelNode] = field(default_factory=dict)
@@ -48,6 +60,7 @@ class CelNode:
 
 
 def compile_rule(rule: CelRule) -> CompiledRule:
+    """Analyse ``rule`` and compile it (and its ``messageExpression``) when it can be evaluated."""
     analysis = analyze(rule.rule)
     if not analysis.evaluable:
         return CompiledRule(rule, analysis, None)

@@ -51,9 +51,11 @@ class LazyGroup(click.Group):
         self.short_help_table = dict(short_help_table) if short_help_table is not None else None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """The sub-command names from ``commands_table``, sorted; nothing is imported."""
         return sorted(self.commands_table)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """Import the module of ``cmd_name`` and return its command; None for an unknown name."""
         target = self.commands_table.get(cmd_name)
         if target is None:
             return None
@@ -64,6 +66,7 @@ class LazyGroup(click.Group):
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The ``Commands`` section of ``--help``, from ``short_help_table`` when there is one."""
         if self.short_help_table is None:
             super().format_commands(ctx, formatter)
             return

@@ -116,6 +116,7 @@ def current_settings() -> Settings:
 
 
 def environ() -> Mapping[str, str]:
+    """The environment of this run, as ``main`` captured it (see :func:`current_settings`)."""
     return current_settings().environ
 
 

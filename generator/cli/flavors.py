@@ -130,6 +130,7 @@ def format_value(value: Any) -> str:
 
 
 def variable_row(spec: VariableSpec) -> list[str]:
+    """One ``flavors show`` table row: name, type, default or (required)/(optional), description."""
     if spec.required:
         default = "(required)"
     elif spec.has_default:
@@ -143,6 +144,10 @@ def variable_row(spec: VariableSpec) -> list[str]:
 
 
 def describe(flavor: Flavor, objects: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """What ``capzgen flavors show`` prints: source, variables, notes and the objects rendered.
+
+    ``objects`` pairs the label of each top-level object with those of the ASO resources it embeds.
+    """
     source = "built-in" if flavor.builtin else str(flavor.directory)
     parts = [f"{flavor.name}: {flavor.description}", f"Source: {source}", "", "Variables:"]
     if flavor.variables:

@@ -85,6 +85,7 @@ class ValueSources(NamedTuple):
     config: Path | None
 
     def inputs(self) -> Inputs:
+        """Variable inputs: the run's environment, the clusterctl config, the ``--values`` file."""
         return Inputs(
             environ=environ(),
             config=load_config(self.config, environ()),

@@ -36,6 +36,7 @@ class Template:
 
     @property
     def nodes(self) -> tuple[Node, ...]:
+        """The parsed text and ``${...}`` expressions, in source order."""
         return self._nodes
 
     def evaluate(self, lookup: Lookup) -> str:

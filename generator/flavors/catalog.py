@@ -132,6 +132,10 @@ class FlavorCatalog:
                 raise InputOutputError(msg, location=Location(file=str(root)))
 
     def names(self) -> list[str]:
+        """Flavor names across all roots, sorted, each once however many roots hold it.
+
+        A folder is a flavor when it holds ``flavor.yaml`` and its name does not start with ``_``.
+        """
         found: set[str] = set()
         for root, _ in self.roots:
             for child in root.iterdir():
@@ -140,6 +144,12 @@ class FlavorCatalog:
         return sorted(found)
 
     def get(self, name: str, *, builtin_only: bool = False, _chain: tuple[str, ...] = ()) -> Flavor:
+        """Load flavor ``name`` from the first root having it, its ``extends`` chain resolved.
+
+        Raises :class:`FlavorError` for an unknown name (the hint lists the available ones), a cycle
+        of ``extends`` or invalid metadata. ``builtin_only`` skips user folders, which is how a
+        built-in flavor's parent is looked up; ``_chain`` is the recursion's own bookkeeping.
+        """
         if name in _chain:
             msg = f"flavor {name!r} extends itself: {' -> '.join([*_chain, name])}"
             raise FlavorError(msg)
@@ -160,6 +170,7 @@ class FlavorCatalog:
         )
 
     def all(self) -> list[Flavor]:
+        """Every flavor, loaded, in name order; the first invalid one raises."""
         return [self.get(name) for name in self.names()]
 
     def template_search_path(self, flavor: Flavor) -> list[Path]:

@@ -22,22 +22,31 @@ class VariableSpec:
 
     @property
     def type(self) -> str:
+        """The JSON Schema ``type`` (the metadata schema makes it required)."""
         return str(self.schema["type"])
 
     @property
     def description(self) -> str:
+        """The one-line help text, ``""`` when the metadata has none."""
         return str(self.schema.get("description", ""))
 
     @property
     def has_default(self) -> bool:
+        """Whether the metadata gives a default (which may itself be null)."""
         return "default" in self.schema
 
     @property
     def default(self) -> Any:
+        """The declared default, None when there is none (check :attr:`has_default`)."""
         return self.schema.get("default")
 
     @classmethod
     def from_metadata(cls, name: str, raw: dict[str, Any]) -> VariableSpec:
+        """The spec of one ``variables`` entry of ``flavor.yaml``.
+
+        Without ``required``, a variable is required unless it has a default; without ``export``,
+        scalars are exported as ``${VAR}`` placeholders and lists and objects as their default.
+        """
         schema = {key: value for key, value in raw.items() if key not in _CAPZGEN_KEYS}
         required = bool(raw.get("required", "default" not in raw))
         scalar = schema.get("type") in ("string", "integer", "number", "boolean")
@@ -47,6 +56,13 @@ class VariableSpec:
 
 @dataclass(frozen=True)
 class Flavor:
+    """One flavor folder, as its ``flavor.yaml`` declares it and after ``extends`` is applied.
+
+    ``variables`` holds the parent's declarations overridden by the flavor's own, and ``origins``
+    the parent's first; ``templates`` are the flavor's own, rendered in order. ``builtin`` flavors
+    ship with capzgen and may only use built-in libraries and parents.
+    """
+
     name: str
     description: str
     directory: Path

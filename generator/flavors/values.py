@@ -23,7 +23,7 @@ _FALSE = frozenset({"false", "no", "off", "0"})
 
 
 class CoercionError(ValueError):
-    pass
+    """A raw value unreadable as its variable's declared type; the message says what is expected."""
 
 
 def coerce(spec: VariableSpec, raw: Any) -> Any:

@@ -20,6 +20,9 @@ from generator.yamlio.load import load_documents, read_source
 
 @dataclass(frozen=True)
 class FleetCluster:
+    """One entry of ``clusters`` with the fleet's ``defaults`` applied: values deep-merged over the
+    defaults' values, overrides after the defaults' ones."""
+
     name: str
     index: int  # position in ``clusters``
     flavor: str = "aks"
@@ -32,11 +35,14 @@ class FleetCluster:
 
 @dataclass(frozen=True)
 class Fleet:
+    """A checked fleet file: its source (``<stdin>`` for ``-``) and its clusters in file order."""
+
     source: str
     clusters: tuple[FleetCluster, ...]
 
     @property
     def names(self) -> list[str]:
+        """The cluster names in file order, duplicates included (FLEET-001 reports those)."""
         return [c.name for c in self.clusters]
 
 
@@ -61,6 +67,7 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
 
 
 def load_fleet(path: str) -> Fleet:
+    """Read and parse the fleet file at ``path`` (``-`` for stdin); see :func:`parse_fleet`."""
     return parse_fleet(read_source(path), source="<stdin>" if path == "-" else path)
 
 

@@ -37,6 +37,8 @@ SERIAL_BELOW = 16  # fewer clusters than this render in-process (worker start-up
 
 @dataclass(frozen=True)
 class FleetOptions:
+    """What applies to every cluster of a fleet: command-line flags, environment and config file."""
+
     schema_dirs: Sequence[Path] = ()
     flavors_dirs: Sequence[Path] = ()
     validate: bool = True
@@ -52,6 +54,12 @@ class FleetOptions:
 
 @dataclass
 class ClusterOutcome:
+    """What rendering one cluster produced: files and findings, or the error that stopped it.
+
+    ``error`` is the domain error as display text (message, details and hint); ``facts`` feed the
+    cross-cluster rules.
+    """
+
     name: str
     index: int
     files: dict[str, str] = field(default_factory=dict)
@@ -63,6 +71,8 @@ class ClusterOutcome:
 
 @dataclass
 class FleetResult:
+    """Every cluster's outcome in fleet order, all findings sorted, the grouped render errors."""
+
     fleet: Fleet
     outcomes: list[ClusterOutcome]
     findings: list[Finding]  # every cluster's, then the cross-cluster ones
@@ -70,13 +80,16 @@ class FleetResult:
 
     @property
     def has_errors(self) -> bool:
+        """Whether a cluster failed to render or a finding is an error: then nothing is written."""
         return bool(self.errors) or any(f.is_error for f in self.findings)
 
     @property
     def objects(self) -> int:
+        """The number of objects rendered over all clusters."""
         return sum(o.objects for o in self.outcomes)
 
     def summary(self) -> str:
+        """Counts of clusters, objects, errors and warnings, naming up to ten problem clusters."""
         errors = sum(1 for f in self.findings if f.is_error)
         warnings = len(self.findings) - errors
         bad = sorted(
@@ -260,6 +273,7 @@ def group_errors(outcomes: Sequence[ClusterOutcome], *, show: int = 5) -> list[s
 
 
 def raise_for_problems(result: FleetResult) -> None:
+    """Raise :class:`FleetInvalid` with every finding and render error unless the fleet is valid."""
     if result.has_errors:
         raise FleetInvalid(
             result.findings,
@@ -272,6 +286,7 @@ def raise_for_problems(result: FleetResult) -> None:
 
 
 def plan_fleet(result: FleetResult, directory: Path, *, force: bool) -> list[WritePlan]:
+    """One write plan per cluster folder (``directory/<name>``); nothing is written."""
     return [
         plan_directory(directory / outcome.name, outcome.files, force=force)
         for outcome in result.outcomes

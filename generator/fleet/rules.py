@@ -34,13 +34,22 @@ class ClusterFacts(Protocol):
     """A rendered cluster as the rules see it."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The cluster's name, as the fleet file gives it."""
+        ...
 
     @property
-    def facts(self) -> Sequence[Fact]: ...
+    def facts(self) -> Sequence[Fact]:
+        """The resource groups and DNS prefixes the cluster's objects use."""
+        ...
 
 
 def facts(objects: Sequence[Any], source: str) -> Iterator[Fact]:
+    """The resource groups and DNS prefixes one cluster's objects use, embedded resources included.
+
+    ``source`` is the file name findings will carry (see
+    :func:`~generator.fleet.render.cluster_source`).
+    """
     for index, obj in enumerate(objects):
         if not isinstance(obj, dict):
             continue

@@ -18,6 +18,7 @@ from generator.yamlio.load import load_manifest_value
 def embedded(
     api_version: str, kind: str, name: str, credential: str, spec: dict[str, Any]
 ) -> dict[str, Any]:
+    """An embedded ASO resource whose Azure credentials come from the ``credential`` Secret."""
     return {
         "apiVersion": api_version,
         "kind": kind,
@@ -60,16 +61,19 @@ def strip_server_fields(obj: dict[str, Any]) -> None:
 
 
 def set_if(spec: dict[str, Any], path: str, value: Any) -> None:
+    """Set ``value`` at the dotted ``path`` of ``spec``, unless it is None (absent)."""
     if value is not None:
         set_path(spec, path, value)
 
 
 def name_if_different(spec: dict[str, Any], object_name: str, azure_name: str) -> None:
+    """Set ``azureName`` only when it differs from the object's name (ASO's default)."""
     if azure_name != object_name:
         spec["azureName"] = azure_name
 
 
 def report_leftovers(reader: SpecReader, item: Item, notes: Notes) -> None:
+    """One ``unmapped`` note for every field of ``item`` that ``reader`` never read."""
     for path in reader.leftovers():
         notes.unmapped(
             item, path, f"no ASO equivalent known (not a field of CAPZ v1.26.0's {item.kind})"

@@ -35,6 +35,12 @@ def rewrite_ref(ref: Any, kinds: dict[str, str], namespace: str | None) -> bool:
 def rewrite_machine_pool(
     item: Item, pool: PoolPlan | None, namespace: str | None, notes: Notes
 ) -> dict[str, Any]:
+    """A copy of a CAPI MachinePool fitted to its converted pool (``pool``, None if none).
+
+    Server fields are dropped, ``infrastructureRef`` points at the ASO kind, a missing bootstrap is
+    set to an empty ``dataSecretName``, and the ``replicas-managed-by`` annotation is set to ``aks``
+    for an autoscaled pool and removed otherwise; each change is noted.
+    """
     obj = copy.deepcopy(item.obj)
     strip_server_fields(obj)
     ref = obj.get("spec", {}).get("template", {}).get("spec", {}).get("infrastructureRef")

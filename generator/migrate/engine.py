@@ -34,6 +34,8 @@ CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 
 @dataclass(frozen=True)
 class MigrationOptions:
+    """``capzgen migrate``'s choices: target namespace, Secret name, output name in checklists."""
+
     namespace: str | None = None  # move every object there (the new namespace of §5.7)
     credential_secret: str | None = None  # default: <cluster>-aso-credentials
     output_name: str = "<migrated manifests>"  # how the checklist refers to the output
@@ -52,6 +54,11 @@ def migrate_text(
 
 
 def read_items(text: str, source: str) -> list[Item]:
+    """The objects of ``text``, ``kind: List`` expanded; empty documents are skipped.
+
+    Raises :class:`MigrationError` for a document that is not a Kubernetes object with apiVersion,
+    kind and ``metadata.name``.
+    """
     items: list[Item] = []
     for document in load_documents(text, source=source):
         obj = document.obj

@@ -16,6 +16,11 @@ from generator.migrate.values import fleet_id, normalized_name
 def fleets_member(
     r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes, tags: dict[str, Any] | None
 ) -> list[dict[str, Any]]:
+    """The FleetsMember for ``spec.fleetsMember``, as a list of at most one resource.
+
+    The fleet's ARM ID needs the manager's name and resource group and the subscription; when one is
+    missing the field is reported as ``unmapped`` and nothing is created.
+    """
     if r.peek("fleetsMember") is None:
         return []
     name = r.text("fleetsMember.name") or plan.cluster_name
@@ -63,6 +68,11 @@ def fleets_member(
 
 
 def extensions(r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes) -> list[dict[str, Any]]:
+    """One ASO Extension per ``spec.extensions`` entry, owned by the ManagedCluster.
+
+    Raises :class:`MigrationError` for an entry that is not a mapping or has no name; fields the
+    Extension has no place for are reported as ``unmapped``.
+    """
     out: list[dict[str, Any]] = []
     for index, raw in enumerate(r.sequence("extensions")):
         base = f"extensions[{index}]"

@@ -19,6 +19,11 @@ from generator.migrate.values import normalized_name, quantity_number, set_path,
 
 
 def convert_machine_pool(item: Item, plan: ClusterPlan, notes: Notes) -> PoolPlan:
+    """Convert an AzureManagedMachinePool to an AzureASOManagedMachinePool and its agent pool.
+
+    The pool plan is also added to ``plan.pools``, where the MachinePool rewrite and the checklist
+    find it.
+    """
     r = SpecReader(item.spec(), item.origin, ["spec"])
     azure_name = r.text("name") or item.name
     object_name = normalized_name(item.name)

@@ -20,6 +20,8 @@ NOTE = "note"  # something the user should know: a default made explicit, a beha
 
 @dataclass(frozen=True)
 class Note:
+    """One line for stderr about one field of one input object (see the module docstring)."""
+
     category: str  # UNMAPPED or NOTE
     kind: str
     name: str
@@ -27,11 +29,14 @@ class Note:
     reason: str
 
     def to_text(self) -> str:
+        """``category: Kind/name: path: reason``."""
         return f"{self.category}: {self.kind}/{self.name}: {self.path}: {self.reason}"
 
 
 @dataclass(frozen=True)
 class SecretKey:
+    """One key the credential Secret needs, and where its value comes from."""
+
     key: str
     source: str  # where the value comes from (a value from the manifests, or what to copy)
 
@@ -47,6 +52,7 @@ class CredentialNeed:
     hint: str = ""
 
     def to_lines(self) -> list[str]:
+        """Which Secret to create and its keys, for stderr; no secret value is ever printed."""
         lines = [
             f"credentials: Cluster {self.cluster} needs Secret {self.namespace}/{self.name} "
             "(named by serviceoperator.azure.com/credential-from; capzgen writes no secret values) with:"
@@ -60,10 +66,13 @@ class CredentialNeed:
 
 @dataclass
 class Checklist:
+    """A titled list of steps the user carries out after applying the output."""
+
     title: str
     steps: list[str] = field(default_factory=list)
 
     def to_lines(self) -> list[str]:
+        """The title, then numbered steps; continuation lines of a step are indented under it."""
         lines = [self.title]
         for number, step in enumerate(self.steps, start=1):
             head, *rest = step.split("\n")
@@ -74,6 +83,8 @@ class Checklist:
 
 @dataclass
 class MigrationResult:
+    """What ``capzgen migrate`` produces: the objects for stdout and everything for stderr."""
+
     objects: list[dict[str, Any]]
     notes: list[Note] = field(default_factory=list)
     credentials: list[CredentialNeed] = field(default_factory=list)
@@ -82,6 +93,7 @@ class MigrationResult:
 
     @property
     def unmapped(self) -> list[Note]:
+        """The notes about legacy fields that were not carried over."""
         return [n for n in self.notes if n.category == UNMAPPED]
 
     def text(self) -> str:
@@ -110,6 +122,7 @@ class Origin:
     name: str
 
     def location(self, path: Sequence[PathPart] = ()) -> Location:
+        """The object's location, at ``path`` inside it when given."""
         return Location(
             file=self.source,
             line=self.line,
@@ -122,4 +135,5 @@ class Origin:
     def error(
         self, message: str, path: Sequence[PathPart] = (), hint: str | None = None
     ) -> MigrationError:
+        """A :class:`MigrationError` at ``path`` in this object, for the caller to raise."""
         return MigrationError(message, location=self.location(path), hint=hint)

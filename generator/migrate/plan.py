@@ -25,19 +25,23 @@ class Item:
 
     @property
     def kind(self) -> str:
+        """The input's ``kind``."""
         return self.origin.kind
 
     @property
     def name(self) -> str:
+        """The input's ``metadata.name``."""
         return self.origin.name
 
     @property
     def namespace(self) -> str | None:
+        """``metadata.namespace``, None when it is unset or empty."""
         metadata = self.obj.get("metadata")
         value = metadata.get("namespace") if isinstance(metadata, dict) else None
         return value if isinstance(value, str) and value else None
 
     def spec(self) -> dict[str, Any]:
+        """``spec``, ``{}`` when absent; raises :class:`MigrationError` if not a mapping."""
         spec = self.obj.get("spec")
         if spec is None:
             return {}
@@ -49,17 +53,22 @@ class Item:
 
 @dataclass
 class Notes:
+    """The notes collected while converting, in the order they were made."""
+
     items: list[Note] = field(default_factory=list)
 
     def unmapped(self, item: Item, path: str | list[PathPart], reason: str) -> None:
+        """A field of ``item`` that was not carried over, and why."""
         self.add(UNMAPPED, item.kind, item.name, path, reason)
 
     def note(self, item: Item, path: str | list[PathPart], reason: str) -> None:
+        """A remark on ``item`` for the user: a default made explicit, a behaviour change."""
         self.add(NOTE, item.kind, item.name, path, reason)
 
     def add(
         self, category: str, kind: str, name: str, path: str | list[PathPart], reason: str
     ) -> None:
+        """A note of any category; ``path`` as text or as parts (empty parts: the object)."""
         self.items.append(Note(category, kind, name, _path(path), reason))
 
 
@@ -69,6 +78,13 @@ def _path(path: str | list[PathPart]) -> str:
 
 @dataclass
 class ClusterPlan:
+    """One legacy cluster's conversion: its inputs, the Azure names and IDs derived from them, and
+    the outputs collected so far.
+
+    Built from the AzureManagedControlPlane; the AzureManagedCluster (``cluster``, None when the
+    input has none) and the pools are converted against it.
+    """
+
     control_plane: Item
     cluster: Item | None
     cluster_name: str
@@ -93,17 +109,23 @@ class ClusterPlan:
 
     @property
     def namespace(self) -> str | None:
+        """The cluster's namespace: the AzureManagedCluster's, else the control plane's."""
         if self.cluster is not None and self.cluster.namespace:
             return self.cluster.namespace
         return self.control_plane.namespace
 
     @property
     def container_service_api(self) -> str:
+        """containerservice apiVersion of the ASO objects: preview with
+        ``enablePreviewFeatures``."""
         return t.CONTAINER_SERVICE_PREVIEW_API if self.preview else t.CONTAINER_SERVICE_API
 
 
 @dataclass
 class PoolPlan:
+    """One converted pool: the legacy item, its Azure and object names, whether it autoscales, and
+    the AzureASOManagedMachinePool that replaces it."""
+
     item: Item
     azure_name: str
     object_name: str

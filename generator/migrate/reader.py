@@ -15,6 +15,12 @@ from generator.migrate.values import get_path, parse_path
 
 
 class SpecReader:
+    """A legacy object's ``spec`` read through typed accessors that record what was read.
+
+    Accessors return None (an empty list for :meth:`sequence`) for an absent field and raise
+    :class:`MigrationError`, located in the input, for a value of the wrong type.
+    """
+
     def __init__(self, spec: dict[str, Any], origin: Origin, base: list[PathPart]) -> None:
         self.spec = spec
         self.origin = origin
@@ -22,6 +28,7 @@ class SpecReader:
         self._taken: list[list[PathPart]] = []
 
     def where(self, path: str) -> list[PathPart]:
+        """The absolute path of ``path`` inside the object, for locations."""
         return [*self.base, *parse_path(path)]
 
     def take(self, path: str) -> Any:
@@ -31,6 +38,7 @@ class SpecReader:
         return get_path(self.spec, parts)
 
     def text(self, path: str) -> str | None:
+        """The value as text (numbers are converted); an empty string counts as absent."""
         value = self.take(path)
         if value is None or value == "":
             return None
@@ -40,6 +48,7 @@ class SpecReader:
         return str(value)
 
     def boolean(self, path: str) -> bool | None:
+        """A true/false value; strings such as ``"true"`` are rejected."""
         value = self.take(path)
         if value is None:
             return None
@@ -49,6 +58,7 @@ class SpecReader:
         return value
 
     def mapping(self, path: str) -> dict[str, Any] | None:
+        """A mapping value, the whole subtree marked as read."""
         value = self.take(path)
         if value is None:
             return None
@@ -58,6 +68,7 @@ class SpecReader:
         return value
 
     def sequence(self, path: str) -> list[Any]:
+        """A list value, ``[]`` when absent; the whole list is marked as read."""
         value = self.take(path)
         if value is None:
             return []
@@ -71,6 +82,7 @@ class SpecReader:
         return get_path(self.spec, path)
 
     def has(self, path: str) -> bool:
+        """Whether ``path`` holds a non-null value; does not mark it read."""
         return get_path(self.spec, path) is not None
 
     def leftovers(self) -> Iterator[str]:

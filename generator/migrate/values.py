@@ -33,10 +33,12 @@ def dns_service_ip(service_cidr: str) -> str | None:
 
 
 def resource_group_id(subscription: str, group: str) -> str:
+    """The ARM ID of a resource group."""
     return f"/subscriptions/{subscription}/resourceGroups/{group}"
 
 
 def subnet_id(subscription: str, group: str, vnet: str, subnet: str) -> str:
+    """The ARM ID of a subnet."""
     return (
         f"{resource_group_id(subscription, group)}/providers/Microsoft.Network/virtualNetworks/"
         f"{vnet}/subnets/{subnet}"
@@ -44,6 +46,7 @@ def subnet_id(subscription: str, group: str, vnet: str, subnet: str) -> str:
 
 
 def fleet_id(subscription: str, group: str, fleet: str) -> str:
+    """The ARM ID of an Azure Kubernetes Fleet Manager fleet."""
     return f"{resource_group_id(subscription, group)}/providers/Microsoft.ContainerService/fleets/{fleet}"
 
 
@@ -124,6 +127,7 @@ def set_path(obj: dict[str, Any], path: str, value: Any) -> None:
 
 
 def get_path(obj: Any, path: str | list[str | int]) -> Any:
+    """The value at ``path`` (dotted or parts); None if a step is missing, null or mistyped."""
     parts = parse_path(path) if isinstance(path, str) else path
     for part in parts:
         if isinstance(part, int):

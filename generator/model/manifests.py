@@ -67,6 +67,7 @@ class TopObject:
 
     @property
     def subject(self) -> Subject:
+        """The object as findings name it (built on demand: most objects never get a finding)."""
         return Subject(
             file=self.document.source,
             document=self.document.index,
@@ -75,6 +76,7 @@ class TopObject:
         )
 
     def ref(self) -> str:
+        """``Kind/name`` for messages, ``?`` for a missing name."""
         return f"{self.kind}/{self.name or '?'}"
 
 
@@ -99,6 +101,7 @@ class AsoResource:
     def build(
         cls, top: TopObject, obj: dict[str, Any], path: JsonPath, embedded: bool
     ) -> AsoResource:
+        """The view of ``obj`` at ``path`` in ``top``; ``embedded`` makes ``top`` its parent."""
         api_version = as_str(obj.get("apiVersion")) or ""
         group, _, version = api_version.rpartition("/")
         kind = as_str(obj.get("kind")) or ""
@@ -119,6 +122,7 @@ class AsoResource:
 
     @property
     def subject(self) -> Subject:
+        """The resource as findings name it: its document, plus the resource when embedded."""
         subject = self.top.subject
         return subject if self.parent is None else subject.embedded(self.path, self.obj)
 
@@ -128,6 +132,7 @@ class AsoResource:
         return self.top.namespace
 
     def ref(self) -> str:
+        """``Kind/name`` for messages, ``?`` for a missing name."""
         return f"{self.kind}/{self.name or '?'}"
 
 
@@ -143,6 +148,10 @@ class Ref:
 
     @classmethod
     def parse(cls, value: Any, path: JsonPath) -> Ref | None:
+        """The reference ``value`` holds; None without a non-empty ``kind`` and ``name``.
+
+        ``group`` comes from ``apiGroup``, else from the group part of ``apiVersion``.
+        """
         if not isinstance(value, dict):
             return None
         kind, name = value.get("kind"), value.get("name")
@@ -195,6 +204,7 @@ class ClusterGroup:
         self.managed_cluster = _first_of(self.control_plane, kinds.MANAGED_CLUSTER)
 
     def members(self) -> Iterator[TopObject]:
+        """The Cluster, its control plane and infra cluster, then each MachinePool and its infra."""
         yield self.cluster
         if self.control_plane is not None:
             yield self.control_plane
@@ -206,6 +216,7 @@ class ClusterGroup:
                 yield pool.infra
 
     def resources(self) -> Iterator[AsoResource]:
+        """The ASO resources embedded in any of :meth:`members`."""
         for member in self.members():
             yield from member.resources
 
@@ -324,26 +335,32 @@ class ManifestSet:
         return _pick(self._by_kind_name.get((kind, name)), namespace)
 
     def find_any_namespace(self, kind: str, name: str) -> list[TopObject]:
+        """Every object of ``kind``/``name``, whatever its namespace, in document order."""
         return list(self._by_kind_name.get((kind, name), ()))
 
     def resolve(self, ref: Ref | None, namespace: str | None) -> TopObject | None:
+        """The object ``ref`` names, seen from ``namespace`` (see :meth:`find`); None for no ref."""
         return None if ref is None else self.find(ref.kind, ref.name, namespace)
 
     def find_resource(
         self, group_kind: kinds.GroupKind, name: str, namespace: str | None
     ) -> AsoResource | None:
+        """The ASO resource ``group_kind``/``name`` in ``namespace`` (exact namespace preferred)."""
         return _pick(self._res_by_name.get((*group_kind, name)), namespace)
 
     def find_resource_any_namespace(
         self, group_kind: kinds.GroupKind, name: str
     ) -> list[AsoResource]:
+        """Every ASO resource ``group_kind``/``name`` in any namespace, in document order."""
         return list(self._res_by_name.get((*group_kind, name), ()))
 
     def resources_of(self, *group_kinds: kinds.GroupKind) -> Iterator[AsoResource]:
+        """The ASO resources (embedded or top-level) of the given group/kinds, kind by kind."""
         for group_kind in group_kinds:
             yield from self.resources_by_kind.get(group_kind, ())
 
     def objects_of(self, *kind_names: str) -> Iterator[TopObject]:
+        """The top-level objects of the given kinds, kind by kind, each in document order."""
         for kind in kind_names:
             yield from self.by_kind.get(kind, ())
 

@@ -28,6 +28,7 @@ def dig(obj: Any, *keys: str | int) -> Any:
 
 
 def as_str(value: Any) -> str | None:
+    """The value if it is a string, else None."""
     return value if isinstance(value, str) else None
 
 
@@ -37,16 +38,19 @@ def as_int(value: Any) -> int | None:
 
 
 def as_number(value: Any) -> float | None:
+    """An int or float as a float; None for anything else, booleans included."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value)
 
 
 def as_dict(value: Any) -> dict[str, Any] | None:
+    """The value if it is a mapping, else None."""
     return value if isinstance(value, dict) else None
 
 
 def as_list(value: Any) -> list[Any] | None:
+    """The value if it is a list, else None."""
     return value if isinstance(value, list) else None
 
 
@@ -72,6 +76,7 @@ def parse_version(value: Any) -> tuple[int, int, int | None] | None:
 
 
 def parse_ipv4_network(value: Any) -> ipaddress.IPv4Network | None:
+    """The IPv4 network a known string holds (host bits allowed: ``10.0.0.1/24``), else None."""
     text = known_str(value)
     if text is None:
         return None
@@ -82,6 +87,7 @@ def parse_ipv4_network(value: Any) -> ipaddress.IPv4Network | None:
 
 
 def parse_ip_network(value: Any) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """The IPv4 or IPv6 network a known string holds (host bits allowed), else None."""
     text = known_str(value)
     if text is None:
         return None
@@ -92,6 +98,7 @@ def parse_ip_network(value: Any) -> ipaddress.IPv4Network | ipaddress.IPv6Networ
 
 
 def parse_ipv4(value: Any) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a known string holds, else None."""
     text = known_str(value)
     if text is None:
         return None

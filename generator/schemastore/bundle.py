@@ -74,9 +74,11 @@ class BundleManifest:
     schemas: tuple[BundledSchema, ...]
 
     def source(self, name: str) -> UpstreamFile:
+        """The upstream file called ``name``; raises StopIteration if the manifest has none."""
         return next(s for s in self.sources if s.name == name)
 
     def to_json(self) -> dict[str, Any]:
+        """The manifest as ``manifest.json`` stores it (the inverse of :meth:`from_json`)."""
         return {
             "format": BUNDLE_FORMAT,
             "converter": self.converter,
@@ -110,6 +112,10 @@ class BundleManifest:
 
     @classmethod
     def from_json(cls, data: Any, *, location: Location) -> BundleManifest:
+        """Read parsed ``manifest.json`` data; raises :class:`SchemaStoreError` if malformed.
+
+        The format number must match, and every schema must name a source the manifest lists.
+        """
         try:
             if data["format"] != BUNDLE_FORMAT:
                 msg = f"unsupported bundle format {data['format']!r} (expected {BUNDLE_FORMAT})"
@@ -150,6 +156,7 @@ class BundleManifest:
 
 
 def member_digest(data: bytes) -> str:
+    """The hex sha256 of an archive member's bytes, as the manifest records it."""
     return hashlib.sha256(data).hexdigest()
 
 
@@ -161,14 +168,17 @@ class SchemaBundle:
 
     @property
     def manifest_path(self) -> Path:
+        """The bundle's ``manifest.json``."""
         return self.folder / MANIFEST_NAME
 
     @property
     def archive_path(self) -> Path:
+        """The bundle's ``schemas.zip``."""
         return self.folder / ARCHIVE_NAME
 
     @cached_property
     def manifest(self) -> BundleManifest:
+        """The manifest, read once on first use; raises :class:`SchemaStoreError` if unusable."""
         location = Location(file=str(self.manifest_path))
         try:
             data = json.loads(self.manifest_path.read_bytes())
@@ -222,5 +232,6 @@ class SchemaBundle:
         return data
 
     def load(self, schema: BundledSchema) -> dict[str, Any]:
+        """The member's schema as JSON, digest-checked (see :meth:`read_bytes`)."""
         loaded: dict[str, Any] = json.loads(self.read_bytes(schema))
         return loaded

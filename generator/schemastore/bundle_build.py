@@ -128,6 +128,7 @@ def archive_bytes(members: dict[str, bytes]) -> bytes:
 
 
 def manifest_bytes(manifest: BundleManifest) -> bytes:
+    """``manifest.json`` as written: indented JSON in the manifest's key order, plus a newline."""
     return (json.dumps(manifest.to_json(), indent=1, sort_keys=False) + "\n").encode("utf-8")
 
 
@@ -149,6 +150,7 @@ def build_bundle(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m generator.schemastore.bundle_build``: 0 on success, else 2 and an error line."""
     parser = argparse.ArgumentParser(
         prog="python -m generator.schemastore.bundle_build",
         description="Build capzgen's built-in schema bundle from local upstream copies.",

@@ -111,6 +111,7 @@ class MemoEntry:
     schemas: tuple[tuple[GroupVersionKind, str], ...]  # (gvk, path relative to folder)
 
     def load(self, relative: str) -> Any:
+        """The JSON at ``relative`` inside the entry's folder (one converted schema)."""
         return json.loads((self.folder / relative).read_bytes())
 
 
@@ -122,9 +123,11 @@ class ConversionMemo:
 
     @property
     def folder(self) -> Path:
+        """``<root>/converted/v<CONVERTER_VERSION>``: other converters' output is never read."""
         return self.root / "converted" / f"v{CONVERTER_VERSION}"
 
     def get(self, sha256: str) -> MemoEntry | None:
+        """The memo entry for the file with digest ``sha256``; None if absent or unreadable."""
         folder = self.folder / sha256
         try:
             index = json.loads((folder / "index.json").read_bytes())
@@ -137,6 +140,11 @@ class ConversionMemo:
         return MemoEntry(folder=folder, schemas=schemas)
 
     def put(self, sha256: str, converted: list[ConvertedSchema], source: str) -> MemoEntry | None:
+        """Memoise ``converted`` (maybe empty) under ``sha256`` atomically; return the new entry.
+
+        None when the cache cannot be written: that is logged, not raised, and only costs speed.
+        ``source`` is recorded for people inspecting the cache.
+        """
         final = self.folder / sha256
         index = {
             "source": source,

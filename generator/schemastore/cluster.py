@@ -38,9 +38,11 @@ class KubectlSettings:
     timeout: float = 60.0
 
     def describe(self) -> str:
+        """The cluster for messages: the named context, or the current one."""
         return f"the cluster of context {self.context}" if self.context else "the current cluster"
 
     def base_args(self) -> list[str]:
+        """``kubectl`` plus ``--kubeconfig`` and ``--context`` when set; calls append their own."""
         args = [self.kubectl]
         if self.kubeconfig:
             args += ["--kubeconfig", self.kubeconfig]

@@ -40,6 +40,7 @@ class Re2Pattern:
         self.regex = re2.compile(value)
 
     def validate(self, instance: Any) -> None:
+        """Raise ValueError (reported as the violation) if a string does not match."""
         if isinstance(instance, str) and not self.regex.search(instance):
             msg = f"pattern {self.pattern}"
             raise ValueError(msg)

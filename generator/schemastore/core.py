@@ -61,6 +61,7 @@ class CoreKinds:
 
     @property
     def label(self) -> str:
+        """How ``schemas list`` and messages name this source."""
         return f"kubernetes-validate ({self.schema_dir.name})"
 
     def index(self) -> dict[GroupVersionKind, str]:

@@ -28,6 +28,8 @@ class CrdError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ConvertedSchema:
+    """The JSON Schema of one served version of a CRD, with its GVK marker and CEL rules kept."""
+
     gvk: GroupVersionKind
     schema: dict[str, Any]
 
@@ -38,6 +40,7 @@ class ConvertedSchema:
 
 
 def is_crd(obj: Any) -> bool:
+    """Whether ``obj`` is a CustomResourceDefinition (``apiextensions.k8s.io`` v1 or v1beta1)."""
     return (
         isinstance(obj, Mapping)
         and obj.get("kind") == "CustomResourceDefinition"
@@ -68,6 +71,10 @@ def convert_documents(documents: Iterable[Any]) -> list[ConvertedSchema]:
 
 
 def convert_crd(crd: Mapping[str, Any]) -> list[ConvertedSchema]:
+    """One schema per served version of ``crd``; raises :class:`CrdError` naming CRD and place.
+
+    A served version without a schema accepts any content, as the API server does.
+    """
     name = _crd_name(crd)
     spec = crd.get("spec")
     if not isinstance(spec, Mapping):

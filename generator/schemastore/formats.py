@@ -47,6 +47,7 @@ def is_byte(value: str) -> bool:
 
 
 def is_date_time(value: str) -> bool:
+    """``date-time``: RFC 3339 with ``T`` or a space, the zone optional; the date must exist."""
     match = _DATE_TIME.match(value)
     if not match:
         return False
@@ -59,10 +60,12 @@ def is_date_time(value: str) -> bool:
 
 
 def is_duration(value: str) -> bool:
+    """``duration``: Go's ``time.ParseDuration`` syntax plus ``d`` and ``w`` units; not empty."""
     return bool(_DURATION.match(value.strip())) and bool(value.strip())
 
 
 def is_cidr(value: str) -> bool:
+    """``cidr``: an IPv4 or IPv6 network with a prefix length; host bits may be set, as in Go."""
     if "/" not in value:
         return False
     try:
@@ -73,6 +76,7 @@ def is_cidr(value: str) -> bool:
 
 
 def is_mac(value: str) -> bool:
+    """``mac``: 6, 8 or 20 octets as Go's ``net.ParseMAC`` reads them (``:``, ``-`` or dots)."""
     return bool(_MAC.match(value))
 
 

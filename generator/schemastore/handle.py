@@ -24,7 +24,9 @@ class CompiledSchema:
     validator: Any = field(repr=False)
 
     def is_valid(self, obj: Any) -> bool:
+        """Whether ``obj`` passes the schema (faster than collecting violations)."""
         return bool(self.validator.is_valid(obj))
 
     def iter_violations(self, obj: Any) -> Iterator[SchemaViolation]:
+        """Every schema violation of ``obj``, located by its path (see :mod:`.violations`)."""
         return violations(self.validator.iter_errors(obj))

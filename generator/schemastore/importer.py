@@ -32,6 +32,8 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 
 @dataclass(frozen=True, slots=True)
 class ImportedSchema:
+    """One schema ``schemas import`` wrote into the cache."""
+
     gvk: GroupVersionKind
     origin: str  # the file, "<stdin>" or "kubectl (...)" the schema came from
     path: Path  # where the JSON Schema was written
@@ -45,6 +47,7 @@ class ImportInput:
     catalog_files: list[tuple[Path, GroupVersionKind]] = field(default_factory=list)
 
     def describe(self) -> str:
+        """The inputs by name for messages, comma-separated; ``the input`` when there are none."""
         names = [s.name for s in self.crd_sources] + [str(p) for p, _ in self.catalog_files]
         return ", ".join(names) or "the input"
 

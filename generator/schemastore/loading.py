@@ -27,6 +27,7 @@ class SourceText:
 
     @property
     def sha256(self) -> str:
+        """Hex sha256 of the bytes: the key under which the file's conversion is memoised."""
         return hashlib.sha256(self.data).hexdigest()
 
     @classmethod

@@ -34,6 +34,7 @@ class Repair:
     value: Any
 
     def describe(self) -> str:
+        """``moved misplaced "keyword": value out of the property map of /pointer``."""
         return (
             f'moved misplaced "{self.keyword}": {_render(self.value)} out of the property map '
             f"of {self.pointer or '/'}"

@@ -43,11 +43,13 @@ class SchemaEntry:
     pinned: str | None = field(default=None, compare=False)  # project@release, when known
 
     def matches(self, gvk: GroupVersionKind) -> bool:
+        """Whether the entry serves ``gvk``, ignoring the kind's case when only that is known."""
         if self.exact_kind:
             return self.gvk == gvk
         return _key(self.gvk) == _key(gvk)
 
     def display_kind(self) -> str:
+        """The kind in its proper case when it can be found, else as indexed (for listings)."""
         if self.exact_kind:
             return self.gvk.kind
         path = Path(self.source)
@@ -55,15 +57,21 @@ class SchemaEntry:
 
 
 class SchemaSource(Protocol):
+    """One entry of the schema search path; ``label`` is its short name (a path, ``built-in``)."""
+
     label: str
 
     def describe(self) -> str:
         """Where this source is and why it is on the path, for "searched ..." messages."""
         ...
 
-    def index(self) -> list[SchemaEntry]: ...
+    def index(self) -> list[SchemaEntry]:
+        """Every GVK this source offers, built on first use; for one GVK the first entry wins."""
+        ...
 
-    def find(self, gvk: GroupVersionKind) -> SchemaEntry | None: ...
+    def find(self, gvk: GroupVersionKind) -> SchemaEntry | None:
+        """The entry serving ``gvk`` (see :meth:`SchemaEntry.matches`), else None."""
+        ...
 
 
 class _IndexedSource:
@@ -119,6 +127,7 @@ class DirectorySource(_IndexedSource):
         self.optional = optional
 
     def describe(self) -> str:
+        """``<role> <path>``, e.g. ``--schema-dir ./crds`` or ``cache ~/.cache/capzgen/schemas``."""
         return f"{self.role} {self.path}"
 
     def _build(self) -> list[SchemaEntry]:
@@ -228,6 +237,7 @@ class BundleSource(_IndexedSource):
         self.bundle = bundle
 
     def describe(self) -> str:
+        """The bundle and the upstream releases it pins."""
         releases = sorted({source.pinned for source in self.bundle.manifest.sources})
         return f"the built-in bundle ({', '.join(releases)})"
 
@@ -257,6 +267,7 @@ class CoreSource(_IndexedSource):
         self.label = kinds.label
 
     def describe(self) -> str:
+        """The core kinds and the kubernetes-validate schema folder they come from."""
         return f"the core Kubernetes kinds of {self.label}"
 
     def _build(self) -> list[SchemaEntry]:

@@ -91,6 +91,7 @@ class SchemaStore:
         return cls(sources)
 
     def searched(self) -> list[str]:
+        """Every source's description, highest priority first, for "searched ..." messages."""
         return [source.describe() for source in self.sources]
 
     def lookup(self, api_version: str, kind: str) -> CompiledSchema | None:

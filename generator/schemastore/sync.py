@@ -43,6 +43,8 @@ _FIELDS = ("name", "version", "url", "path", "sha256", "format")
 
 @dataclass(frozen=True, slots=True)
 class PinnedFile:
+    """One entry of ``schemas/sources.yaml``: an upstream file pinned by URL and by sha256."""
+
     name: str
     version: str
     url: str
@@ -65,6 +67,8 @@ class Project:
 
 @dataclass(frozen=True, slots=True)
 class SyncResult:
+    """What ``schemas sync`` did: how many pinned files it fetched and the schema files it wrote."""
+
     files: int
     written: list[Path]
 

@@ -171,6 +171,7 @@ def _short(value: Any) -> str:
 
 
 def json_type(value: Any) -> str:
+    """JSON Schema's name for the type of a parsed value; Python's type name for anything else."""
     if value is None:
         return "null"
     if isinstance(value, bool):

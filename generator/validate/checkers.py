@@ -21,6 +21,7 @@ from generator.validate.schema_check import SchemaSettings, check_non_mapping, c
 
 
 def check_documents(context: CheckContext) -> Iterator[Finding]:
+    """Rule ``yaml``: a document that is not a mapping (empty documents are fine)."""
     for document in context.documents:
         problem = check_non_mapping(document)
         if problem is not None and context.enabled(problem.rule):
@@ -28,6 +29,7 @@ def check_documents(context: CheckContext) -> Iterator[Finding]:
 
 
 def check_objects(context: CheckContext) -> Iterator[Finding]:
+    """Rules ``structure``, ``schema``, ``no-schema``: every object and its embedded resources."""
     settings = SchemaSettings(
         store=context.store, ignore_missing=context.options.ignore_missing_schemas
     )
@@ -38,6 +40,7 @@ def check_objects(context: CheckContext) -> Iterator[Finding]:
 
 
 def check_cel(context: CheckContext) -> list[Finding]:
+    """Rule ``cel``: the CRDs' CEL rules; nothing with ``--no-cel`` or without a schema store."""
     if not context.options.cel or context.store is None:
         return []
     # lazy: cel-python and the evaluator cost ~40 ms of start-up; only runs evaluating CEL load them

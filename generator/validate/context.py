@@ -19,6 +19,11 @@ from generator.schemastore.types import SchemaLookup
 
 @dataclass(frozen=True)
 class ValidationOptions:
+    """What a validation run checks: the rules to skip and whether schemas and CEL are used.
+
+    ``ignore_missing_schemas`` turns a missing schema from an error into a warning.
+    """
+
     disabled_rules: frozenset[str] = frozenset()
     ignore_missing_schemas: bool = False
     schemas: bool = True  # False (or no store): skip JSON Schema validation, keep the rules

@@ -31,6 +31,7 @@ _ENGINE_RULES = (
 
 
 def render_text(findings: Sequence[Finding], documents: int) -> str:
+    """The text report: one line per finding, each distinct hint once, then the summary line."""
     lines = [finding.to_text() for finding in findings]
     lines.extend(hint_lines(findings))
     lines.append(summarize(findings, documents))
@@ -38,6 +39,7 @@ def render_text(findings: Sequence[Finding], documents: int) -> str:
 
 
 def render_json(findings: Sequence[Finding], documents: int) -> str:
+    """The JSON report: every finding (see :meth:`Finding.to_json`) and a summary of counts."""
     errors = sum(1 for finding in findings if finding.is_error)
     payload = {
         "findings": [finding.to_json() for finding in findings],

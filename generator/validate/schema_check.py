@@ -28,6 +28,9 @@ ENGINE_RULE_IDS = (YAML, STRUCTURE, SCHEMA, NO_SCHEMA)
 
 @dataclass(frozen=True, slots=True)
 class SchemaSettings:
+    """How objects are checked against schemas: ``store`` None disables schema checks, and
+    ``ignore_missing`` makes a missing schema a warning."""
+
     store: SchemaLookup | None  # None: no schema validation
     ignore_missing: bool
 

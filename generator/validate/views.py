@@ -74,10 +74,12 @@ class Field(Generic[T]):
 
     @property
     def subject(self) -> Subject:
+        """The object the field belongs to, as findings name it."""
         return self.owner.subject
 
     @property
     def path(self) -> JsonPath:
+        """The field's path from the document root."""
         return (*self.owner.path, *self.rel)
 
     @property
@@ -88,10 +90,12 @@ class Field(Generic[T]):
 
     @property
     def is_set(self) -> bool:
+        """Whether the field is written at all (an unknown value counts as written)."""
         return self.raw is not None
 
     @property
     def unknown(self) -> bool:
+        """Whether the value is decided later: by CAPZ at run time, a Go template or ``${VAR}``."""
         return self.raw is UNKNOWN or is_templated(self.raw)
 
 
@@ -154,13 +158,16 @@ class AgentPool:
 
     @property
     def is_system(self) -> bool:
+        """Whether ``mode`` is ``System`` (an unknown mode is not)."""
         return self.mode.value == "System"
 
     @property
     def is_windows(self) -> bool:
+        """Whether ``osType`` is ``Windows`` (an unknown type is not)."""
         return self.os_type.value == "Windows"
 
     def ref(self) -> str:
+        """``Kind/name`` of the object that defines the pool, for messages."""
         return self.owner.ref()
 
 
@@ -279,6 +286,7 @@ class ControlPlane:
     workload_identity: Field[bool]
 
     def ref(self) -> str:
+        """``Kind/name`` of the object that defines the cluster settings, for messages."""
         return self.owner.ref()
 
 

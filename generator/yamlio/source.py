@@ -27,6 +27,7 @@ _UNICODE_CONTROL: Final = re.compile("[\x80-\x84\x86-\x9f\ufffe\uffff]")
 
 
 def display_name(path: str) -> str:
+    """How findings and errors name ``path``: ``<stdin>`` for ``-``, else the path as given."""
     return STDIN_NAME if path == STDIN else path
 
 

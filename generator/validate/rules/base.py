@@ -19,14 +19,21 @@ class Located(Protocol):
     """Anything a finding can be about: a top-level object or an ASO resource."""
 
     @property
-    def subject(self) -> Subject: ...
+    def subject(self) -> Subject:
+        """The object the finding is about."""
+        ...
 
     @property
-    def path(self) -> JsonPath: ...
+    def path(self) -> JsonPath:
+        """Where the object sits in its document: ``()`` for a top-level one."""
+        ...
 
 
 @dataclass(frozen=True)
 class Rule:
+    """One CAPZ rule: its ID (``CAPZ-...``), the one-line description ``--list-rules`` shows, the
+    one severity it reports with, and the check itself."""
+
     id: str
     description: str
     severity: Severity
