@@ -24,7 +24,6 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -41,13 +40,6 @@ MANIFEST_VERSION = 1
 _UNSAFE = re.compile(r"[^a-z0-9._-]")
 _MAX_STEM = 200
 FLUX_SOURCE_KINDS = ("GitRepository", "OCIRepository", "Bucket")
-
-
-class Layout(StrEnum):
-    """The ``--layout`` choices: files plus ``kustomization.yaml``, or also a Flux Kustomization."""
-
-    PLAIN = "plain"
-    FLUX = "flux"
 
 
 # --- what to write -------------------------------------------------------------------------------
@@ -217,11 +209,6 @@ class WritePlan:
     deletes: list[str] = field(default_factory=list)  # stale files capzgen wrote earlier
     manifest: str | None = None  # new manifest text, None when it is already current
     conflicts: list[str] = field(default_factory=list)
-
-    @property
-    def total(self) -> int:
-        """The number of files the folder will hold for this output (written plus unchanged)."""
-        return len(self.writes) + len(self.unchanged)
 
 
 @dataclass(frozen=True)

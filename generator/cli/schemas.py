@@ -17,7 +17,7 @@ import click
 from generator.cli.common import current_settings
 from generator.errors import UsageError
 from generator.resources import builtin_schemas_dir
-from generator.schemastore.loading import SourceText
+from generator.schemastore.loading import SourceBytes
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -191,7 +191,7 @@ def import_command(
     elif source == "-":
         stream = sys.stdin
         data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
-        imported = import_crds([SourceText(name="<stdin>", data=data)], cache_dir=cache_dir)
+        imported = import_crds([SourceBytes(name="<stdin>", data=data)], cache_dir=cache_dir)
     else:
         assert source is not None
         imported = import_schemas(collect_sources(Path(source)), cache_dir=cache_dir)

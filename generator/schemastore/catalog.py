@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import CapzgenError, Location, SchemaStoreError
-from generator.schemastore.loading import SourceText, parse_documents
+from generator.schemastore.loading import SourceBytes, parse_documents
 from generator.schemastore.repair import repair_schema
 from generator.schemastore.structural import GVK_MARKER, SchemaFormatError, convert_root
 from generator.schemastore.types import GroupVersionKind
@@ -63,7 +63,7 @@ def load_catalog_schema(path: Path) -> dict[str, Any]:
     """Read, repair and convert one catalog file; a malformed file raises naming it."""
     location = Location(file=str(path))
     try:
-        documents = parse_documents(SourceText.read(path))
+        documents = parse_documents(SourceBytes.read(path))
         raw: Any = documents[0] if documents else None
     except CapzgenError as error:
         msg = f"schema file is not valid JSON: {error.message.removeprefix('invalid JSON: ')}"

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from generator.errors import InputOutputError
-from generator.schemastore.loading import SourceText
+from generator.schemastore.loading import SourceBytes
 
 GROUP_SUFFIXES = (".cluster.x-k8s.io", ".azure.com")
 BATCH_SIZE = 10
@@ -56,7 +56,7 @@ def wanted(crd_name: str) -> bool:
     return crd_name.endswith(GROUP_SUFFIXES)
 
 
-def fetch_cluster_crds(settings: KubectlSettings) -> list[SourceText]:
+def fetch_cluster_crds(settings: KubectlSettings) -> list[SourceBytes]:
     """The wanted CRDs of the cluster, as ``List`` documents in JSON (one per batch)."""
     listing = _run(settings, ["get", "crd", "-o", "name"]).decode("utf-8", errors="replace")
     names = sorted(
@@ -73,7 +73,7 @@ def fetch_cluster_crds(settings: KubectlSettings) -> list[SourceText]:
     batches = [names[i : i + BATCH_SIZE] for i in range(0, len(names), BATCH_SIZE)]
     origin = f"kubectl ({settings.describe()})"
     return [
-        SourceText(name=origin, data=_run(settings, ["get", "crd", *batch, "-o", "json"]))
+        SourceBytes(name=origin, data=_run(settings, ["get", "crd", *batch, "-o", "json"]))
         for batch in batches
     ]
 

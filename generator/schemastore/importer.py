@@ -22,7 +22,7 @@ from generator.schemastore.cache import dump_json, install_files, with_provenanc
 from generator.schemastore.catalog import catalog_gvk, load_catalog_schema
 from generator.schemastore.compiler import ensure_self_contained
 from generator.schemastore.crd import CrdError, convert_documents
-from generator.schemastore.loading import SourceText, parse_documents
+from generator.schemastore.loading import SourceBytes, parse_documents
 from generator.schemastore.types import GroupVersionKind
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class ImportedSchema:
 class ImportInput:
     """What to import: texts holding CRDs, and catalog-layout JSON Schema files."""
 
-    crd_sources: list[SourceText] = field(default_factory=list)
+    crd_sources: list[SourceBytes] = field(default_factory=list)
     catalog_files: list[tuple[Path, GroupVersionKind]] = field(default_factory=list)
 
     def describe(self) -> str:
@@ -57,7 +57,7 @@ def collect_sources(target: Path) -> ImportInput:
     files whose path is ``<group>/<kind>_<version>.json`` are catalog schemas, the rest CRDs."""
     found = ImportInput()
     if target.is_file():
-        found.crd_sources.append(SourceText.read(target))
+        found.crd_sources.append(SourceBytes.read(target))
         return found
     if not target.is_dir():
         msg = "no such file or folder"
@@ -75,7 +75,7 @@ def collect_sources(target: Path) -> ImportInput:
             if gvk is not None:
                 found.catalog_files.append((path, gvk))
             else:
-                found.crd_sources.append(SourceText.read(path))
+                found.crd_sources.append(SourceBytes.read(path))
     return found
 
 
@@ -134,6 +134,6 @@ def import_schemas(inputs: ImportInput, *, cache_dir: Path) -> list[ImportedSche
     ]
 
 
-def import_crds(sources: Sequence[SourceText], *, cache_dir: Path) -> list[ImportedSchema]:
+def import_crds(sources: Sequence[SourceBytes], *, cache_dir: Path) -> list[ImportedSchema]:
     """:func:`import_schemas` for CRD texts only (stdin, kubectl output)."""
     return import_schemas(ImportInput(crd_sources=list(sources)), cache_dir=cache_dir)

@@ -19,8 +19,9 @@ from generator.yamlio.source import decode_source, read_bytes
 
 
 @dataclass(frozen=True, slots=True)
-class SourceText:
-    """The raw bytes of one source file plus its digest (the key of the conversion cache)."""
+class SourceBytes:
+    """The raw bytes of one schema source plus its digest (the key of the conversion cache); not
+    to be confused with :class:`generator.check.SourceText`, a manifest's decoded text."""
 
     name: str  # path as given, or "<stdin>"
     data: bytes
@@ -31,12 +32,12 @@ class SourceText:
         return hashlib.sha256(self.data).hexdigest()
 
     @classmethod
-    def read(cls, path: Path) -> SourceText:
+    def read(cls, path: Path) -> SourceBytes:
         """At most the YAML reader's size bound; an unreadable file is an InputOutputError."""
         return cls(name=str(path), data=read_bytes(str(path)))
 
 
-def parse_documents(source: SourceText) -> list[Any]:
+def parse_documents(source: SourceBytes) -> list[Any]:
     """All documents of a YAML stream or a JSON file, empty documents dropped.
 
     Both go through bounded readers: YAML through the manifest loader (depth, node and alias

@@ -20,7 +20,7 @@ from generator.schemastore.cache import ConversionMemo, MemoEntry, read_provenan
 from generator.schemastore.catalog import catalog_gvk, load_catalog_schema, peek_kind
 from generator.schemastore.core import CoreKinds
 from generator.schemastore.crd import CrdError, convert_documents
-from generator.schemastore.loading import SourceText, parse_documents
+from generator.schemastore.loading import SourceBytes, parse_documents
 from generator.schemastore.types import GroupVersionKind
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ class DirectorySource(_IndexedSource):
 
     def _crd_entries(self, path: Path) -> list[SchemaEntry]:
         """Converted CRDs of one file, from the memo when its digest is known there."""
-        text = SourceText.read(path)
+        text = SourceBytes.read(path)
         memo = self.memo.get(text.sha256) if self.memo else None
         if memo is None:
             converted = _convert_file(text)
@@ -215,7 +215,7 @@ def _catalog_entry(path: Path, gvk: GroupVersionKind) -> SchemaEntry:
     return SchemaEntry(gvk, str(path), False, lambda: load_catalog_schema(path))
 
 
-def _convert_file(text: SourceText) -> list[Any]:
+def _convert_file(text: SourceBytes) -> list[Any]:
     try:
         return convert_documents(parse_documents(text))
     except CrdError as error:

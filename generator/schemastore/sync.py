@@ -27,7 +27,7 @@ from generator.schemastore.cache import (
 )
 from generator.schemastore.catalog import catalog_gvk
 from generator.schemastore.crd import CrdError, convert_documents
-from generator.schemastore.loading import SourceText, parse_documents
+from generator.schemastore.loading import SourceBytes, parse_documents
 from generator.schemastore.repair import repair_schema
 from generator.schemastore.structural import SchemaFormatError, convert_root
 from generator.schemastore.types import GroupVersionKind
@@ -293,7 +293,7 @@ def convert_pinned(pin: PinnedFile, location: str, data: bytes) -> list[Converte
 
 
 def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> list[ConvertedFile]:
-    documents = parse_documents(SourceText(location, data))
+    documents = parse_documents(SourceBytes(location, data))
     if pin.format == "crd-yaml":
         converted = convert_documents(documents)
         if not converted:

@@ -9,7 +9,7 @@ import pytest
 
 from generator.errors import SchemaStoreError, YamlError
 from generator.schemastore.crd import CrdError, convert_crd, convert_documents
-from generator.schemastore.loading import SourceText, parse_documents
+from generator.schemastore.loading import SourceBytes, parse_documents
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
 from tests.schemastore.conftest import StoreFactory
@@ -60,7 +60,7 @@ def test_multi_document_file_with_other_objects(tmp_path: Path) -> None:
     text = path.read_text()
     cut = text.index("---", text.index("kind: Widget"))
     path.write_text(text[:cut] + "---\n# nothing here\n" + text[cut:])
-    converted = convert_documents(parse_documents(SourceText.read(path)))
+    converted = convert_documents(parse_documents(SourceBytes.read(path)))
     assert [str(c.gvk) for c in converted] == [
         "example.com/v1, Kind=Widget",
         "other.io/v1, Kind=Gadget",
@@ -85,7 +85,7 @@ def test_json_crd_file(tmp_path: Path) -> None:
 def test_json_array_of_crds(tmp_path: Path) -> None:
     path = tmp_path / "crds.json"
     path.write_text(json.dumps([make_crd(), make_crd(kind="Gadget")]), encoding="utf-8")
-    converted = convert_documents(parse_documents(SourceText.read(path)))
+    converted = convert_documents(parse_documents(SourceBytes.read(path)))
     assert [c.gvk.kind for c in converted] == ["Widget", "Gadget"]
 
 
@@ -133,7 +133,7 @@ def test_malformed_yaml_names_file_line_and_column(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("apiVersion: v1\nkind: [unclosed\n", encoding="utf-8")
     with pytest.raises(YamlError) as caught:
-        parse_documents(SourceText.read(path))
+        parse_documents(SourceBytes.read(path))
     assert caught.value.location is not None
     assert caught.value.location.file == str(path)
     assert caught.value.location.line == 3

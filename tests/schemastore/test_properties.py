@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from generator.schemastore.compiler import compile_schema
 from generator.schemastore.crd import convert_documents
-from generator.schemastore.loading import SourceText, parse_documents
+from generator.schemastore.loading import SourceBytes, parse_documents
 from generator.schemastore.violations import violations
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from(["", "x", "3"]))
@@ -43,7 +43,7 @@ def validator(shared_dir: Path) -> Any:
         shared_dir
         / "crds/capz-v1.26.0/infrastructure.cluster.x-k8s.io_azureasomanagedclusters.yaml"
     )
-    converted = convert_documents(parse_documents(SourceText.read(path)))
+    converted = convert_documents(parse_documents(SourceBytes.read(path)))
     schema = next(c.schema for c in converted if c.gvk.version == "v1beta1")
     return compile_schema(schema, source=str(path))
 

@@ -13,7 +13,7 @@ from generator.schemastore.catalog import catalog_gvk, load_catalog_schema
 from generator.schemastore.compiler import compile_schema
 from generator.schemastore.crd import convert_documents
 from generator.schemastore.handle import CompiledSchema
-from generator.schemastore.loading import SourceText, parse_documents
+from generator.schemastore.loading import SourceBytes, parse_documents
 from generator.schemastore.repair import repair_schema
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
@@ -29,7 +29,7 @@ def test_every_shared_crd_converts_every_served_version(shared_dir: Path) -> Non
     files = crd_files(shared_dir)
     assert len(files) == 17
     for path in files:
-        documents = parse_documents(SourceText.read(path))
+        documents = parse_documents(SourceBytes.read(path))
         served = {
             (d["spec"]["names"]["kind"], v["name"])
             for d in documents
@@ -46,7 +46,7 @@ def test_every_shared_crd_converts_every_served_version(shared_dir: Path) -> Non
 
 def test_capi_cel_rules_survive_conversion(shared_dir: Path) -> None:
     path = shared_dir / "crds/capi-v1.13.3/cluster.x-k8s.io_clusters.yaml"
-    converted = convert_documents(parse_documents(SourceText.read(path)))
+    converted = convert_documents(parse_documents(SourceBytes.read(path)))
     text = json.dumps([c.schema for c in converted])
     assert text.count('"x-kubernetes-validations"') > 0
     assert '"description": "' not in text  # documentation strings are dropped
