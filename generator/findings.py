@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from generator.errors import clip
+
 PathPart = str | int
 JsonPath = tuple[PathPart, ...]
 
@@ -122,7 +124,8 @@ class Finding:
         prefix = "" if self.severity is Severity.ERROR else f"{self.severity.value}: "
         origin = "" if self.origin == "capzgen" else f" [{self.origin}]"
         return (
-            f"{where}: {self.subject.label()}: {path}: {prefix}{self.message} ({self.rule}){origin}"
+            f"{where}: {self.subject.label()}: {path}: {prefix}{clip(self.message)} "
+            f"({self.rule}){origin}"
         )
 
     def to_json(self) -> dict[str, Any]:

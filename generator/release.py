@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
 import yaml
 
 from generator.envsubst import inspect_variables
@@ -42,6 +41,7 @@ from generator.flavors.model import Flavor
 from generator.flavors.render import placeholder_values, render_flavor
 from generator.fsio import write_atomically
 from generator.names import is_dns1123_label, release_version
+from generator.schemastore.compiler import compile_schema
 
 _PLACEHOLDER = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-][^}]*)?\}$")
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
@@ -251,7 +251,11 @@ def _check_fixed(flavor: Flavor, fixed: Mapping[str, Any]) -> None:
         spec = flavor.variables.get(variable)
         if spec is None:
             continue
-        validator = jsonschema_rs.validator_for(json.loads(json.dumps(spec.schema)))
+        validator = compile_schema(
+            json.loads(json.dumps(spec.schema)),
+            source=str(flavor.directory / "flavor.yaml"),
+            ecma_patterns=True,
+        )
         problems = [error.message for error in validator.iter_errors(value)]
         if problems:
             msg = (

@@ -23,6 +23,8 @@ import re2
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from generator.schemastore.compiler import re2_options
+
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -197,7 +199,7 @@ def find(text: Any, pattern: Any) -> Any:
     """Kubernetes ``find``: the first match of the RE2 ``pattern``, ``""`` when there is none."""
     value, regex = _string(text, "find"), _string(pattern, "find")
     try:
-        match = re2.search(regex, value)
+        match = re2.compile(regex, re2_options()).search(value)
     except re2.error as error:
         return _error(f"invalid regular expression: {error}")
     return celtypes.StringType(match.group(0) if match else "")
@@ -208,7 +210,7 @@ def find_all(text: Any, pattern: Any, count: Any = None) -> Any:
     value, regex = _string(text, "findAll"), _string(pattern, "findAll")
     limit = -1 if count is None else _int(count, "findAll")
     try:
-        compiled = re2.compile(regex)
+        compiled = re2.compile(regex, re2_options())
     except re2.error as error:
         return _error(f"invalid regular expression: {error}")
     found: list[Any] = []

@@ -18,7 +18,7 @@ import click
 
 from generator import __version__
 from generator.cli.common import settings_from_environ
-from generator.errors import CapzgenError, ExitCode
+from generator.errors import CapzgenError, ExitCode, clip
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -120,11 +120,11 @@ def cli(verbose: int) -> None:
 
 def report_error(error: CapzgenError) -> None:
     """Print a domain error as one clear line plus optional detail and hint lines."""
-    click.echo(f"Error: {error}", err=True)
+    click.echo(f"Error: {clip(str(error))}", err=True)
     for line in error.details:
-        click.echo(f"  {line}", err=True)
+        click.echo(f"  {clip(line)}", err=True)
     if error.hint:
-        click.echo(f"Hint: {error.hint}", err=True)
+        click.echo(f"Hint: {clip(error.hint)}", err=True)
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:

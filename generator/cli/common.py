@@ -37,7 +37,8 @@ def parse_var_options(items: Iterable[str]) -> dict[str, str]:
 def load_values_file(path: str) -> dict[str, Any]:
     """A ``--values`` file: a YAML mapping of variable names to typed values."""
     source = "<stdin>" if path == "-" else path
-    documents = [d for d in load_documents(read_source(path), source=source) if d.obj is not None]
+    text = read_source(path, limit=MAX_VALUES_BYTES)
+    documents = [d for d in load_documents(text, source=source) if d.obj is not None]
     if not documents:
         return {}
     if len(documents) > 1 or not isinstance(documents[0].obj, dict):

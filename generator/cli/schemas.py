@@ -7,7 +7,6 @@ domain exceptions that :func:`generator.cli.main` turns into a message and an ex
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,6 +17,7 @@ from generator.cli.common import current_settings
 from generator.errors import UsageError
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.loading import SourceBytes
+from generator.yamlio.source import read_bytes
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -189,8 +189,7 @@ def import_command(
         )
         imported = import_crds(fetch_cluster_crds(settings), cache_dir=cache_dir)
     elif source == "-":
-        stream = sys.stdin
-        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+        data = read_bytes("-")  # bounded: `schemas import - </dev/zero` stops at the limit
         imported = import_crds([SourceBytes(name="<stdin>", data=data)], cache_dir=cache_dir)
     else:
         assert source is not None

@@ -17,6 +17,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from generator.errors import FlavorError, Location
 from generator.flavors.checks import check_rendered
 from generator.flavors.model import Flavor
+from generator.flavors.sandbox import BoundedSandbox, install_bounded_filters
 from generator.yamlio.emit import dump_documents
 
 
@@ -111,7 +112,7 @@ def build_environment(
     search_path: Sequence[Path], *, cache_dir: Path | None = None
 ) -> SandboxedEnvironment:
     """The one Jinja environment flavors render in; ``cache_dir`` keeps compiled templates."""
-    env = SandboxedEnvironment(
+    env = BoundedSandbox(
         bytecode_cache=_bytecode_cache(cache_dir),
         loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
         undefined=jinja2.StrictUndefined,
@@ -120,6 +121,7 @@ def build_environment(
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    install_bounded_filters(env)
     env.filters["yaml"] = to_yaml_scalar
     env.filters["to_yaml"] = to_yaml_block
     env.globals["go"] = go_template
@@ -168,6 +170,14 @@ def render_flavor(
         except jinja2.TemplateError as exc:
             msg = f"template error: {exc}"
             raise FlavorError(msg, location=Location(file=str(path))) from exc
+        except RecursionError as exc:
+            msg = "template recursion is too deep (a macro that calls itself without end?)"
+            raise FlavorError(msg, location=Location(file=str(path))) from exc
+        except Exception as exc:  # a template is user code: whatever it raises is its mistake
+            msg = f"template failed: {type(exc).__name__}: {exc}"
+            raise FlavorError(
+                msg, location=Location(file=str(path), line=_template_line(exc))
+            ) from exc
         parts.append(text.strip("\n"))
     rendered = "\n---\n".join(part for part in parts if part.strip()) + "\n"
     check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)

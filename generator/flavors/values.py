@@ -9,12 +9,12 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-import jsonschema_rs
 import yaml
 
-from generator.errors import VariableError
+from generator.errors import FlavorError, Location, SchemaStoreError, VariableError
 from generator.findings import format_path
 from generator.flavors.model import Flavor, VariableSpec
+from generator.schemastore.compiler import compile_schema
 from generator.variables import VariableStore
 
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
@@ -71,8 +71,15 @@ def coerce(spec: VariableSpec, raw: Any) -> Any:
 
 
 @lru_cache(maxsize=64)
-def _validator(schema_text: str) -> Any:
-    return jsonschema_rs.validator_for(json.loads(schema_text))
+def _validator(schema_text: str, source: str) -> Any:
+    """The flavor's variable schema compiled as every schema is: patterns on non-backtracking
+    engines, no ``$ref`` outside the schema. A schema that cannot be used is the flavor's
+    mistake (exit 1), named by its metadata file."""
+    try:
+        return compile_schema(json.loads(schema_text), source=source, ecma_patterns=True)
+    except SchemaStoreError as error:
+        msg = f"the variable schema cannot be used: {error.message}"
+        raise FlavorError(msg, location=Location(file=source), details=error.details) from error
 
 
 def resolve_values(flavor: Flavor, store: VariableStore) -> tuple[dict[str, Any], dict[str, str]]:
@@ -112,7 +119,8 @@ def resolve_values(flavor: Flavor, store: VariableStore) -> tuple[dict[str, Any]
 def _schema_problems(
     flavor: Flavor, values: Mapping[str, Any], sources: Mapping[str, str]
 ) -> list[str]:
-    validator = _validator(json.dumps(flavor.values_schema(), sort_keys=True))
+    source = str(flavor.directory / "flavor.yaml")
+    validator = _validator(json.dumps(flavor.values_schema(), sort_keys=True), source)
     problems = []
     for error in validator.iter_errors(dict(values)):
         path = list(error.instance_path)

@@ -7,7 +7,8 @@ the schema file, and the validator is built with a retriever that refuses every 
 
 Kubernetes checks ``pattern`` with Go's RE2, which runs in linear time. jsonschema-rs is told to
 use the Rust ``regex`` engine (the same guarantees, no backtracking) instead of its default
-``fancy-regex``. Some patterns the API server accepts are still refused there (``[\\w-.]``,
+``fancy-regex`` (plain JSON Schemas, such as a flavor's variables, keep ECMA-262 patterns, with a
+bound on backtracking steps). Some patterns the API server accepts are still refused there (``[\\w-.]``,
 ``a{,3}`` ...); failing the whole schema for one would disable validation of every field, so such a
 pattern moves to a custom keyword checked with RE2 itself. A pattern RE2 refuses too would be
 refused by the API server as well: it is dropped and reported as a warning naming the file and the
@@ -30,6 +31,16 @@ log = logging.getLogger(__name__)
 
 RE2_PATTERN = "x-capzgen-re2-pattern"
 _MAX_PATTERN_FIXES = 1000
+# Bound on backtracking steps per match for schemas whose patterns are ECMA-262 regexes (flavor
+# variable schemas may use lookarounds): past it a match fails quickly instead of running for ages.
+ECMA_BACKTRACK_LIMIT = 1_000_000
+
+
+def re2_options() -> Any:
+    """RE2 options for capzgen: no logging to stderr (a refused pattern is reported by us)."""
+    options = re2.Options()
+    options.log_errors = False
+    return options
 
 
 class Re2Pattern:
@@ -37,7 +48,7 @@ class Re2Pattern:
 
     def __init__(self, parent_schema: dict[str, Any], value: str, schema_path: list[Any]) -> None:
         self.pattern = value
-        self.regex = re2.compile(value)
+        self.regex = re2.compile(value, re2_options())
 
     def validate(self, instance: Any) -> None:
         """Raise ValueError (reported as the violation) if a string does not match."""
@@ -82,12 +93,19 @@ def ensure_self_contained(schema: Any, *, source: str) -> None:
         )
 
 
-def compile_schema(schema: dict[str, Any], *, source: str) -> Any:
+def compile_schema(schema: dict[str, Any], *, source: str, ecma_patterns: bool = False) -> Any:
     """A jsonschema-rs validator for ``schema`` (which may be modified to replace patterns).
 
-    Raises :class:`SchemaStoreError` naming ``source`` when the schema cannot be compiled or
-    refers outside itself.
+    Kubernetes schemas (the default) match patterns as RE2 does. ``ecma_patterns`` is for schemas
+    that are plain JSON Schema, such as a flavor's variables, where ECMA-262 features (lookaround)
+    are legitimate: they run with bounded backtracking. Raises :class:`SchemaStoreError` naming
+    ``source`` when the schema cannot be compiled or refers outside itself.
     """
+    pattern_options = (
+        jsonschema_rs.FancyRegexOptions(backtrack_limit=ECMA_BACKTRACK_LIMIT)
+        if ecma_patterns
+        else jsonschema_rs.RegexOptions()
+    )
     ensure_self_contained(schema, source=source)
     for _ in range(_MAX_PATTERN_FIXES):
         try:
@@ -97,7 +115,7 @@ def compile_schema(schema: dict[str, Any], *, source: str) -> Any:
                 validate_formats=True,
                 ignore_unknown_formats=True,
                 keywords={RE2_PATTERN: Re2Pattern},
-                pattern_options=jsonschema_rs.RegexOptions(),
+                pattern_options=pattern_options,
                 retriever=_refuse_retrieval,
             )
         except jsonschema_rs.ValidationError as error:
@@ -121,7 +139,7 @@ def _fix_pattern(schema: dict[str, Any], path: list[Any], source: str) -> bool:
     pattern = node.pop("pattern")
     where = "/" + "/".join(str(p) for p in path)
     try:
-        re2.compile(pattern)
+        re2.compile(pattern, re2_options())
     except re2.error:
         log.warning(
             "%s: pattern %r at %s is not valid RE2 (the API server would refuse it too); "

@@ -31,8 +31,8 @@ def display_name(path: str) -> str:
     return STDIN_NAME if path == STDIN else path
 
 
-def _read_bounded(stream: BinaryIO, name: str) -> bytes:
-    """Read at most MAX_BYTES + 1 bytes in chunks: memory stays bounded whatever the input."""
+def _read_bounded(stream: BinaryIO, name: str, limit: int) -> bytes:
+    """Read at most ``limit`` + 1 bytes in chunks: memory stays bounded whatever the input."""
     chunks: list[bytes] = []
     total = 0
     while True:
@@ -40,16 +40,17 @@ def _read_bounded(stream: BinaryIO, name: str) -> bytes:
         if not chunk:
             return b"".join(chunks)
         total += len(chunk)
-        if total > MAX_BYTES:
-            raise _too_large(name)
+        if total > limit:
+            raise _too_large(name, limit)
         chunks.append(chunk)
 
 
-def _too_large(name: str) -> YamlError:
+def _too_large(name: str, limit: int = MAX_BYTES) -> YamlError:
+    msg = f"input is larger than {limit / (1 << 20):g} MiB"
     return YamlError(
-        f"input is larger than {MAX_BYTES // (1 << 20)} MiB",
+        msg,
         location=Location(file=name),
-        hint="split the manifests into several files",
+        hint="capzgen reads inputs up to this size; split large manifests into several files",
     )
 
 
@@ -96,8 +97,8 @@ def decode_source(data: bytes, name: str) -> str:
     return text
 
 
-def read_bytes(path: str) -> bytes:
-    """The bytes of a file, or of standard input for ``-``, at most MAX_BYTES of them.
+def read_bytes(path: str, *, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of a file, or of standard input for ``-``, at most ``limit`` of them.
 
     The size limit is enforced while reading, so a huge file or an endless pipe fails after
     MAX_BYTES without being held in memory.
@@ -105,21 +106,21 @@ def read_bytes(path: str) -> bytes:
     name = display_name(path)
     try:
         if path == STDIN:
-            return _read_bounded(sys.stdin.buffer, name)
+            return _read_bounded(sys.stdin.buffer, name, limit)
         with open(path, "rb") as stream:
             size = os.fstat(stream.fileno()).st_size
-            if size > MAX_BYTES:
-                raise _too_large(name)
-            return _read_bounded(stream, name)
+            if size > limit:
+                raise _too_large(name, limit)
+            return _read_bounded(stream, name, limit)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         msg = f"cannot read: {reason}"
         raise InputOutputError(msg, location=Location(file=name)) from None
 
 
-def read_source(path: str) -> str:
+def read_source(path: str, *, limit: int = MAX_BYTES) -> str:
     """Text of a file, or of standard input for ``-``, checked as described in the module doc."""
-    return decode_source(read_bytes(path), display_name(path))
+    return decode_source(read_bytes(path, limit=limit), display_name(path))
 
 
 def _is_hidden(name: str) -> bool:

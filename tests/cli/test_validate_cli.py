@@ -248,3 +248,25 @@ def test_json_output_is_json_on_every_exit_code(
     assert payload["error"]["exit_code"] == 2
     assert payload["findings"] == []
     assert result.stderr.startswith("Error: ")
+
+
+def test_values_file_over_8_mib_is_refused(run_cli: Any, tmp_path: Path) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text("A: " + "x" * (8 * 1024 * 1024) + "\n")
+    result = run_cli(["generate", "cluster", "demo", "--values", str(values)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {values}: input is larger than 8 MiB")
+    assert len(result.stderr) < 1000
+
+
+def test_endless_stdin_import_stops_at_the_bound(run_cli: Any, tmp_path: Path) -> None:
+    result = run_cli(["schemas", "import", "-"], stdin="a" * (32 * 1024 * 1024 + 10))
+    assert result.exit_code == 1
+    assert "Error: <stdin>: input is larger than 32 MiB" in result.stderr
+
+
+def test_long_messages_are_clipped() -> None:
+    from generator.errors import clip
+
+    assert clip("x" * 10) == "x" * 10
+    assert clip("x" * 600) == "x" * 500 + "... (100 more characters)"
