@@ -290,8 +290,21 @@ def plan_directory(directory: Path, files: Mapping[str, str], *, force: bool) ->
         msg = "output folder is a file"
         raise InputOutputError(msg, location=Location(file=str(directory)))
     previous = read_manifest(directory, force=force) if directory.is_dir() else {}
+    _plan_writes(plan, files, previous)
+    _plan_deletes(plan, files, previous)
+    if force:
+        plan.conflicts.clear()
+    new_manifest = manifest_text(files)
+    if _read_bytes(directory / MANIFEST_NAME) != new_manifest.encode("utf-8"):
+        plan.manifest = new_manifest
+    return plan
+
+
+def _plan_writes(plan: WritePlan, files: Mapping[str, str], previous: Mapping[str, str]) -> None:
+    """Each file to write, unless its content is already there; a conflict when it would overwrite
+    a file capzgen did not write or one edited since."""
     for name, text in files.items():
-        path = directory / name
+        path = plan.directory / name
         current = _read_bytes(path)
         if current is None:
             plan.writes[name] = text
@@ -305,20 +318,18 @@ def plan_directory(directory: Path, files: Mapping[str, str], *, force: bool) ->
         elif recorded != digest(current):
             plan.conflicts.append(f"{path}: edited since capzgen wrote it")
         plan.writes[name] = text
+
+
+def _plan_deletes(plan: WritePlan, files: Mapping[str, str], previous: Mapping[str, str]) -> None:
+    """Files capzgen wrote earlier and no longer generates; a conflict when one was edited since."""
     for name in sorted(set(previous) - set(files)):
-        path = directory / name
+        path = plan.directory / name
         current = _read_bytes(path)
         if current is None:
             continue
         if digest(current) != previous[name]:
             plan.conflicts.append(f"{path}: no longer generated, but edited since capzgen wrote it")
         plan.deletes.append(name)
-    if force:
-        plan.conflicts.clear()
-    new_manifest = manifest_text(files)
-    if _read_bytes(directory / MANIFEST_NAME) != new_manifest.encode("utf-8"):
-        plan.manifest = new_manifest
-    return plan
 
 
 def _read_bytes(path: Path) -> bytes | None:

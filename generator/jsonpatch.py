@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 _INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
@@ -165,46 +165,72 @@ def json_equal(left: Any, right: Any) -> bool:
 def _operation(document: Any, operation: Mapping[str, Any]) -> Any:
     op = operation.get("op")
     tokens = parse_pointer(_string(operation, "path"))
-    if op == "add":
-        return _add(document, tokens, copy.deepcopy(_member(operation, "value")))
-    if op == "remove":
-        return _remove(document, tokens)[0]
-    if op == "replace":
-        value = copy.deepcopy(_member(operation, "value"))
-        if not tokens:
-            return value
-        parent, token = _container(document, tokens), tokens[-1]
-        if isinstance(parent, dict):
-            if token not in parent:
-                msg = f"{_pointer(tokens)!r} does not exist"
-                raise PatchFailure(msg)
-            parent[token] = value
-        else:
-            parent[_index(token, len(parent), pointer=tokens, allow_end=False)] = value
-        return document
-    if op in ("move", "copy"):
-        source = parse_pointer(_string(operation, "from"))
-        if op == "move":
-            if tokens[: len(source)] == source and len(tokens) > len(source):
-                msg = "cannot move a value into one of its own children"
-                raise PatchFailure(msg)
-            if tokens == source:
-                _get(document, source)
-                return document
-            document, value = _remove(document, source)
-        else:
-            value = copy.deepcopy(_get(document, source))
-        return _add(document, tokens, value)
-    if op == "test":
-        actual = _get(document, tokens)
-        expected = _member(operation, "value")
-        if not json_equal(actual, expected):
-            where = repr(_pointer(tokens)) if tokens else "the object"
-            msg = f"test failed: {where} is {_show(actual)}, expected {_show(expected)}"
+    apply = _OPERATIONS.get(op) if isinstance(op, str) else None
+    if apply is None:
+        msg = f"unknown operation {op!r}"
+        raise PatchFailure(msg)
+    return apply(document, tokens, operation)
+
+
+def _op_add(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+    return _add(document, tokens, copy.deepcopy(_member(operation, "value")))
+
+
+def _op_remove(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+    return _remove(document, tokens)[0]
+
+
+def _op_replace(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+    value = copy.deepcopy(_member(operation, "value"))
+    if not tokens:
+        return value
+    parent, token = _container(document, tokens), tokens[-1]
+    if isinstance(parent, dict):
+        if token not in parent:
+            msg = f"{_pointer(tokens)!r} does not exist"
             raise PatchFailure(msg)
+        parent[token] = value
+    else:
+        parent[_index(token, len(parent), pointer=tokens, allow_end=False)] = value
+    return document
+
+
+def _op_move(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+    source = parse_pointer(_string(operation, "from"))
+    if tokens[: len(source)] == source and len(tokens) > len(source):
+        msg = "cannot move a value into one of its own children"
+        raise PatchFailure(msg)
+    if tokens == source:
+        _get(document, source)
         return document
-    msg = f"unknown operation {op!r}"
-    raise PatchFailure(msg)
+    document, value = _remove(document, source)
+    return _add(document, tokens, value)
+
+
+def _op_copy(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+    source = parse_pointer(_string(operation, "from"))
+    return _add(document, tokens, copy.deepcopy(_get(document, source)))
+
+
+def _op_test(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+    actual = _get(document, tokens)
+    expected = _member(operation, "value")
+    if not json_equal(actual, expected):
+        where = repr(_pointer(tokens)) if tokens else "the object"
+        msg = f"test failed: {where} is {_show(actual)}, expected {_show(expected)}"
+        raise PatchFailure(msg)
+    return document
+
+
+# RFC 6902 operations: (document, parsed "path", the operation) -> the patched document.
+_OPERATIONS: dict[str, Callable[[Any, list[str], Mapping[str, Any]], Any]] = {
+    "add": _op_add,
+    "remove": _op_remove,
+    "replace": _op_replace,
+    "move": _op_move,
+    "copy": _op_copy,
+    "test": _op_test,
+}
 
 
 def _member(operation: Mapping[str, Any], name: str) -> Any:

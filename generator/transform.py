@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from generator.errors import CapzgenError, Location
@@ -60,31 +60,58 @@ def _move(obj: Any, namespace: str, index: int) -> Any:
         return obj
     if kind not in CLUSTER_SCOPED_KINDS:
         metadata["namespace"] = namespace
-    if kind in ("ClusterRoleBinding", "RoleBinding"):
-        for subject in obj.get("subjects") or []:
-            if isinstance(subject, dict) and subject.get("namespace"):
-                subject["namespace"] = namespace
-    if kind in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
-        _check_api_version(obj, _WEBHOOK_API_VERSIONS, index)
-        _retarget_ca_annotation(metadata, namespace, index)
-        for webhook in obj.get("webhooks") or []:
-            service = _dig(webhook, "clientConfig", "service")
-            if isinstance(service, dict):
-                service["namespace"] = namespace
-    if kind == "CustomResourceDefinition":
-        _check_api_version(obj, _CRD_API_VERSIONS, index)
-        _retarget_ca_annotation(metadata, namespace, index)
-        service = _dig(obj, "spec", "conversion", "webhook", "clientConfig", "service")
+    retarget = _RETARGET.get(kind)
+    if retarget is not None:
+        retarget(obj, namespace, index, original_namespace)
+    return obj
+
+
+# What else clusterctl changes for some kinds: (object, namespace, document index, the object's
+# namespace before the move) -> None, editing the object's copy in place.
+
+
+def _retarget_subjects(obj: dict[str, Any], namespace: str, index: int, original: Any) -> None:
+    for subject in obj.get("subjects") or []:
+        if isinstance(subject, dict) and subject.get("namespace"):
+            subject["namespace"] = namespace
+
+
+def _retarget_webhooks(obj: dict[str, Any], namespace: str, index: int, original: Any) -> None:
+    _check_api_version(obj, _WEBHOOK_API_VERSIONS, index)
+    _retarget_ca_annotation(obj["metadata"], namespace, index)
+    for webhook in obj.get("webhooks") or []:
+        service = _dig(webhook, "clientConfig", "service")
         if isinstance(service, dict):
             service["namespace"] = namespace
-    if kind == "Certificate" and isinstance(original_namespace, str) and original_namespace:
-        names = _dig(obj, "spec", "dnsNames")
-        if isinstance(names, list):
-            old, new = f".{original_namespace}.", f".{namespace}."
-            _dig(obj, "spec")["dnsNames"] = [
-                n.replace(old, new, 1) if isinstance(n, str) else n for n in names
-            ]
-    return obj
+
+
+def _retarget_conversion(obj: dict[str, Any], namespace: str, index: int, original: Any) -> None:
+    _check_api_version(obj, _CRD_API_VERSIONS, index)
+    _retarget_ca_annotation(obj["metadata"], namespace, index)
+    service = _dig(obj, "spec", "conversion", "webhook", "clientConfig", "service")
+    if isinstance(service, dict):
+        service["namespace"] = namespace
+
+
+def _retarget_dns_names(obj: dict[str, Any], namespace: str, index: int, original: Any) -> None:
+    if not isinstance(original, str) or not original:
+        return
+    names = _dig(obj, "spec", "dnsNames")
+    if isinstance(names, list):
+        old, new = f".{original}.", f".{namespace}."
+        _dig(obj, "spec")["dnsNames"] = [
+            n.replace(old, new, 1) if isinstance(n, str) else n for n in names
+        ]
+
+
+_RETARGET: dict[str, Callable[[dict[str, Any], str, int, Any], None]] = {
+    "ClusterRoleBinding": _retarget_subjects,
+    "RoleBinding": _retarget_subjects,
+    "MutatingWebhookConfiguration": _retarget_webhooks,
+    "ValidatingWebhookConfiguration": _retarget_webhooks,
+    "CustomResourceDefinition": _retarget_conversion,
+    "Certificate": _retarget_dns_names,
+}
 
 
 def _dig(obj: Any, *keys: str) -> Any:

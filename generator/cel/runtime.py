@@ -227,9 +227,7 @@ def to_cel(value: Any, schema: Any = None) -> Any:
     if isinstance(value, str):
         return _string(value, node)
     if isinstance(value, int):
-        if node is not None and "number" in _types(node) and "integer" not in _types(node):
-            return celtypes.DoubleType(float(value))
-        return celtypes.IntType(value)
+        return _integer(value, node)
     if isinstance(value, float):
         return celtypes.DoubleType(value)
     if value is None:
@@ -239,6 +237,18 @@ def to_cel(value: Any, schema: Any = None) -> Any:
     if isinstance(value, list):
         items = node.get("items") if node is not None else None
         return celtypes.ListType([to_cel(item, items) for item in value])
+    return _temporal(value)
+
+
+def _integer(value: int, node: Mapping[str, Any] | None) -> Any:
+    """An integer is a CEL double where the schema says ``number`` but not ``integer``."""
+    if node is not None and "number" in _types(node) and "integer" not in _types(node):
+        return celtypes.DoubleType(float(value))
+    return celtypes.IntType(value)
+
+
+def _temporal(value: Any) -> Any:
+    """Timestamps, and dates as their ISO text; any other type cannot be given to CEL."""
     if isinstance(value, datetime.datetime):
         return celtypes.TimestampType(value)
     if isinstance(value, datetime.date):

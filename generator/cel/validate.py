@@ -102,16 +102,20 @@ class _Walker:
         ):
             self._evaluate_rules(value, node, path)
         if isinstance(value, dict):
-            for name, child in node.properties.items():
-                if name in value:
-                    self.walk(value[name], child, (*path, name))
-            if node.values is not None:
-                for key, item in value.items():
-                    if key not in node.properties:
-                        self.walk(item, node.values, (*path, key))
+            self._walk_members(value, node, path)
         elif isinstance(value, list) and node.items is not None:
             for index, item in enumerate(value):
                 self.walk(item, node.items, (*path, index))
+
+    def _walk_members(self, value: dict[str, Any], node: CelNode, path: JsonPath) -> None:
+        """Declared properties in schema order, then the other keys against the value schema."""
+        for name, child in node.properties.items():
+            if name in value:
+                self.walk(value[name], child, (*path, name))
+        if node.values is not None:
+            for key, item in value.items():
+                if key not in node.properties:
+                    self.walk(item, node.values, (*path, key))
 
     def _evaluate_rules(self, value: Any, node: CelNode, path: JsonPath) -> None:
         converted: list[Any] = []  # converted once, for the first rule that needs it

@@ -143,20 +143,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except CapzgenError as error:
         report_error(error)
         return int(error.exit_code)
-    except click.exceptions.NoArgsIsHelpError as exc:
-        click.echo(exc.ctx.get_help(), err=True)
-        return int(ExitCode.USAGE)
-    except click.UsageError as error:
-        error.show()
-        return int(ExitCode.USAGE)
-    except click.ClickException as error:
-        error.show()
-        return int(error.exit_code) if error.exit_code else int(ExitCode.INVALID)
-    except click.exceptions.Exit as exit_:
-        return int(exit_.exit_code)
-    except click.Abort:
-        click.echo("Aborted.", err=True)
-        return int(ExitCode.INVALID)
+    except (click.ClickException, click.exceptions.Exit, click.Abort) as outcome:
+        return _click_outcome(outcome)
     except BrokenPipeError:
         # The reader went away (e.g. `capzgen ... | head`); nothing useful left to say.
         _silence_stdout()
@@ -173,6 +161,23 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         )
         return int(ExitCode.INTERNAL)
     return int(result) if isinstance(result, int) else int(ExitCode.OK)
+
+
+def _click_outcome(outcome: click.ClickException | click.exceptions.Exit | click.Abort) -> int:
+    """Report one of click's own outcomes (usage errors, ``--help``, ``--version``, aborted
+    prompts) the way click does, and return its exit code."""
+    if isinstance(outcome, click.exceptions.Exit):
+        return int(outcome.exit_code)
+    if isinstance(outcome, click.Abort):
+        click.echo("Aborted.", err=True)
+        return int(ExitCode.INVALID)
+    if isinstance(outcome, click.exceptions.NoArgsIsHelpError):
+        click.echo(outcome.ctx.get_help(), err=True)
+        return int(ExitCode.USAGE)
+    outcome.show()
+    if isinstance(outcome, click.UsageError):
+        return int(ExitCode.USAGE)
+    return int(outcome.exit_code) if outcome.exit_code else int(ExitCode.INVALID)
 
 
 def _silence_stdout() -> None:

@@ -14,6 +14,7 @@ same bytes clusterctl would print.
 from __future__ import annotations
 
 import codecs
+from typing import Final
 
 RUNE_ERROR = 0xFFFD
 _ESCAPE_LOW = 0xDC80
@@ -74,6 +75,27 @@ def go_width(char: str) -> int:
     return 4
 
 
+# Go's ``utf8.first`` and ``acceptRanges`` tables in one: for each byte that starts a multi-byte
+# sequence, the number of continuation bytes and the range the first of them must be in (which
+# rules out overlong forms, surrogates and values above U+10FFFF). Other bytes never start one.
+_LEAD_RANGES: Final = (
+    # first byte, last byte, continuation bytes, low, high
+    (0xC2, 0xDF, 1, 0x80, 0xBF),
+    (0xE0, 0xE0, 2, 0xA0, 0xBF),
+    (0xE1, 0xEC, 2, 0x80, 0xBF),
+    (0xED, 0xED, 2, 0x80, 0x9F),
+    (0xEE, 0xEF, 2, 0x80, 0xBF),
+    (0xF0, 0xF0, 3, 0x90, 0xBF),
+    (0xF1, 0xF3, 3, 0x80, 0xBF),
+    (0xF4, 0xF4, 3, 0x80, 0x8F),
+)
+_LEADS: Final = {
+    byte: (need, low, high)
+    for first, last, need, low, high in _LEAD_RANGES
+    for byte in range(first, last + 1)
+}
+
+
 def decode_rune(data: bytes, index: int) -> tuple[int, int]:
     """Go's ``utf8.DecodeRune(data[index:])``: (rune, width), ``(RUNE_ERROR, 1)`` when invalid.
 
@@ -82,27 +104,11 @@ def decode_rune(data: bytes, index: int) -> tuple[int, int]:
     first = data[index]
     if first < 0x80:
         return first, 1
-    size = len(data) - index
-    if 0xC2 <= first <= 0xDF:
-        need, low, high = 1, 0x80, 0xBF
-    elif first == 0xE0:
-        need, low, high = 2, 0xA0, 0xBF
-    elif 0xE1 <= first <= 0xEC or 0xEE <= first <= 0xEF:
-        need, low, high = 2, 0x80, 0xBF
-    elif first == 0xED:
-        need, low, high = 2, 0x80, 0x9F
-    elif first == 0xF0:
-        need, low, high = 3, 0x90, 0xBF
-    elif 0xF1 <= first <= 0xF3:
-        need, low, high = 3, 0x80, 0xBF
-    elif first == 0xF4:
-        need, low, high = 3, 0x80, 0x8F
-    else:
+    lead = _LEADS.get(first)
+    if lead is None or len(data) - index <= lead[0]:
         return RUNE_ERROR, 1
-    if size <= need:
-        return RUNE_ERROR, 1
-    second = data[index + 1]
-    if not low <= second <= high:
+    need, low, high = lead
+    if not low <= data[index + 1] <= high:
         return RUNE_ERROR, 1
     for offset in range(2, need + 1):
         if not 0x80 <= data[index + offset] <= 0xBF:

@@ -69,6 +69,25 @@ def _class_member(chunk: bytes) -> tuple[int, bytes]:
     return rune, rest
 
 
+def _match_class(chunk: bytes, rune: int) -> tuple[bool, bytes]:
+    """Whether ``rune`` is in the class that ``chunk`` starts (just after its ``[``), and the rest
+    of the chunk after the class's ``]``. Every range is parsed, as in Go, so a malformed class
+    raises :class:`BadPattern` even when an earlier range matched."""
+    negated = bool(chunk) and chunk[0] == _CARET
+    if negated:
+        chunk = chunk[1:]
+    matched = False
+    while True:  # a class has at least one range: "[]" and "[^]" are malformed
+        low, chunk = _class_member(chunk)  # never leaves ``chunk`` empty
+        high = low
+        if chunk[0] == _DASH:
+            high, chunk = _class_member(chunk[1:])
+        if low <= rune <= high:
+            matched = True
+        if chunk[0] == _CLOSE:
+            return matched != negated, chunk[1:]
+
+
 def _match_chunk(chunk: bytes, name: bytes) -> bytes | None:
     """If ``chunk`` matches a prefix of ``name``, the rest of ``name``; otherwise ``None``."""
     while chunk:
@@ -78,24 +97,8 @@ def _match_chunk(chunk: bytes, name: bytes) -> bytes | None:
         if head == _OPEN:
             rune, width = decode_rune(name, 0)
             name = name[width:]
-            chunk = chunk[1:]
-            negated = bool(chunk) and chunk[0] == _CARET
-            if negated:
-                chunk = chunk[1:]
-            matched = False
-            ranges = 0
-            while True:
-                if chunk and chunk[0] == _CLOSE and ranges > 0:
-                    chunk = chunk[1:]
-                    break
-                low, chunk = _class_member(chunk)
-                high = low
-                if chunk[0] == _DASH:
-                    high, chunk = _class_member(chunk[1:])
-                if low <= rune <= high:
-                    matched = True
-                ranges += 1
-            if matched == negated:
+            matched, chunk = _match_class(chunk[1:], rune)
+            if not matched:
                 return None
         elif head == _QUESTION:
             _, width = decode_rune(name, 0)

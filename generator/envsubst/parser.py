@@ -20,6 +20,7 @@ depth cannot raise ``RecursionError`` (drone itself has no depth limit).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum, auto
 
@@ -149,43 +150,55 @@ class _Parser:
 
     def open(self, start: int) -> tuple[Expr | _Open, int]:
         """Read ``${``, the name and the operator of an expression starting at ``start``."""
-        text = self.text
         index = start + 2
         if self.char(index) == "#":
-            name_end = self.name_end(index + 1)
-            if name_end == index + 1 or self.char(name_end) != "}":
-                raise ParseError(BAD_SUBSTITUTION)
-            return Expr("#", text[index + 1 : name_end], (), start, name_end + 1), name_end + 1
+            return self.open_length(start)
         name_end = self.name_end(index)
         if name_end == index:
             raise ParseError(BAD_VARIABLE_NAME)
-        name = text[index:name_end]
-        index = name_end
-        char = self.char(index)
-        if char == "}":
-            return Expr("", name, (), start, index + 1), index + 1
-        if char == ":":
-            after = self.char(index + 1)
-            if after in _DEFAULT_AFTER_COLON:
-                return _Open(_Form.DEFAULT, ":" + after, name, start), index + 2
-            if (not after and not self.ends_at_nul) or (after and go_width(after) > 1):
-                raise ParseError(BAD_SUBSTITUTION)  # drone's step-back bug, see module doc
-            return _Open(_Form.SUBSTRING, ":", name, start), index + 1
-        if char == "=":
-            return _Open(_Form.DEFAULT, "=", name, start), index + 1
-        if char in _CASE_OPS:
-            op_end = index + 2 if self.char(index + 1) in _CASE_OPS else index + 1
-            if self.char(op_end) != "}":
-                raise ParseError(BAD_SUBSTITUTION)
-            return Expr(text[index:op_end], name, (), start, op_end + 1), op_end + 1
-        if char == "/":
-            second = self.char(index + 1)
-            op_end = index + 2 if second in _REPLACE_SECOND else index + 1
-            return _Open(_Form.REPLACE, text[index:op_end], name, start), op_end
-        if char in ("#", "%"):
-            op_end = index + 2 if self.char(index + 1) == char else index + 1
-            return _Open(_Form.REMOVE, text[index:op_end], name, start), op_end
-        raise ParseError(MISSING_CLOSING_BRACE)
+        operator = _OPERATORS.get(self.char(name_end))
+        if operator is None:
+            raise ParseError(MISSING_CLOSING_BRACE)
+        return operator(self, self.text[index:name_end], start, name_end)
+
+    def open_length(self, start: int) -> tuple[Expr, int]:
+        """``${#NAME}``: nothing may follow the name."""
+        index = start + 3
+        name_end = self.name_end(index)
+        if name_end == index or self.char(name_end) != "}":
+            raise ParseError(BAD_SUBSTITUTION)
+        return Expr("#", self.text[index:name_end], (), start, name_end + 1), name_end + 1
+
+    # One method per character that may follow the name: (name, start of the expression, index
+    # of that character) -> the expression or the open form, and the index after the operator.
+
+    def op_close(self, name: str, start: int, index: int) -> tuple[Expr | _Open, int]:
+        return Expr("", name, (), start, index + 1), index + 1
+
+    def op_colon(self, name: str, start: int, index: int) -> tuple[Expr | _Open, int]:
+        after = self.char(index + 1)
+        if after in _DEFAULT_AFTER_COLON:
+            return _Open(_Form.DEFAULT, ":" + after, name, start), index + 2
+        if (not after and not self.ends_at_nul) or (after and go_width(after) > 1):
+            raise ParseError(BAD_SUBSTITUTION)  # drone's step-back bug, see module doc
+        return _Open(_Form.SUBSTRING, ":", name, start), index + 1
+
+    def op_equals(self, name: str, start: int, index: int) -> tuple[Expr | _Open, int]:
+        return _Open(_Form.DEFAULT, "=", name, start), index + 1
+
+    def op_case(self, name: str, start: int, index: int) -> tuple[Expr | _Open, int]:
+        op_end = index + 2 if self.char(index + 1) in _CASE_OPS else index + 1
+        if self.char(op_end) != "}":
+            raise ParseError(BAD_SUBSTITUTION)
+        return Expr(self.text[index:op_end], name, (), start, op_end + 1), op_end + 1
+
+    def op_replace(self, name: str, start: int, index: int) -> tuple[Expr | _Open, int]:
+        op_end = index + 2 if self.char(index + 1) in _REPLACE_SECOND else index + 1
+        return _Open(_Form.REPLACE, self.text[index:op_end], name, start), op_end
+
+    def op_remove(self, name: str, start: int, index: int) -> tuple[Expr | _Open, int]:
+        op_end = index + 2 if self.char(index + 1) == self.text[index] else index + 1
+        return _Open(_Form.REMOVE, self.text[index:op_end], name, start), op_end
 
     def advance(self, frame: _Open, index: int) -> tuple[Expr | None, int]:
         """Consume arguments of ``frame`` until it is complete (return it) or a nested ``${``
@@ -316,6 +329,19 @@ class _Parser:
         pieces.append(text[segment:cursor])
         frame.args.append(Text("".join(pieces)))
         return False, cursor
+
+
+_Operator = Callable[[_Parser, str, int, int], tuple[Expr | _Open, int]]
+_OPERATORS: dict[str, _Operator] = {
+    "}": _Parser.op_close,
+    ":": _Parser.op_colon,
+    "=": _Parser.op_equals,
+    ",": _Parser.op_case,
+    "^": _Parser.op_case,
+    "/": _Parser.op_replace,
+    "#": _Parser.op_remove,
+    "%": _Parser.op_remove,
+}
 
 
 def parse_nodes(text: str) -> list[Node]:

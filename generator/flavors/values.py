@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from functools import lru_cache, partial
 from typing import Any
 
 import yaml
@@ -32,42 +32,62 @@ def coerce(spec: VariableSpec, raw: Any) -> Any:
         if spec.type == "string" and isinstance(raw, (int, float)) and not isinstance(raw, bool):
             return str(raw)
         return raw
+    parse = _FROM_TEXT.get(spec.type)
+    if parse is None:
+        msg = f"unsupported type {spec.type!r}"
+        raise CoercionError(msg)  # pragma: no cover - metadata schema forbids it
+    return parse(raw)
+
+
+def _integer(raw: str) -> int:
     text = raw.strip()
-    match spec.type:
-        case "string":
-            return raw
-        case "integer":
-            if not _INTEGER.match(text):
-                msg = f"expected an integer, got {raw!r}"
-                raise CoercionError(msg)
-            return int(text)
-        case "number":
-            try:
-                return float(text) if not _INTEGER.match(text) else int(text)
-            except ValueError:
-                msg = f"expected a number, got {raw!r}"
-                raise CoercionError(msg) from None
-        case "boolean":
-            lowered = text.lower()
-            if lowered in _TRUE:
-                return True
-            if lowered in _FALSE:
-                return False
-            msg = f"expected true or false, got {raw!r}"
-            raise CoercionError(msg)
-        case "array" | "object":
-            try:
-                parsed = yaml.load(raw, Loader=yaml.CSafeLoader)
-            except yaml.YAMLError as exc:
-                msg = f"expected a YAML/JSON {spec.type}: {exc}"
-                raise CoercionError(msg) from None
-            wanted = list if spec.type == "array" else dict
-            if not isinstance(parsed, wanted):
-                msg = f"expected a YAML/JSON {spec.type}, got {raw!r}"
-                raise CoercionError(msg)
-            return parsed
-    msg = f"unsupported type {spec.type!r}"
-    raise CoercionError(msg)  # pragma: no cover - metadata schema forbids it
+    if not _INTEGER.match(text):
+        msg = f"expected an integer, got {raw!r}"
+        raise CoercionError(msg)
+    return int(text)
+
+
+def _number(raw: str) -> int | float:
+    text = raw.strip()
+    try:
+        return float(text) if not _INTEGER.match(text) else int(text)
+    except ValueError:
+        msg = f"expected a number, got {raw!r}"
+        raise CoercionError(msg) from None
+
+
+def _boolean(raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    msg = f"expected true or false, got {raw!r}"
+    raise CoercionError(msg)
+
+
+def _structured(type_name: str, raw: str) -> Any:
+    """An ``array`` or ``object`` written as YAML or JSON text."""
+    try:
+        parsed = yaml.load(raw, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError as exc:
+        msg = f"expected a YAML/JSON {type_name}: {exc}"
+        raise CoercionError(msg) from None
+    if not isinstance(parsed, list if type_name == "array" else dict):
+        msg = f"expected a YAML/JSON {type_name}, got {raw!r}"
+        raise CoercionError(msg)
+    return parsed
+
+
+# Declared type -> how text (from a flag or the environment) becomes a value of that type.
+_FROM_TEXT: dict[str, Callable[[str], Any]] = {
+    "string": lambda raw: raw,
+    "integer": _integer,
+    "number": _number,
+    "boolean": _boolean,
+    "array": partial(_structured, "array"),
+    "object": partial(_structured, "object"),
+}
 
 
 @lru_cache(maxsize=64)

@@ -76,61 +76,76 @@ def extensions(r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes) -> list
     out: list[dict[str, Any]] = []
     for index, raw in enumerate(r.sequence("extensions")):
         base = f"extensions[{index}]"
-        if not isinstance(raw, dict):
-            msg = "an extension must be a mapping"
-            raise cp.origin.error(msg, r.where(base))
-        er = SpecReader(raw, cp.origin, r.where(base))
-        name = er.text("name")
-        if name is None:
-            msg = "an extension needs a name"
-            raise cp.origin.error(msg, r.where(f"{base}.name"))
-        spec: dict[str, Any] = {
-            "azureName": name,
-            "owner": {
-                "group": "containerservice.azure.com",
-                "kind": "ManagedCluster",
-                "name": plan.mc_name,
-            },
-        }
-        auto_upgrade = er.boolean("autoUpgradeMinorVersion")
-        spec["autoUpgradeMinorVersion"] = True if auto_upgrade is None else auto_upgrade
-        for key in ("extensionType", "releaseTrain", "version"):
-            set_if(spec, key, er.text(key))
-        settings = er.mapping("configurationSettings")
-        if settings:
-            spec["configurationSettings"] = copy.deepcopy(settings)
-        set_if(spec, "identity.type", er.text("identity"))
-        set_if(spec, "aksAssignedIdentity.type", er.text("aksAssignedIdentityType"))
-        plan_in = er.mapping("plan")
-        if plan_in is not None:
-            product = er.text("plan.product")
-            plan_out: dict[str, Any] = {
-                "name": er.text("plan.name") or f"{cp.name}-{product}",
-            }
-            for key in ("product", "publisher", "promotionCode", "version"):
-                set_if(plan_out, key, er.text(f"plan.{key}"))
-            spec["plan"] = plan_out
-        scope_type = er.text("scope.scopeType")
-        release_ns, target_ns = er.text("scope.releaseNamespace"), er.text("scope.targetNamespace")
-        if scope_type == "Cluster":
-            set_if(spec, "scope.cluster.releaseNamespace", release_ns)
-        elif scope_type == "Namespace":
-            set_if(spec, "scope.namespace.targetNamespace", target_ns)
-        for field_name, value, used_by in (
-            ("releaseNamespace", release_ns, "Cluster"),
-            ("targetNamespace", target_ns, "Namespace"),
-        ):
-            if value is not None and scope_type != used_by:
-                notes.unmapped(
-                    cp,
-                    er.where(f"scope.{field_name}"),
-                    f"ignored: only scopeType {used_by} uses it (legacy CAPZ ignored it too)",
-                )
-        object_name = normalized_name(f"{plan.mc_name}-{name}")
-        out.append(
-            embedded(t.EXTENSION_API, "Extension", object_name, plan.credential_secret, spec)
-        )
-        for path in er.leftovers():
-            notes.unmapped(cp, path, "no field of the ASO Extension corresponds")
+        out.append(_extension(r, base, raw, plan, cp, notes))
         r.take(base)
     return out
+
+
+def _extension(
+    r: SpecReader, base: str, raw: Any, plan: ClusterPlan, cp: Item, notes: Notes
+) -> dict[str, Any]:
+    """The ASO Extension for ``spec.extensions[i]`` (``base``)."""
+    if not isinstance(raw, dict):
+        msg = "an extension must be a mapping"
+        raise cp.origin.error(msg, r.where(base))
+    er = SpecReader(raw, cp.origin, r.where(base))
+    name = er.text("name")
+    if name is None:
+        msg = "an extension needs a name"
+        raise cp.origin.error(msg, r.where(f"{base}.name"))
+    spec: dict[str, Any] = {
+        "azureName": name,
+        "owner": {
+            "group": "containerservice.azure.com",
+            "kind": "ManagedCluster",
+            "name": plan.mc_name,
+        },
+    }
+    auto_upgrade = er.boolean("autoUpgradeMinorVersion")
+    spec["autoUpgradeMinorVersion"] = True if auto_upgrade is None else auto_upgrade
+    for key in ("extensionType", "releaseTrain", "version"):
+        set_if(spec, key, er.text(key))
+    settings = er.mapping("configurationSettings")
+    if settings:
+        spec["configurationSettings"] = copy.deepcopy(settings)
+    set_if(spec, "identity.type", er.text("identity"))
+    set_if(spec, "aksAssignedIdentity.type", er.text("aksAssignedIdentityType"))
+    if er.mapping("plan") is not None:
+        spec["plan"] = _extension_plan(er, cp)
+    _extension_scope(er, spec, cp, notes)
+    object_name = normalized_name(f"{plan.mc_name}-{name}")
+    extension = embedded(t.EXTENSION_API, "Extension", object_name, plan.credential_secret, spec)
+    for path in er.leftovers():
+        notes.unmapped(cp, path, "no field of the ASO Extension corresponds")
+    return extension
+
+
+def _extension_plan(er: SpecReader, cp: Item) -> dict[str, Any]:
+    """The marketplace plan; legacy CAPZ named it after the control plane and the product."""
+    product = er.text("plan.product")
+    plan_out: dict[str, Any] = {
+        "name": er.text("plan.name") or f"{cp.name}-{product}",
+    }
+    for key in ("product", "publisher", "promotionCode", "version"):
+        set_if(plan_out, key, er.text(f"plan.{key}"))
+    return plan_out
+
+
+def _extension_scope(er: SpecReader, spec: dict[str, Any], cp: Item, notes: Notes) -> None:
+    """``scope``: only the namespace field of the chosen scope type carries over."""
+    scope_type = er.text("scope.scopeType")
+    release_ns, target_ns = er.text("scope.releaseNamespace"), er.text("scope.targetNamespace")
+    if scope_type == "Cluster":
+        set_if(spec, "scope.cluster.releaseNamespace", release_ns)
+    elif scope_type == "Namespace":
+        set_if(spec, "scope.namespace.targetNamespace", target_ns)
+    for field_name, value, used_by in (
+        ("releaseNamespace", release_ns, "Cluster"),
+        ("targetNamespace", target_ns, "Namespace"),
+    ):
+        if value is not None and scope_type != used_by:
+            notes.unmapped(
+                cp,
+                er.where(f"scope.{field_name}"),
+                f"ignored: only scopeType {used_by} uses it (legacy CAPZ ignored it too)",
+            )

@@ -147,17 +147,7 @@ def _types(node: Mapping[str, Any]) -> list[str]:
 
 
 def _apply_kubernetes_semantics(out: dict[str, Any], *, value_validation: bool) -> None:
-    types = _types(out)
-    if out.get(INT_OR_STRING) is True:
-        types = ["integer", "string", *(["null"] if "null" in types else [])]
-        if _is_int_or_string_any_of(out.get("anyOf")):
-            del out["anyOf"]
-    if out.get("nullable") is True:
-        if types and "null" not in types:
-            types.append("null")
-        enum = out.get("enum")
-        if isinstance(enum, list) and None not in enum:
-            out["enum"] = [*enum, None]
+    types = _effective_types(out)
     if types:
         out["type"] = types[0] if len(types) == 1 else types
 
@@ -172,17 +162,44 @@ def _apply_kubernetes_semantics(out: dict[str, Any], *, value_validation: bool) 
 
     preserve = out.get(PRESERVE) is True
     if out.get(EMBEDDED) is True and not value_validation:
-        properties = out.setdefault("properties", {})
-        properties.setdefault("apiVersion", dict(_STRING))
-        properties.setdefault("kind", dict(_STRING))
-        existing = properties.get("metadata")
-        extra = existing.get("properties") if isinstance(existing, Mapping) else None
-        properties["metadata"] = object_meta_schema(extra)
-        out["required"] = _merge_required(out.get("required"), ["apiVersion", "kind", "metadata"])
+        _add_embedded_resource_fields(out)
+    _close_object(out, keep_open=value_validation or preserve)
 
+
+def _effective_types(out: dict[str, Any]) -> list[str]:
+    """The node's types with ``x-kubernetes-int-or-string`` and ``nullable`` applied (which also
+    drops the equivalent ``anyOf`` and lets ``enum`` hold null)."""
+    types = _types(out)
+    if out.get(INT_OR_STRING) is True:
+        types = ["integer", "string", *(["null"] if "null" in types else [])]
+        if _is_int_or_string_any_of(out.get("anyOf")):
+            del out["anyOf"]
+    if out.get("nullable") is True:
+        if types and "null" not in types:
+            types.append("null")
+        enum = out.get("enum")
+        if isinstance(enum, list) and None not in enum:
+            out["enum"] = [*enum, None]
+    return types
+
+
+def _add_embedded_resource_fields(out: dict[str, Any]) -> None:
+    """``x-kubernetes-embedded-resource``: apiVersion, kind and ObjectMeta-lite, all required."""
+    properties = out.setdefault("properties", {})
+    properties.setdefault("apiVersion", dict(_STRING))
+    properties.setdefault("kind", dict(_STRING))
+    existing = properties.get("metadata")
+    extra = existing.get("properties") if isinstance(existing, Mapping) else None
+    properties["metadata"] = object_meta_schema(extra)
+    out["required"] = _merge_required(out.get("required"), ["apiVersion", "kind", "metadata"])
+
+
+def _close_object(out: dict[str, Any], *, keep_open: bool) -> None:
+    """An object with ``properties`` allows no other keys (the API server would drop them),
+    unless ``keep_open`` (value validations, preserved unknown fields) or the schema already says
+    what other keys may be."""
     if (
-        not value_validation
-        and not preserve
+        not keep_open
         and isinstance(out.get("properties"), Mapping)
         and "additionalProperties" not in out
         and "unevaluatedProperties" not in out

@@ -10,7 +10,7 @@ from the error's ``kind``; ``anyOf``/``oneOf`` failures narrowed to the branch t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import jsonschema_rs
@@ -61,59 +61,58 @@ def describe(error: Any) -> list[SchemaViolation]:
 
 
 def _message(kind: Any, instance: Any, path: JsonPath) -> str:
-    got = render_value(instance)
-    if isinstance(kind, Kind.Required):
-        return f'required field "{kind.property}" is missing'
-    if isinstance(kind, Kind.Type):
-        return f"expected {_join(kind.types)}, got {got}"
-    if isinstance(kind, Kind.Enum):
-        return f"must be one of: {_options(kind.options)} (got {_short(instance)})"
-    if isinstance(kind, Kind.Constant):
-        return f"must be {_short(kind.expected_value)} (got {_short(instance)})"
-    if isinstance(kind, Kind.Pattern):
-        return f'must match pattern "{kind.pattern}" (got {_short(instance)})'
-    if isinstance(kind, Kind.Custom) and kind.keyword == RE2_PATTERN:
+    phrase = _MESSAGES.get(type(kind))
+    if phrase is None:
+        return str(getattr(kind, "name", "invalid value"))
+    return phrase(kind, instance, path)
+
+
+def _custom(kind: Any, instance: Any, path: JsonPath) -> str:
+    if kind.keyword == RE2_PATTERN:
         pattern = kind.message.removeprefix("pattern ")
         return f'must match pattern "{pattern}" (got {_short(instance)})'
-    if isinstance(kind, Kind.Format):
-        what = _FORMAT_NAMES.get(kind.format, kind.format)
-        return f"must be a valid {what} (got {_short(instance)})"
-    if isinstance(kind, Kind.MinLength):
-        return f"must be at least {kind.limit} characters long (got {_length(instance)})"
-    if isinstance(kind, Kind.MaxLength):
-        return f"must be at most {kind.limit} characters long (got {_length(instance)})"
-    if isinstance(kind, Kind.Minimum):
-        return f"must be >= {kind.limit} (got {_short(instance)})"
-    if isinstance(kind, Kind.Maximum):
-        return f"must be <= {kind.limit} (got {_short(instance)})"
-    if isinstance(kind, Kind.ExclusiveMinimum):
-        return f"must be > {kind.limit} (got {_short(instance)})"
-    if isinstance(kind, Kind.ExclusiveMaximum):
-        return f"must be < {kind.limit} (got {_short(instance)})"
-    if isinstance(kind, Kind.MultipleOf):
-        return f"must be a multiple of {kind.multiple_of} (got {_short(instance)})"
-    if isinstance(kind, Kind.MinItems):
-        return f"must have at least {kind.limit} items (got {_size(instance)})"
-    if isinstance(kind, Kind.MaxItems):
-        return f"must have at most {kind.limit} items (got {_size(instance)})"
-    if isinstance(kind, Kind.MinProperties):
-        return f"must have at least {kind.limit} fields (got {_size(instance)})"
-    if isinstance(kind, Kind.MaxProperties):
-        return f"must have at most {kind.limit} fields (got {_size(instance)})"
-    if isinstance(kind, Kind.UniqueItems):
-        return "must not contain duplicate items"
-    if isinstance(kind, Kind.FalseSchema):
-        # ``additionalProperties: false`` on an object without ``properties`` reports this way.
-        if path and isinstance(path[-1], str):
-            return f'unknown field "{path[-1]}"'
-        return "no value is allowed here"
-    if isinstance(kind, Kind.Not):
-        return "must not match the excluded schema"
-    if isinstance(kind, Kind.OneOfMultipleValid):
-        return "matches more than one of the allowed alternatives (exactly one is required)"
-    if isinstance(kind, Kind.Custom):
-        return str(kind.message)
-    return str(getattr(kind, "name", "invalid value"))
+    return str(kind.message)
+
+
+def _false_schema(kind: Any, instance: Any, path: JsonPath) -> str:
+    # ``additionalProperties: false`` on an object without ``properties`` reports this way.
+    if path and isinstance(path[-1], str):
+        return f'unknown field "{path[-1]}"'
+    return "no value is allowed here"
+
+
+# How each kind of error reads: (kind, instance, path) -> message. Kinds not listed fall back to
+# their name; the narrowed kinds (unknown fields, anyOf/oneOf) are handled by ``describe``.
+_MESSAGES: dict[type, Callable[[Any, Any, JsonPath], str]] = {
+    Kind.Required: lambda k, v, p: f'required field "{k.property}" is missing',
+    Kind.Type: lambda k, v, p: f"expected {_join(k.types)}, got {render_value(v)}",
+    Kind.Enum: lambda k, v, p: f"must be one of: {_options(k.options)} (got {_short(v)})",
+    Kind.Constant: lambda k, v, p: f"must be {_short(k.expected_value)} (got {_short(v)})",
+    Kind.Pattern: lambda k, v, p: f'must match pattern "{k.pattern}" (got {_short(v)})',
+    Kind.Custom: _custom,
+    Kind.Format: lambda k, v, p: (
+        f"must be a valid {_FORMAT_NAMES.get(k.format, k.format)} (got {_short(v)})"
+    ),
+    Kind.MinLength: lambda k, v, p: (
+        f"must be at least {k.limit} characters long (got {_length(v)})"
+    ),
+    Kind.MaxLength: lambda k, v, p: f"must be at most {k.limit} characters long (got {_length(v)})",
+    Kind.Minimum: lambda k, v, p: f"must be >= {k.limit} (got {_short(v)})",
+    Kind.Maximum: lambda k, v, p: f"must be <= {k.limit} (got {_short(v)})",
+    Kind.ExclusiveMinimum: lambda k, v, p: f"must be > {k.limit} (got {_short(v)})",
+    Kind.ExclusiveMaximum: lambda k, v, p: f"must be < {k.limit} (got {_short(v)})",
+    Kind.MultipleOf: lambda k, v, p: f"must be a multiple of {k.multiple_of} (got {_short(v)})",
+    Kind.MinItems: lambda k, v, p: f"must have at least {k.limit} items (got {_size(v)})",
+    Kind.MaxItems: lambda k, v, p: f"must have at most {k.limit} items (got {_size(v)})",
+    Kind.MinProperties: lambda k, v, p: f"must have at least {k.limit} fields (got {_size(v)})",
+    Kind.MaxProperties: lambda k, v, p: f"must have at most {k.limit} fields (got {_size(v)})",
+    Kind.UniqueItems: lambda k, v, p: "must not contain duplicate items",
+    Kind.FalseSchema: _false_schema,
+    Kind.Not: lambda k, v, p: "must not match the excluded schema",
+    Kind.OneOfMultipleValid: lambda k, v, p: (
+        "matches more than one of the allowed alternatives (exactly one is required)"
+    ),
+}
 
 
 def _describe_alternatives(

@@ -396,6 +396,14 @@ class Views:
 
 
 def _build(ms: ManifestSet) -> Views:
+    pools, by_owner = _build_pools(ms)
+    control_planes, control_plane_of = _build_control_planes(ms)
+    pools_of = {group: _pools_of_cluster(group, by_owner) for group in ms.clusters}
+    return Views(tuple(pools), tuple(control_planes), pools_of, control_plane_of)
+
+
+def _build_pools(ms: ManifestSet) -> tuple[list[AgentPool], dict[Owner, AgentPool]]:
+    """Every agent pool (ASO, then legacy) and the pool of each owner object."""
     by_owner: dict[Owner, AgentPool] = {}
     pools: list[AgentPool] = []
     for res in ms.resources_of(kinds.AGENT_POOL):
@@ -414,7 +422,13 @@ def _build(ms: ManifestSet) -> Views:
         pool = _legacy_pool(obj, machine_pool)
         pools.append(pool)
         by_owner[obj] = pool
+    return pools, by_owner
 
+
+def _build_control_planes(
+    ms: ManifestSet,
+) -> tuple[list[ControlPlane], dict[ClusterGroup, ControlPlane]]:
+    """Every control plane (ASO, then legacy) and the one of each Cluster."""
     control_planes: list[ControlPlane] = []
     control_plane_of: dict[ClusterGroup, ControlPlane] = {}
     for res in ms.resources_of(kinds.MANAGED_CLUSTER):
@@ -435,22 +449,25 @@ def _build(ms: ManifestSet) -> Views:
         control_planes.append(control_plane)
         if group is not None:
             control_plane_of[group] = control_plane
+    return control_planes, control_plane_of
 
-    pools_of: dict[ClusterGroup, tuple[AgentPool, ...]] = {}
-    for group in ms.clusters:
-        members = []
-        for view in group.pools:
-            owner: Owner | None = view.agent_pool
-            if (
-                owner is None
-                and view.infra is not None
-                and view.infra.kind == kinds.LEGACY_MACHINE_POOL
-            ):
-                owner = view.infra
-            if owner is not None and owner in by_owner:
-                members.append(by_owner[owner])
-        pools_of[group] = tuple(members)
-    return Views(tuple(pools), tuple(control_planes), pools_of, control_plane_of)
+
+def _pools_of_cluster(
+    group: ClusterGroup, by_owner: Mapping[Owner, AgentPool]
+) -> tuple[AgentPool, ...]:
+    """The pools of the Cluster's MachinePools, in MachinePool order."""
+    members = []
+    for view in group.pools:
+        owner: Owner | None = view.agent_pool
+        if (
+            owner is None
+            and view.infra is not None
+            and view.infra.kind == kinds.LEGACY_MACHINE_POOL
+        ):
+            owner = view.infra
+        if owner is not None and owner in by_owner:
+            members.append(by_owner[owner])
+    return tuple(members)
 
 
 _CACHE: weakref.WeakKeyDictionary[ManifestSet, Views] = weakref.WeakKeyDictionary()

@@ -126,44 +126,49 @@ def _new_node(event: Any, stack: list[_Frame], anchors: dict[str, _Node], doc_li
 def _build(text: str) -> list[_Node]:
     """Root node of every document, as far as the text can be read (errors end the reading)."""
     roots: list[_Node] = []
-    stack: list[_Frame] = []
-    anchors: dict[str, _Node] = {}
-    doc_line = 1
     try:
         loader = yaml.CSafeLoader(text)
     except UnicodeEncodeError:
         return roots
     try:
-        while True:
-            event: Any = loader.get_event()
-            cls = event.__class__
-            if cls is StreamEndEvent:
-                break
-            if cls is DocumentStartEvent:
-                doc_line = event.start_mark.line + 1
-                anchors = {}
-                stack = []
-            elif cls in (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent):
-                node = _new_node(event, stack, anchors, doc_line)
-                if stack:
-                    _attach(stack, node, event)
-                else:
-                    roots.append(node)
-                if cls is MappingStartEvent or cls is SequenceStartEvent:
-                    if len(stack) >= MAX_DEPTH:
-                        break
-                    if cls is MappingStartEvent:
-                        node.entries = {}
-                    else:
-                        node.items = []
-                    stack.append(_Frame(node))
-            elif stack and cls in (MappingEndEvent, SequenceEndEvent):
-                stack.pop()
+        _read_events(loader, roots)
     except yaml.YAMLError:
         pass  # keep what was read: lines before a syntax error are still right
     finally:
         loader.dispose()
     return roots
+
+
+def _read_events(loader: Any, roots: list[_Node]) -> None:
+    """Build the tree from ``loader``'s events, appending each document's root to ``roots``."""
+    stack: list[_Frame] = []
+    anchors: dict[str, _Node] = {}
+    doc_line = 1
+    while True:
+        event: Any = loader.get_event()
+        cls = event.__class__
+        if cls is StreamEndEvent:
+            break
+        if cls is DocumentStartEvent:
+            doc_line = event.start_mark.line + 1
+            anchors = {}
+            stack = []
+        elif cls in (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent):
+            node = _new_node(event, stack, anchors, doc_line)
+            if stack:
+                _attach(stack, node, event)
+            else:
+                roots.append(node)
+            if cls is MappingStartEvent or cls is SequenceStartEvent:
+                if len(stack) >= MAX_DEPTH:
+                    break
+                if cls is MappingStartEvent:
+                    node.entries = {}
+                else:
+                    node.items = []
+                stack.append(_Frame(node))
+        elif stack and cls in (MappingEndEvent, SequenceEndEvent):
+            stack.pop()
 
 
 class LineLocator:

@@ -151,7 +151,7 @@ class _Builder:
     def fail(self, message: str, mark: Any) -> YamlError:
         return _fail(message, self.source, mark, self.document)
 
-    def run(self) -> list[Document]:
+    def run(self) -> list[Document]:  # noqa: C901 - one loop per YAML event on purpose, see docstring
         """Every document of the text, built from libyaml's events.
 
         One long loop on purpose: it runs once per YAML event, the hot path of the precise parser.

@@ -83,9 +83,11 @@ def _go_int(text: str) -> int | None:
     return None
 
 
-def _finite(text: str) -> float | None:
+def _float_or(text: str, fallback: str) -> float | str:
+    """``float(text)``, or ``fallback`` when it overflows (Go reports an error; go-yaml keeps the
+    scalar as a string)."""
     value = float(text)
-    return value if math.isfinite(value) else None  # Go reports overflow as an error
+    return value if math.isfinite(value) else fallback
 
 
 def resolve_plain(text: str) -> Any:
@@ -105,20 +107,12 @@ def resolve_plain(text: str) -> Any:
     if hint == "M":
         return text
     if hint == ".":
-        if _GO_DOT_FLOAT.fullmatch(text):
-            value = _finite(text.replace("_", ""))
-            if value is not None:
-                return value
-        return text
+        return _float_or(text.replace("_", ""), text) if _GO_DOT_FLOAT.fullmatch(text) else text
     plain = text.replace("_", "")
     integer = _go_int(plain)
     if integer is not None:
         return integer
-    if _GO_YAML_FLOAT.fullmatch(plain):
-        value = _finite(plain)
-        if value is not None:
-            return value
-    return text
+    return _float_or(plain, text) if _GO_YAML_FLOAT.fullmatch(plain) else text
 
 
 def needs_quotes(text: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -116,3 +117,20 @@ def test_values_are_typed_by_the_schema() -> None:
 )
 def test_property_names_are_escaped_like_kubernetes(name: str, escaped: str) -> None:
     assert escape_property(name) == escaped
+
+
+def test_values_of_every_kind_convert_without_a_schema() -> None:
+    assert evaluate("type(self) == double && self == 1.5", 1.5)
+    assert evaluate("self == null", None)
+    assert evaluate("type(self) == int && self == 3", 3)
+    assert evaluate("self == [1, 'a', true]", [1, "a", True])
+    assert evaluate(
+        "self == timestamp('2024-05-01T10:00:00Z')",
+        datetime.datetime(2024, 5, 1, 10, 0, tzinfo=datetime.UTC),
+    )
+    assert evaluate("self == '2024-05-01'", datetime.date(2024, 5, 1))
+
+
+def test_values_cel_cannot_hold_are_rejected() -> None:
+    with pytest.raises(TypeError, match="a set value cannot be given to CEL"):
+        to_cel({1, 2})

@@ -80,3 +80,59 @@ def test_certificate_dns_names_follow_the_namespace() -> None:
     )
     (moved,) = apply_target_namespace([cert], "ns")
     assert moved["spec"]["dnsNames"] == ["svc.ns.svc", "svc.ns.svc.cluster.local"]
+
+
+def test_crd_conversion_webhook_and_ca_annotation() -> None:
+    crd = obj(
+        "CustomResourceDefinition",
+        "apiextensions.k8s.io/v1",
+        spec={"conversion": {"webhook": {"clientConfig": {"service": {"namespace": "old"}}}}},
+    )
+    crd["metadata"]["annotations"] = {"cert-manager.io/inject-ca-from": "old/cert"}
+    plain = obj("CustomResourceDefinition", "apiextensions.k8s.io/v1", spec={})
+    moved, moved_plain = apply_target_namespace([crd, plain], "ns")
+    assert moved["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["namespace"] == "ns"
+    assert moved["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == "ns/cert"
+    assert moved["metadata"]["namespace"] == "default"  # cluster-scoped: left as it was
+    assert moved_plain["spec"] == {}
+
+
+@pytest.mark.parametrize(
+    ("objects", "message"),
+    [
+        ([obj("CustomResourceDefinition", "apiextensions.k8s.io/v2")], "failed to patch"),
+        (
+            [
+                obj(
+                    "MutatingWebhookConfiguration",
+                    "admissionregistration.k8s.io/v1",
+                    metadata={"annotations": {"cert-manager.io/inject-ca-from": "cert"}},
+                )
+            ],
+            "must be <namespace>/<name>",
+        ),
+    ],
+)
+def test_webhook_and_crd_problems(objects: list[Any], message: str) -> None:
+    with pytest.raises(CapzgenError, match=message):
+        apply_target_namespace(objects, "ns")
+
+
+def test_certificate_without_a_namespace_and_odd_values_are_kept() -> None:
+    names = ["svc.default.svc", 7]
+    unnamespaced = {"kind": "Certificate", "metadata": {}, "spec": {"dnsNames": names}}
+    odd = obj("Certificate", spec={"dnsNames": names})
+    no_list = obj("Certificate", spec={"dnsNames": "svc.default.svc"})
+    webhook_without_service = obj(
+        "ValidatingWebhookConfiguration",
+        "admissionregistration.k8s.io/v1",
+        webhooks=[{"clientConfig": {"url": "https://x"}}, "junk"],
+    )
+    moved = apply_target_namespace(
+        [unnamespaced, odd, no_list, webhook_without_service, "not an object"], "ns"
+    )
+    assert moved[0]["spec"]["dnsNames"] == names
+    assert moved[1]["spec"]["dnsNames"] == ["svc.ns.svc", 7]
+    assert moved[2]["spec"]["dnsNames"] == "svc.default.svc"
+    assert moved[3]["webhooks"] == webhook_without_service["webhooks"]
+    assert moved[4] == "not an object"

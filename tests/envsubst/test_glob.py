@@ -36,6 +36,9 @@ from generator.envsubst.glob import BadPattern, glob_match
         (b"", b"x", False),
         (b"*x*", b"axbxc", True),
         (b"a[", b"b", False),  # the literal fails before the bad class is reached
+        (b"[ab-de]x", b"ex", True),
+        (b"[ab-de]x", b"cy", False),
+        (b"[^ab-de]x", b"fx", True),
     ],
 )
 def test_glob_match(pattern: bytes, name: bytes, matched: bool) -> None:
@@ -53,6 +56,11 @@ def test_glob_match(pattern: bytes, name: bytes, matched: bool) -> None:
         (b"a\\", b"ab"),
         (b"[\xff]", b"a"),
         (b"a[", b"ab"),
+        (b"[^]", b"a"),
+        (b"[]a]", b"]"),  # unlike in shells, "]" cannot come first in a class
+        (b"[a-]", b"a"),
+        (b"[ab", b"a"),  # the class is read to its end even after "a" matched
+        (b"[a-cx-", b"b"),
     ],
 )
 def test_bad_patterns_are_detected_when_reached(pattern: bytes, name: bytes) -> None:

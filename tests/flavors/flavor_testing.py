@@ -143,27 +143,35 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
     Lists must have the same length and match item by item; scalars must be equal and of the same
     type (so ``"2"`` does not pass for ``2``).
     """
-    where = path or "(top)"
     if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return f"{where}: expected a mapping, got {actual!r}"
-        for name, value in expected.items():
-            if name not in actual:
-                return f"{path}.{name}: missing" if path else f"{name}: missing"
-            found = first_difference(value, actual[name], f"{path}.{name}" if path else str(name))
-            if found:
-                return found
-        return None
+        return _mapping_difference(expected, actual, path)
     if isinstance(expected, list):
-        if not isinstance(actual, list) or len(actual) != len(expected):
-            return f"{where}: expected {len(expected)} items {expected!r}, got {actual!r}"
-        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            found = first_difference(want, got, f"{path}[{index}]")
-            if found:
-                return found
-        return None
+        return _list_difference(expected, actual, path)
     if type(expected) is not type(actual) or expected != actual:
-        return f"{where}: expected {expected!r}, got {actual!r}"
+        return f"{path or '(top)'}: expected {expected!r}, got {actual!r}"
+    return None
+
+
+def _mapping_difference(expected: dict[Any, Any], actual: Any, path: str) -> str | None:
+    if not isinstance(actual, dict):
+        return f"{path or '(top)'}: expected a mapping, got {actual!r}"
+    for name, value in expected.items():
+        where = f"{path}.{name}" if path else str(name)
+        if name not in actual:
+            return f"{where}: missing"
+        found = first_difference(value, actual[name], where)
+        if found:
+            return found
+    return None
+
+
+def _list_difference(expected: list[Any], actual: Any, path: str) -> str | None:
+    if not isinstance(actual, list) or len(actual) != len(expected):
+        return f"{path or '(top)'}: expected {len(expected)} items {expected!r}, got {actual!r}"
+    for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+        found = first_difference(want, got, f"{path}[{index}]")
+        if found:
+            return found
     return None
 
 

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 
 from generator.errors import FlavorError, VariableError
+from generator.flavors.model import VariableSpec
+from generator.flavors.values import CoercionError, coerce
 from tests.flavors.flavor_testing import AKS_REQUIRED, embedded, find, render_objects, render_text
 
 IDS = {
@@ -236,3 +238,48 @@ def test_invalid_windows_are_reported_per_field() -> None:
         "AKS_MAINTENANCE_DEFAULT.timeInWeek[0].hourSlots[0]",
     ]:
         assert any(p.startswith(start) for p in problems), f"{start}: {problems}"
+
+
+def spec_of(type_name: str) -> VariableSpec:
+    return VariableSpec("X", {"type": type_name}, required=True, export="placeholder")
+
+
+@pytest.mark.parametrize(
+    ("type_name", "raw", "value"),
+    [
+        ("string", " as is ", " as is "),
+        ("string", 5, "5"),
+        ("string", 1.5, "1.5"),
+        ("string", True, True),  # left for the schema check to reject
+        ("integer", " -7 ", -7),
+        ("integer", 7, 7),
+        ("number", "+3", 3),
+        ("number", "2.5e1", 25.0),
+        ("boolean", " Yes ", True),
+        ("boolean", "OFF", False),
+        ("boolean", "0", False),
+        ("array", "[1, a]", [1, "a"]),
+        ("object", '{"a": 1}', {"a": 1}),
+    ],
+)
+def test_coerce(type_name: str, raw: Any, value: Any) -> None:
+    coerced = coerce(spec_of(type_name), raw)
+    assert coerced == value
+    assert type(coerced) is type(value)
+
+
+@pytest.mark.parametrize(
+    ("type_name", "raw", "message"),
+    [
+        ("integer", "1.5", "expected an integer, got '1.5'"),
+        ("number", "many", "expected a number, got 'many'"),
+        ("boolean", "maybe", "expected true or false, got 'maybe'"),
+        ("array", "{a: 1}", "expected a YAML/JSON array, got '{a: 1}'"),
+        ("object", "[1]", "expected a YAML/JSON object, got '[1]'"),
+        ("object", "{a: [", "expected a YAML/JSON object: while parsing"),
+    ],
+)
+def test_coerce_rejects(type_name: str, raw: str, message: str) -> None:
+    with pytest.raises(CoercionError) as caught:
+        coerce(spec_of(type_name), raw)
+    assert str(caught.value).startswith(message)

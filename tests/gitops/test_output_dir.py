@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from generator.gitops import apply_plan, plan_directory
 from tests.gitops.conftest import BASE_ARGS, read_dir, stat_dir
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -260,3 +261,25 @@ def test_usage_errors(
     assert result.exit_code == 2
     assert message in result.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_plan_skips_stale_files_already_removed_and_lists_conflicts_in_order(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    files = {"a.yaml": "a\n", "b.yaml": "b\n", "c.yaml": "c\n", "d.yaml": "d\n"}
+    apply_plan(plan_directory(out, files, force=False))
+    (out / "b.yaml").unlink()
+    (out / "c.yaml").write_text("edited\n")
+    (out / "a.yaml").write_text("edited\n")
+    plan = plan_directory(out, {"a.yaml": "new a\n", "d.yaml": "d\n"}, force=False)
+    assert plan.writes == {"a.yaml": "new a\n"}
+    assert plan.unchanged == ["d.yaml"]
+    assert plan.deletes == ["c.yaml"]
+    assert plan.conflicts == [
+        f"{out / 'a.yaml'}: edited since capzgen wrote it",
+        f"{out / 'c.yaml'}: no longer generated, but edited since capzgen wrote it",
+    ]
+    assert plan.manifest is not None
+    forced = plan_directory(out, {"a.yaml": "new a\n", "d.yaml": "d\n"}, force=True)
+    assert (forced.writes, forced.deletes, forced.conflicts) == (plan.writes, plan.deletes, [])

@@ -259,6 +259,84 @@ def test_fleet_and_extension() -> None:
     assert extension["spec"]["owner"]["kind"] == "ManagedCluster"
 
 
+EXTENSIONS = """\
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: my-cluster, namespace: default}
+spec:
+  location: southcentralus
+  resourceGroupName: foo-bar
+  subscriptionID: 00000000-0000-0000-0000-000000000000
+  version: v1.32.2
+  extensions:
+"""
+
+
+def test_extension_fields_plan_scope_and_leftovers() -> None:
+    result = migrate_text(
+        EXTENSIONS
+        + """\
+  - name: flux
+    extensionType: microsoft.flux
+    autoUpgradeMinorVersion: false
+    configurationSettings: {a: "1"}
+    identity: SystemAssigned
+    plan: {product: prod, publisher: pub}
+    scope: {scopeType: Namespace, releaseNamespace: r, targetNamespace: t}
+    colour: blue
+  - name: other
+    plan: {name: named, product: p2, promotionCode: x, version: "1"}
+    scope: {scopeType: Cluster, releaseNamespace: r2}
+    aksAssignedIdentityType: SystemAssigned
+""",
+        source="x",
+    )
+    control_plane = by_kind(result.objects, "AzureASOManagedControlPlane")[0]
+    flux, other = (r for r in control_plane["spec"]["resources"] if r["kind"] == "Extension")
+    owner = {"group": "containerservice.azure.com", "kind": "ManagedCluster", "name": "my-cluster"}
+    assert flux["metadata"]["name"] == "my-cluster-flux"
+    assert flux["spec"] == {
+        "azureName": "flux",
+        "owner": owner,
+        "autoUpgradeMinorVersion": False,
+        "extensionType": "microsoft.flux",
+        "configurationSettings": {"a": "1"},
+        "identity": {"type": "SystemAssigned"},
+        "plan": {"name": "my-cluster-prod", "product": "prod", "publisher": "pub"},
+        "scope": {"namespace": {"targetNamespace": "t"}},
+    }
+    assert other["spec"] == {
+        "azureName": "other",
+        "owner": owner,
+        "autoUpgradeMinorVersion": True,
+        "aksAssignedIdentity": {"type": "SystemAssigned"},
+        "plan": {"name": "named", "product": "p2", "promotionCode": "x", "version": "1"},
+        "scope": {"cluster": {"releaseNamespace": "r2"}},
+    }
+    unmapped = [n.to_text() for n in result.unmapped if "extensions" in n.to_text()]
+    assert unmapped == [
+        "unmapped: AzureManagedControlPlane/my-cluster: spec.extensions[0].scope.releaseNamespace: "
+        "ignored: only scopeType Cluster uses it (legacy CAPZ ignored it too)",
+        "unmapped: AzureManagedControlPlane/my-cluster: spec.extensions[0].colour: "
+        "no field of the ASO Extension corresponds",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ("  - just text\n", "spec.extensions[0]: an extension must be a mapping"),
+        ("  - {extensionType: x}\n", "spec.extensions[0].name: an extension needs a name"),
+    ],
+)
+def test_bad_extensions(item: str, message: str) -> None:
+    with pytest.raises(MigrationError) as raised:
+        migrate_text(EXTENSIONS + item, source="x")
+    assert str(raised.value) == (
+        f"x:1: document 1 (AzureManagedControlPlane/my-cluster): {message}"
+    )
+
+
 def test_machine_pool_fields() -> None:
     result = migrate_text((INPUTS / "all-fields.yaml").read_text(encoding="utf-8"), source="all")
     out = objects(result.text())

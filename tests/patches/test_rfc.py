@@ -143,6 +143,7 @@ JSON_PATCH_CASES: list[tuple[Any, list[dict[str, Any]], Any]] = [
     ({"a": {"b": 1}}, [{"op": "copy", "from": "/a", "path": "/c"}], {"a": {"b": 1}, "c": {"b": 1}}),
     ({"a": 1}, [{"op": "replace", "path": "", "value": {"b": 2}}], {"b": 2}),
     ({"a": 1}, [{"op": "move", "from": "/a", "path": "/a"}], {"a": 1}),
+    ({"a": [1, 2]}, [{"op": "replace", "path": "/a/1", "value": 9}], {"a": [1, 9]}),
 ]
 
 
@@ -176,6 +177,11 @@ def test_json_patch_rfc6902_examples(
         ({"a": "s"}, [{"op": "add", "path": "/a/b", "value": 1}], "not a mapping or list", 0),
         ({"a": 1}, [{"op": "remove", "path": ""}], "whole object", 0),
         ({"a": 1}, [{"op": "frobnicate", "path": "/a"}], "unknown operation", 0),
+        ({"a": 1}, [{"op": ["add"], "path": "/a"}], r"unknown operation \['add'\]", 0),
+        ({"a": 1}, [{"op": "frobnicate"}], "operation 'frobnicate' needs 'path'", 0),
+        ({"a": 1}, [{"op": "move", "path": "/b"}], "operation 'move' needs 'from'", 0),
+        ({"a": 1}, [{"op": "replace", "path": "/a"}], "operation 'replace' needs 'value'", 0),
+        ({"a": [1]}, [{"op": "replace", "path": "/a/1", "value": 0}], "out of range", 0),
     ],
 )
 def test_json_patch_errors_name_the_operation(

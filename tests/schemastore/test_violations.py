@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema_rs
 import pytest
 
-from generator.schemastore.compiler import compile_schema
+from generator.schemastore.compiler import RE2_PATTERN, compile_schema
 from generator.schemastore.structural import to_json_schema
 from generator.schemastore.violations import render_value, violations
 
@@ -123,10 +124,49 @@ def test_oneof_with_several_matches() -> None:
         ({"multipleOf": 5}, 7, "must be a multiple of 5 (got 7)"),
         ({"type": ["string", "null"]}, 1, "expected string or null, got integer 1"),
         ({"type": "object"}, [1, 2], "expected object, got array"),
+        ({"format": "date-time"}, "nope", 'must be a valid RFC 3339 date-time (got "nope")'),
+        ({"format": "ipv4"}, "nope", 'must be a valid ipv4 (got "nope")'),
+        ({"minLength": 3}, "ab", "must be at least 3 characters long (got 2)"),
+        ({"maxLength": 1}, "ab", "must be at most 1 characters long (got 2)"),
+        ({"minimum": 3}, 2, "must be >= 3 (got 2)"),
+        ({"maximum": 3}, 4.5, "must be <= 3 (got 4.5)"),
+        ({"exclusiveMaximum": 3}, 3, "must be < 3 (got 3)"),
+        ({"maxItems": 1}, [1, 2], "must have at most 1 items (got 2)"),
+        ({"minProperties": 2}, {"a": 1}, "must have at least 2 fields (got 1)"),
+        ({"uniqueItems": True}, [1, 1], "must not contain duplicate items"),
+        ({"not": {"type": "string"}}, "x", "must not match the excluded schema"),
+        (
+            {"enum": list(range(20))},
+            99,
+            "must be one of: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ... (got 99)",
+        ),
+        ({RE2_PATTERN: "^a+$"}, "b", 'must match pattern "^a+$" (got "b")'),
+        ({"contains": {"type": "string"}}, [1], "contains"),  # no phrase: the kind's name
     ],
 )
 def test_messages(schema: dict[str, Any], instance: Any, message: str) -> None:
     assert check(schema, instance) == [((), message)]
+
+
+def test_false_schemas() -> None:
+    assert check(False, 1) == [((), "no value is allowed here")]
+    assert check({"properties": {"a": False}}, {"a": 1}) == [(("a",), 'unknown field "a"')]
+
+
+class _Odd:
+    """A custom keyword other than capzgen's RE2 pattern: its message is shown as it is."""
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        msg = "odd value"
+        raise ValueError(msg)
+
+
+def test_other_custom_keywords_keep_their_message() -> None:
+    validator = jsonschema_rs.validator_for({"x-odd": True}, keywords={"x-odd": _Odd})
+    assert [v.message for v in violations(validator.iter_errors(1))] == ["odd value"]
 
 
 def test_long_values_are_shortened() -> None:

@@ -100,3 +100,27 @@ def test_templates_and_placeholders_are_unknown(parse: Parse) -> None:
     assert pool.mode.unknown and pool.mode.value is None and not pool.is_system
     (control_plane,) = views_of(ms).control_planes
     assert control_plane.network_plugin.unknown and control_plane.network_plugin.value is None
+
+
+def test_objects_without_a_spec_have_no_view(
+    parse: Parse, template_docs: Callable[[str], list[Document]]
+) -> None:
+    legacy = ManifestSet(parse(LEGACY.replace("spec: {mode: System", "status: {mode: System")))
+    assert views_of(legacy).pools == ()
+    assert views_of(legacy).pools_of(legacy.clusters[0]) == ()
+    no_control_plane = LEGACY.replace(
+        "spec:\n  location: westeurope", "status:\n  location: westeurope"
+    )
+    ms = ManifestSet(parse(no_control_plane))
+    assert views_of(ms).control_planes == ()
+    assert views_of(ms).control_plane_of(ms.clusters[0]) is None
+    assert len(views_of(ms).pools) == 1
+    aso = template_docs("aks-aso")
+    for doc in aso:
+        for resource in (doc.obj.get("spec") or {}).get("resources") or []:
+            if resource["kind"] in ("ManagedCluster", "ManagedClustersAgentPool"):
+                del resource["spec"]
+    ms = ManifestSet(aso)
+    assert views_of(ms).pools == ()
+    assert views_of(ms).control_planes == ()
+    assert views_of(ms).pools_of(ms.clusters[0]) == ()

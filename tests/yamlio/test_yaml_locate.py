@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator.yamlio import LineLocator, load_documents
+from generator.yamlio.limits import MAX_DEPTH
 
 TEXT = """\
 # leading comment
@@ -122,3 +123,16 @@ def test_text_with_a_syntax_error_keeps_earlier_documents() -> None:
     locator = LineLocator("a: 1\n---\nb: [1,\n")
     assert locator.line_of(0, ("a",)) == 1
     assert locator.line_of(1, ()) == 3
+
+
+def test_text_libyaml_cannot_take_has_no_lines() -> None:
+    # A lone surrogate (an invalid byte read with surrogateescape) cannot be handed to libyaml.
+    assert LineLocator("a: \udcff\n").line_of(0, ("a",)) is None
+
+
+def test_nesting_beyond_the_limit_stops_the_reading() -> None:
+    text = "x: 0\na:\n  " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n---\nb: 1\n"
+    locator = LineLocator(text)
+    assert locator.line_of(0, ("x",)) == 1
+    assert locator.line_of(0, ("a", 0, 0)) == 3
+    assert locator.line_of(1, ()) is None  # documents after it are not read

@@ -160,6 +160,7 @@ _KUBELET_ENUMS = {
     "cpuManagerPolicy": ("none", "static"),
     "topologyManagerPolicy": ("none", "best-effort", "restricted", "single-numa-node"),
 }
+_KUBELET_MINIMUMS = {"podMaxPids": -1, "containerLogMaxFiles": 2}
 
 
 def _kubelet_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
@@ -167,15 +168,7 @@ def _kubelet_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int,
     period = known_str(config.get("cpuCfsQuotaPeriod"))
     if period is not None and not period.endswith("ms"):
         yield ("cpuCfsQuotaPeriod",), f"{period!r} must end in 'ms'"
-    low, high = (
-        as_int(config.get("imageGcLowThreshold")),
-        as_int(config.get("imageGcHighThreshold")),
-    )
-    for key, value in (("imageGcLowThreshold", low), ("imageGcHighThreshold", high)):
-        if value is not None and not 0 <= value <= 100:
-            yield (key,), f"is {value}; must be 0 to 100"
-    if low is not None and high is not None and low > high:
-        yield ("imageGcLowThreshold",), f"{low} is above imageGcHighThreshold {high}"
+    yield from _image_gc_problems(config)
     for index, item in enumerate(as_list(config.get("allowedUnsafeSysctls")) or ()):
         text = known_str(item)
         if text is not None and not _SYSCTL.match(text):
@@ -187,12 +180,23 @@ def _kubelet_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int,
         policy = known_str(config.get(key))
         if policy is not None and policy not in allowed:
             yield (key,), f"{policy!r} is not one of {', '.join(allowed)}"
-    pids = as_int(config.get("podMaxPids"))
-    if pids is not None and pids < -1:
-        yield ("podMaxPids",), f"is {pids}; must be -1 or more"
-    files = as_int(config.get("containerLogMaxFiles"))
-    if files is not None and files < 2:
-        yield ("containerLogMaxFiles",), f"is {files}; must be 2 or more"
+    for key, minimum in _KUBELET_MINIMUMS.items():
+        value = as_int(config.get(key))
+        if value is not None and value < minimum:
+            yield (key,), f"is {value}; must be {minimum} or more"
+
+
+def _image_gc_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Both image GC thresholds are percentages, and low may not be above high."""
+    low, high = (
+        as_int(config.get("imageGcLowThreshold")),
+        as_int(config.get("imageGcHighThreshold")),
+    )
+    for key, value in (("imageGcLowThreshold", low), ("imageGcHighThreshold", high)):
+        if value is not None and not 0 <= value <= 100:
+            yield (key,), f"is {value}; must be 0 to 100"
+    if low is not None and high is not None and low > high:
+        yield ("imageGcLowThreshold",), f"{low} is above imageGcHighThreshold {high}"
 
 
 def _check_kubelet(ms: ManifestSet) -> Iterator[Finding]:
