@@ -9,13 +9,12 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache, partial
 from typing import Any
 
-import yaml
-
-from generator.errors import FlavorError, Location, SchemaStoreError, VariableError
+from generator.errors import FlavorError, Location, SchemaStoreError, VariableError, YamlError
 from generator.findings import format_path
 from generator.flavors.model import Flavor, VariableSpec
 from generator.schemastore.compiler import compile_schema
 from generator.variables import VariableStore
+from generator.yamlio.load import load_value
 
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 _TRUE = frozenset({"true", "yes", "on", "1"})
@@ -68,10 +67,10 @@ def _boolean(raw: str) -> bool:
 
 def _structured(type_name: str, raw: str) -> Any:
     """An ``array`` or ``object`` written as YAML or JSON text."""
-    try:
-        parsed = yaml.load(raw, Loader=yaml.CSafeLoader)
-    except yaml.YAMLError as exc:
-        msg = f"expected a YAML/JSON {type_name}: {exc}"
+    try:  # bounded: a value can come from the environment, which anyone may have filled
+        parsed = load_value(raw, source="value")
+    except YamlError as exc:
+        msg = f"expected a YAML/JSON {type_name}: {exc.message}"
         raise CoercionError(msg) from None
     if not isinstance(parsed, list if type_name == "array" else dict):
         msg = f"expected a YAML/JSON {type_name}, got {raw!r}"

@@ -103,3 +103,24 @@ def test_variable_schema_with_an_external_ref_is_a_flavor_error(
     )
     assert result.exit_code == 1
     assert "refers outside itself" in result.stderr
+
+
+def test_deeply_nested_value_from_the_environment_is_a_variable_error(run_cli: Any) -> None:
+    deep = "[" * 60_000 + "]" * 60_000
+    result = run_cli(
+        [
+            "generate",
+            "cluster",
+            "demo",
+            "--var",
+            "AZURE_LOCATION=westeurope",
+            "--kubernetes-version",
+            "v1.31.1",
+        ],
+        env={"NODE_POOLS": deep},
+    )
+    assert result.exit_code == 1
+    assert (
+        "NODE_POOLS: expected a YAML/JSON array: document nests deeper than 128 levels "
+        "(from environment)" in result.stderr
+    )

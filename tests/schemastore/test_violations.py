@@ -12,7 +12,7 @@ from generator.schemastore.structural import to_json_schema
 from generator.schemastore.violations import render_value, violations
 
 
-def check(schema: dict[str, Any], instance: Any) -> list[tuple[tuple[Any, ...], str]]:
+def check(schema: Any, instance: Any) -> list[tuple[tuple[Any, ...], str]]:
     validator = compile_schema(schema, source="<test>")
     return [(v.path, v.message) for v in violations(validator.iter_errors(instance))]
 
