@@ -276,7 +276,7 @@ def test_coerce(type_name: str, raw: Any, value: Any) -> None:
         ("boolean", "maybe", "expected true or false, got 'maybe'"),
         ("array", "{a: 1}", "expected a YAML/JSON array, got '{a: 1}'"),
         ("object", "[1]", "expected a YAML/JSON object, got '[1]'"),
-        ("object", "{a: [", "expected a YAML/JSON object: while parsing"),
+        ("object", "{a: [", "expected a YAML/JSON object: did not find expected node content"),
     ],
 )
 def test_coerce_rejects(type_name: str, raw: str, message: str) -> None:
