@@ -3,7 +3,9 @@ generations and namespaces, and the helpers the rules rely on."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -155,6 +157,41 @@ def test_clusters_are_checked_independently(template_docs: Load) -> None:
         ("CAPZ-POOL-SYSTEM", "demo", 0)
     ]
     assert findings[0].subject is not None
+
+
+def _copy(docs: list[Document], source: str) -> list[Document]:
+    return [Document(source, doc.index, copy.deepcopy(doc.obj)) for doc in docs]
+
+
+@pytest.mark.parametrize("flavor", ["aks-aso", "aks-aso-maintenance", "aks-aso-clusterclass"])
+def test_one_cluster_in_two_files_is_one_duplicate_finding_per_object(
+    template_docs: Load, flavor: str
+) -> None:
+    first = template_docs(flavor)
+    findings = validate_documents([*first, *_copy(first, "copy.yaml")], None, RULES_ONLY)
+    # No "no System pool" for the copied Cluster, no unreferenced copies, no finding per embedded
+    # resource of a copied object: one finding per copied document, naming the first file.
+    assert [(f.rule, f.subject.file, f.subject.document) for f in findings] == [
+        ("CAPZ-RES-DUPLICATE", "copy.yaml", doc.index) for doc in first
+    ]
+    for finding in findings:
+        assert format_path(finding.path) == "metadata.name"
+        assert f"/{finding.subject.name} in cluster-template-{flavor}.yaml)" in finding.message
+
+
+def test_a_subnet_defined_in_two_files_does_not_overlap_itself(parse: Parse) -> None:
+    path = Path(__file__).parent / "examples" / "valid" / "full-featured.yaml"
+    first = parse(path.read_text(), "a.yaml")
+    second = parse(path.read_text(), "b.yaml")
+    second = [doc for doc in second if doc.kind == "AzureASOManagedCluster"]
+    subnet = second[0].obj["spec"]["resources"][2]
+    assert subnet["kind"] == "VirtualNetworksSubnet"
+    subnet["spec"]["addressPrefix"] = "10.10.8.0/24"  # a changed copy still is the same subnet
+    findings = validate_documents([*first, *second], None, RULES_ONLY)
+    assert [(f.rule, f.subject.file, format_path(f.path)) for f in findings] == [
+        ("CAPZ-RES-DUPLICATE", "b.yaml", "metadata.name")
+    ]
+    assert "AzureASOManagedCluster/prod-infra in a.yaml" in findings[0].message
 
 
 @pytest.mark.parametrize(

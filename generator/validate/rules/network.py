@@ -195,6 +195,8 @@ def _subnet_problems(ms: ManifestSet) -> Iterator[Finding]:
     """Each subnet lies inside its VNet's address space and overlaps no other subnet of that VNet."""
     seen: dict[object, list[_Range]] = {}
     for res in ms.resources_of(kinds.SUBNET):
+        if ms.is_copy(res):
+            continue  # a second definition of a subnet overlaps the first (CAPZ-RES-DUPLICATE's)
         prefixes = _subnet_prefixes(res)
         key, vnet = _subnet_vnet(ms, res)
         if vnet is not None:
