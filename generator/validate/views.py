@@ -171,6 +171,12 @@ class AgentPool:
         return self.owner.ref()
 
 
+def embeds_raw_pool_name(res: AsoResource) -> bool:
+    """Whether CAPZ reads the agent pool's ``azureName`` as written, with no ASO defaulting:
+    true for the agent pools of AzureASOManagedMachinePool(Template)s (C14, R7)."""
+    return res.parent is not None and res.parent.kind in kinds.MACHINE_POOL_KINDS
+
+
 def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
     def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
         return _read(res, ("spec", *rel), convert)
@@ -180,11 +186,16 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
         if machine_pool is not None
         else _absent(res)
     )
+    # ASO defaults azureName to metadata.name, but CAPZ builds the cluster's first pool list from
+    # the raw azureName of the agent pools it embeds (C14), before any defaulting.
+    name: Field[str] = read(known_str, "azureName")
+    if not embeds_raw_pool_name(res):
+        name = _first_set(name, _read(res, ("metadata", "name"), known_str))
     return AgentPool(
         api=Api.ASO,
         owner=res,
         machine_pool=machine_pool,
-        name=read(known_str, "azureName"),
+        name=name,
         mode=read(known_str, "mode"),
         os_type=read(known_str, "osType"),
         os_sku=read(known_str, "osSKU"),

@@ -100,3 +100,29 @@ def test_templates_and_placeholders_are_unknown(parse: Parse) -> None:
     assert pool.mode.unknown and pool.mode.value is None and not pool.is_system
     (control_plane,) = views_of(ms).control_planes
     assert control_plane.network_plugin.unknown and control_plane.network_plugin.value is None
+
+
+def test_a_standalone_agent_pool_is_named_after_its_object(parse: Parse) -> None:
+    """ASO defaults azureName to metadata.name; CAPZ reads the raw azureName of the pools it
+    embeds (C14), so only those have no fallback."""
+    docs = parse(
+        """
+apiVersion: containerservice.azure.com/v1api20240901
+kind: ManagedClustersAgentPool
+metadata: {name: pool2, namespace: default}
+spec: {mode: User, owner: {name: demo}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: demo-pool3, namespace: default}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {name: pool3}
+    spec: {mode: User, owner: {name: demo}}
+"""
+    )
+    standalone, embedded = views_of(ManifestSet(docs)).pools
+    assert (standalone.name.value, standalone.name.rel) == ("pool2", ("metadata", "name"))
+    assert not embedded.name.is_set and embedded.name.rel == ("spec", "azureName")

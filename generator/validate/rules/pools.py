@@ -14,10 +14,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.findings import Finding, Severity
-from generator.model.manifests import ManifestSet
+from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import as_int, as_list, dig, known_str
 from generator.validate.rules.base import Rule
-from generator.validate.views import AgentPool, Field, inside, is_aks_cluster, views_of
+from generator.validate.views import (
+    AgentPool,
+    Field,
+    embeds_raw_pool_name,
+    inside,
+    is_aks_cluster,
+    views_of,
+)
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]*$")
 
@@ -59,6 +66,8 @@ def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         field = pool.name
         if not field.is_set:
+            if not isinstance(pool.owner, AsoResource) or not embeds_raw_pool_name(pool.owner):
+                continue  # ASO names a standalone pool after metadata.name (required anyway)
             yield POOL_NAME.at(
                 field,
                 (),
@@ -313,8 +322,10 @@ SPOT_SYSTEM = Rule(
 )
 POOL_NAME = Rule(
     "CAPZ-POOL-NAME",
-    "Agent pool name (ASO azureName, set explicitly; legacy spec.name) is lower-case alphanumeric "
-    "starting with a letter, at most 12 characters (Linux) or 6 (Windows) (C14, K3, O4)",
+    "Agent pool name (ASO azureName, set explicitly in an AzureASOManagedMachinePool, else "
+    "defaulting to metadata.name; legacy spec.name, defaulting likewise) is lower-case "
+    "alphanumeric starting with a letter, at most 12 characters (Linux) or 6 (Windows) "
+    "(C14, K3, O4)",
     Severity.ERROR,
     _check_pool_name,
 )
