@@ -350,7 +350,7 @@ def test_without_a_network_pools_have_no_subnet() -> None:
             {"AKS_VNET": VNET, "AKS_SUBNET_ID": SUBNET_ID, "AKS_SERVICE_CIDR": "172.16.0.0/16"},
             [
                 f"AKS_SUBNET_ID: {SUBNET_ID} is set together with name 'my-cluster-vnet-nodes'",
-                "(CAPZ-POOL-SUBNET-REF)",
+                "(ASO-REFERENCE)",
             ],
             id="vnet-and-subnet-id",
         ),

@@ -12,9 +12,11 @@ import pytest
 
 from generator.documents import Document
 from generator.findings import format_path
+from generator.model import kinds
 from generator.model.manifests import ManifestSet
 from generator.model.values import parse_version
 from generator.validate import ValidationOptions, validate_documents
+from generator.validate.rules.aso import arm_resource_type
 
 Parse = Callable[..., list[Document]]
 Load = Callable[[str], list[Document]]
@@ -208,3 +210,32 @@ def test_a_subnet_defined_in_two_files_does_not_overlap_itself(parse: Parse) -> 
 )
 def test_parse_version(text: Any, parsed: Any) -> None:
     assert parse_version(text) == parsed
+
+
+@pytest.mark.parametrize(
+    ("arm_id", "arm_type"),
+    [
+        ("/subscriptions/0", "Microsoft.Resources/subscriptions"),
+        ("/subscriptions/0/resourcegroups/rg", "Microsoft.Resources/resourceGroups"),
+        (
+            "/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s",
+            "Microsoft.Network/virtualNetworks/subnets",
+        ),
+        (  # an extension resource: the type after the last provider
+            "/subscriptions/0/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters"
+            "/aks/providers/Microsoft.KubernetesConfiguration/extensions/flux",
+            "Microsoft.KubernetesConfiguration/extensions",
+        ),
+        ("/subscriptions/${SUB}/resourceGroups/${RG}", "Microsoft.Resources/resourceGroups"),
+        ("/subscriptions/0/resourceGroups/rg/providers/${PROVIDER}/things/x", None),
+        ("/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network", None),
+        ("subscriptions/0/resourceGroups/rg", None),
+    ],
+)
+def test_arm_resource_type(arm_id: str, arm_type: str | None) -> None:
+    assert arm_resource_type(arm_id) == arm_type
+
+
+def test_every_owner_kind_has_an_arm_type() -> None:
+    assert set(kinds.OWNER_KINDS.values()) <= set(kinds.ARM_TYPES)
+    assert not set(kinds.OWNER_KINDS) & kinds.ARBITRARY_OWNER_KINDS

@@ -270,33 +270,27 @@ _SUBNET_KIND = {"group": kinds.SUBNET[0], "kind": kinds.SUBNET[1]}
 
 
 def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
+    """The kind a subnet reference names and whether it resolves; its form (armId or group, kind
+    and name) is ASO-REFERENCE's."""
     for res in ms.resources_of(kinds.AGENT_POOL):
         spec = res.spec or {}
         for field in _SUBNET_REFERENCES:
             ref = as_dict(spec.get(field))
-            if ref is None:
-                continue
-            if ref.get("armId") is not None and ref.get("name") is not None:
-                yield SUBNET_REF.at(
-                    res,
-                    ("spec", field, "armId"),
-                    f"{ref['armId']} is set together with name {ref['name']!r}: a reference names "
-                    "an existing subnet by armId or a VirtualNetworksSubnet of the set by "
-                    "group/kind/name, not both",
-                )
-                continue
-            if ref.get("armId") is not None or ref.get("name") is None:
-                continue  # an existing subnet by ID; an empty reference is the schema's
+            if (
+                ref is None
+                or ref.get("armId")
+                or not all(ref.get(k) for k in ("name", *_SUBNET_KIND))
+            ):
+                continue  # an existing subnet by ID, or a malformed reference
             wrong = False
             for key, expected in _SUBNET_KIND.items():
                 value = ref.get(key)
                 if value != expected and not is_templated(value):
                     wrong = True
-                    found = "is missing" if value is None else f"is {value!r}"
                     yield SUBNET_REF.at(
                         res,
                         ("spec", field, key),
-                        f"{found}; a subnet reference needs {key} {expected}",
+                        f"is {value!r}; a subnet reference needs {key} {expected}",
                     )
             name = known_str(ref.get("name"))
             if wrong or name is None or not ms.complete:
@@ -396,9 +390,9 @@ POD_CIDR = Rule(
 )
 SUBNET_REF = Rule(
     "CAPZ-POOL-SUBNET-REF",
-    "Agent pool vnetSubnetReference/podSubnetReference uses armId or a name, not both; by name it is "
-    "network.azure.com VirtualNetworksSubnet and names one in the set (fragments skipped) "
-    "(R13, §4.8)",
+    "Agent pool vnetSubnetReference/podSubnetReference by name is network.azure.com "
+    "VirtualNetworksSubnet and names one in the set (fragments skipped; the reference's form is "
+    "ASO-REFERENCE's) (R13, §4.8)",
     Severity.ERROR,
     _check_subnet_reference,
 )

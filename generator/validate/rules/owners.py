@@ -34,8 +34,8 @@ def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
             continue  # required by the schema (O1)
         name = known_str(owner.get("name"))
         expected = _expected_owner(res, owner)
-        if name is None or expected is None:
-            continue  # armId owner, Go template, or a kind whose owner is unknown
+        if name is None or expected is None or owner.get("armId"):
+            continue  # armId owner (with a name too: ASO-OWNER's), template, or unknown owner kind
         if ms.find_resource(expected, name, res.namespace) is not None:
             continue
         elsewhere = sorted(
