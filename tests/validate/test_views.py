@@ -126,3 +126,21 @@ spec:
     standalone, embedded = views_of(ManifestSet(docs)).pools
     assert (standalone.name.value, standalone.name.rel) == ("pool2", ("metadata", "name"))
     assert not embedded.name.is_set and embedded.name.rel == ("spec", "azureName")
+
+
+def test_settings_only_one_api_has(parse: Parse) -> None:
+    """Legacy pools have no pod subnet or upgrade settings; legacy clusters get Azure RBAC from
+    aadProfile.managed (CAPZ sends enableAzureRBAC equal to it) and list their add-ons."""
+    docs = parse(
+        LEGACY.replace(
+            "  location: westeurope\n",
+            "  location: westeurope\n  aadProfile: {managed: true, adminGroupObjectIDs: []}\n"
+            "  addonProfiles: [{name: azurepolicy, enabled: true}]\n",
+        )
+    )
+    views = views_of(ManifestSet(docs))
+    (pool,) = views.pools
+    assert not pool.pod_subnet.is_set and not pool.max_surge.is_set
+    (cp,) = views.control_planes
+    assert (cp.azure_rbac.value, cp.azure_rbac.rel) == (True, ("spec", "aadProfile", "managed"))
+    assert cp.addon_profiles.value == [{"name": "azurepolicy", "enabled": True}]
