@@ -313,6 +313,32 @@ def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+def _subnet_key(ref: dict[str, Any]) -> tuple[str, ...] | None:
+    """What a subnet reference names, comparable with another written the same way."""
+    arm_id = known_str(ref.get("armId"))
+    if arm_id:
+        return ("armId", arm_id.lower().rstrip("/"))
+    parts = tuple(known_str(ref.get(key)) for key in ("group", "kind", "name"))
+    return None if None in parts else ("name", *(part or "" for part in parts))
+
+
+def _check_pod_subnet(ms: ManifestSet) -> Iterator[Finding]:
+    for pool in views_of(ms).pools:
+        node, pods = pool.subnet.value, pool.pod_subnet.value
+        if node is None or pods is None:
+            continue
+        key = _subnet_key(pods)
+        if key is not None and key == _subnet_key(node):
+            yield POD_SUBNET.at(
+                pool.pod_subnet,
+                (),
+                f"names the node subnet ({key[-1]}, the pool's vnetSubnetReference): pods get "
+                "their addresses from a subnet of their own",
+                hint="reference a separate subnet, or leave podSubnetReference out to give pods "
+                "node subnet addresses",
+            )
+
+
 # Outbound types that route egress through the node subnet's own gateway: (what, subnet field).
 _BYO_SUBNET = {
     "userAssignedNATGateway": ("NAT gateway", "natGateway"),
@@ -396,6 +422,13 @@ SUBNET_REF = Rule(
     Severity.ERROR,
     _check_subnet_reference,
 )
+POD_SUBNET = Rule(
+    "CAPZ-POOL-POD-SUBNET",
+    "An agent pool's podSubnetReference names a subnet other than its vnetSubnetReference (same "
+    "armId, or same group/kind/name) (§4.8)",
+    Severity.ERROR,
+    _check_pod_subnet,
+)
 OUTBOUND = Rule(
     "CAPZ-MC-OUTBOUND",
     "outboundType userAssignedNATGateway/userDefinedRouting needs every pool on its own subnet, "
@@ -405,4 +438,4 @@ OUTBOUND = Rule(
     _check_outbound,
 )
 
-RULES = (CIDR_OVERLAP, POD_CIDR, SUBNET_REF, OUTBOUND)
+RULES = (CIDR_OVERLAP, POD_CIDR, SUBNET_REF, OUTBOUND, POD_SUBNET)
