@@ -43,6 +43,27 @@ def is_dns1123_subdomain(value: str) -> bool:
     return len(value) <= DNS1123_SUBDOMAIN_MAX_LENGTH and DNS1123_SUBDOMAIN.match(value) is not None
 
 
+# The name part of a label key, and a label value: alphanumerics, '-', '_' and '.', alphanumeric at
+# both ends, at most 63 characters (Kubernetes' qualified name and label value syntax).
+_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+LABEL_NAME_MAX_LENGTH = 63
+
+
+def is_label_key(value: str) -> bool:
+    """A Kubernetes label (or taint) key: ``[<DNS-1123 subdomain>/]<name>``."""
+    prefix, slash, name = value.rpartition("/")
+    if slash and not is_dns1123_subdomain(prefix):
+        return False
+    return len(name) <= LABEL_NAME_MAX_LENGTH and _LABEL_NAME.match(name) is not None
+
+
+def is_label_value(value: str) -> bool:
+    """A Kubernetes label (or taint) value; empty is allowed, as Kubernetes allows it."""
+    return value == "" or (
+        len(value) <= LABEL_NAME_MAX_LENGTH and _LABEL_NAME.match(value) is not None
+    )
+
+
 def is_semver(value: str) -> bool:
     """A semantic version, ``v`` prefix allowed (clusterctl's check of KUBERNETES_VERSION)."""
     return SEMVER.match(value) is not None

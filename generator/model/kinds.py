@@ -122,6 +122,31 @@ OWNER_KINDS: dict[GroupKind, GroupKind] = {
     FEDERATED_IDENTITY_CREDENTIAL: USER_ASSIGNED_IDENTITY,
 }
 
+# Kinds whose owner is an ``ArbitraryOwnerReference``: any kind, named by ``group``/``kind``/``name``
+# or by ``armId`` (extension resources, R10).
+ARBITRARY_OWNER_KINDS: frozenset[GroupKind] = frozenset(
+    {
+        EXTENSION,
+        (KUBERNETESCONFIGURATION, "FluxConfiguration"),
+        (AUTHORIZATION, "RoleAssignment"),
+        (AUTHORIZATION, "RoleDefinition"),
+    }
+)
+
+# ARM resource type of every owner kind of OWNER_KINDS: what an owner given by ``armId`` must be.
+ARM_TYPES: dict[GroupKind, str] = {
+    RESOURCE_GROUP: "Microsoft.Resources/resourceGroups",
+    MANAGED_CLUSTER: "Microsoft.ContainerService/managedClusters",
+    (CONTAINERSERVICE, "Fleet"): "Microsoft.ContainerService/fleets",
+    VIRTUAL_NETWORK: "Microsoft.Network/virtualNetworks",
+    (NETWORK, "RouteTable"): "Microsoft.Network/routeTables",
+    (NETWORK, "NetworkSecurityGroup"): "Microsoft.Network/networkSecurityGroups",
+    (NETWORK, "PrivateDnsZone"): "Microsoft.Network/privateDnsZones",
+    (NETWORK, "LoadBalancer"): "Microsoft.Network/loadBalancers",
+    (NETWORK, "PrivateEndpoint"): "Microsoft.Network/privateEndpoints",
+    USER_ASSIGNED_IDENTITY: "Microsoft.ManagedIdentity/userAssignedIdentities",
+}
+
 # Kinds CAPZ installs CRDs for and may manage without extra set-up (§4.0, C20, C21).
 DEFAULT_ASO_KINDS: frozenset[GroupKind] = frozenset(
     {

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from generator.documents import Document
 from generator.findings import JsonPath, Subject
 from generator.model import kinds
-from generator.model.values import as_dict, as_list, as_str, dig
+from generator.model.values import as_dict, as_list, as_str, dig, known_str
 
 
 def embedded_items(obj: Any, kind: str | None) -> tuple[JsonPath, list[Any] | None]:
@@ -239,6 +239,11 @@ class ManifestSet:
         for document in documents:
             if isinstance(document.obj, dict):
                 self._add(document, document.obj)
+        # A later definition of an identity already defined (see :meth:`_index_duplicates`) ->
+        # the first definition. Lookups resolve to first definitions; the Cluster graph leaves
+        # later copies out, so a file validated twice reads as one cluster defined twice.
+        self.duplicate_of: dict[TopObject | AsoResource, TopObject | AsoResource] = {}
+        self._index_duplicates()
         self.clusters: list[ClusterGroup] = []
         self.cluster_of: dict[TopObject, ClusterGroup] = {}
         self.pools: list[PoolView] = []
@@ -288,8 +293,41 @@ class ManifestSet:
         if res.name is not None:
             self._res_by_name.setdefault((res.group, res.kind, res.name), []).append(res)
 
+    def _index_duplicates(self) -> None:
+        """Objects are identified by namespace, group, kind and name: for the API server
+        (``kubectl apply`` keeps one definition) and, for embedded ASO resources, for CAPZ and ASO
+        (§1.8). Top-level objects come first, then embedded resources, each in document order.
+        Resources embedded in ClusterClass templates are left out: CAPI names their copies per
+        Cluster."""
+        first: dict[tuple[str | None, str, str, str], TopObject | AsoResource] = {}
+        candidates: list[TopObject | AsoResource] = [*self.objects]
+        candidates += (
+            res
+            for res in self.resources
+            if res.parent is not None and res.parent.kind not in kinds.TEMPLATE_KINDS
+        )
+        for obj in candidates:
+            name = known_str(obj.name)
+            if name is None or not obj.kind:
+                continue
+            key = (obj.namespace, obj.group, obj.kind, name)
+            if key in first:
+                self.duplicate_of[obj] = first[key]
+            else:
+                first[key] = obj
+
+    def is_copy(self, obj: TopObject | AsoResource) -> bool:
+        """Whether ``obj`` is a later definition of an identity defined before, or is embedded in
+        one: rules that relate objects to each other skip these (CAPZ-RES-DUPLICATE reports
+        them), or a copy would be related to its own original."""
+        if obj in self.duplicate_of:
+            return True
+        return isinstance(obj, AsoResource) and obj.top in self.duplicate_of
+
     def _group_clusters(self) -> None:
         for cluster in self.by_kind.get(kinds.CLUSTER, ()):
+            if cluster in self.duplicate_of:
+                continue  # its objects would resolve to the first definition's
             spec = cluster.spec or {}
             cp_ref = Ref.parse(spec.get("controlPlaneRef"), ("spec", "controlPlaneRef"))
             infra_ref = Ref.parse(spec.get("infrastructureRef"), ("spec", "infrastructureRef"))
@@ -309,6 +347,8 @@ class ManifestSet:
                 if member is not None:
                     self.cluster_of.setdefault(member, group)
         for mp in self.by_kind.get(kinds.MACHINE_POOL, ()):
+            if mp in self.duplicate_of:
+                continue  # the same pool as the first definition, not a second one
             ref = Ref.parse(
                 dig(mp.spec, "template", "spec", "infrastructureRef"), MACHINE_POOL_INFRA_REF
             )

@@ -150,6 +150,8 @@ class AgentPool:
     pool_type: Field[str]
     availability_zones: Field[list[Any]]
     subnet: Field[dict[str, Any]]  # ASO vnetSubnetReference; legacy: decided by CAPZ
+    pod_subnet: Field[dict[str, Any]]  # ASO podSubnetReference; legacy pools have none
+    max_surge: Field[str]  # ASO upgradeSettings.maxSurge; legacy pools have none
     node_public_ip: Field[bool]
     public_ip_prefix: Field[Any]
     kubelet_config: Field[dict[str, Any]]
@@ -171,6 +173,12 @@ class AgentPool:
         return self.owner.ref()
 
 
+def embeds_raw_pool_name(res: AsoResource) -> bool:
+    """Whether CAPZ reads the agent pool's ``azureName`` as written, with no ASO defaulting:
+    true for the agent pools of AzureASOManagedMachinePool(Template)s (C14, R7)."""
+    return res.parent is not None and res.parent.kind in kinds.MACHINE_POOL_KINDS
+
+
 def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
     def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
         return _read(res, ("spec", *rel), convert)
@@ -180,11 +188,16 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
         if machine_pool is not None
         else _absent(res)
     )
+    # ASO defaults azureName to metadata.name, but CAPZ builds the cluster's first pool list from
+    # the raw azureName of the agent pools it embeds (C14), before any defaulting.
+    name: Field[str] = read(known_str, "azureName")
+    if not embeds_raw_pool_name(res):
+        name = _first_set(name, _read(res, ("metadata", "name"), known_str))
     return AgentPool(
         api=Api.ASO,
         owner=res,
         machine_pool=machine_pool,
-        name=read(known_str, "azureName"),
+        name=name,
         mode=read(known_str, "mode"),
         os_type=read(known_str, "osType"),
         os_sku=read(known_str, "osSKU"),
@@ -202,6 +215,8 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
         pool_type=read(known_str, "type"),
         availability_zones=read(as_list, "availabilityZones"),
         subnet=read(as_dict, "vnetSubnetReference"),
+        pod_subnet=read(as_dict, "podSubnetReference"),
+        max_surge=read(known_str, "upgradeSettings", "maxSurge"),
         node_public_ip=read(_as_bool, "enableNodePublicIP"),
         public_ip_prefix=read(lambda raw: raw, "nodePublicIPPrefixReference"),
         kubelet_config=read(as_dict, "kubeletConfig"),
@@ -247,6 +262,8 @@ def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
         # Legacy pools use the control plane's virtual network; whether it brings its own NAT
         # gateway or route table is only known to CAPZ at run time.
         subnet=Field(UNKNOWN, None, obj, ("spec", "subnetName")),
+        pod_subnet=_absent(obj, ("spec", "podSubnetReference")),
+        max_surge=_absent(obj, ("spec", "upgradeSettings", "maxSurge")),
         node_public_ip=read(_as_bool, "enableNodePublicIP"),
         public_ip_prefix=read(lambda raw: raw, "nodePublicIPPrefixID"),
         kubelet_config=read(as_dict, "kubeletConfig"),
@@ -276,7 +293,11 @@ class ControlPlane:
     pod_cidrs: tuple[Field[Any], ...]
     node_prefixes: tuple[Field[Any], ...]  # node network written on the control plane (legacy)
     aad_managed: Field[bool]
+    azure_rbac: Field[
+        bool
+    ]  # aadProfile.enableAzureRBAC; legacy: CAPZ sets it to aadProfile.managed
     disable_local_accounts: Field[bool]
+    addon_profiles: Field[Any]  # ASO: map keyed by add-on name; legacy: list of {name, ...}
     private_cluster: Field[bool]
     private_dns_zone: Field[str]
     private_fqdn: Field[bool]
@@ -324,7 +345,9 @@ def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlP
         pod_cidrs=(network(lambda raw: raw, "podCidr"), network(lambda raw: raw, "podCidrs")),
         node_prefixes=(),
         aad_managed=read(_as_bool, "aadProfile", "managed"),
+        azure_rbac=read(_as_bool, "aadProfile", "enableAzureRBAC"),
         disable_local_accounts=read(_as_bool, "disableLocalAccounts"),
+        addon_profiles=read(lambda raw: raw, "addonProfiles"),
         private_cluster=api_server(_as_bool, "enablePrivateCluster"),
         private_dns_zone=api_server(known_str, "privateDNSZone"),
         private_fqdn=api_server(_as_bool, "enablePrivateClusterPublicFQDN"),
@@ -365,7 +388,10 @@ def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> Control
             read(lambda raw: raw, "virtualNetwork", "subnet", "cidrBlock"),
         ),
         aad_managed=read(_as_bool, "aadProfile", "managed"),
+        # CAPZ sends enableAzureRBAC equal to managed (§5.3).
+        azure_rbac=read(_as_bool, "aadProfile", "managed"),
         disable_local_accounts=read(_as_bool, "disableLocalAccounts"),
+        addon_profiles=read(lambda raw: raw, "addonProfiles"),
         private_cluster=api_server(_as_bool, "enablePrivateCluster"),
         private_dns_zone=api_server(known_str, "privateDNSZone"),
         private_fqdn=api_server(_as_bool, "enablePrivateClusterPublicFQDN"),

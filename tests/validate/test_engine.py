@@ -192,7 +192,7 @@ def test_known_rule_ids() -> None:
 
 @pytest.mark.parametrize("rule", list(RULES.values()), ids=lambda r: r.id)
 def test_rule_metadata(rule: Any) -> None:
-    assert re.fullmatch(r"CAPZ(-[A-Z0-9]+)+", rule.id)
+    assert re.fullmatch(r"(CAPZ|ASO)(-[A-Z0-9]+)+", rule.id)
     cited = re.search(r"\(([^()]*)\)$", rule.description)
     assert cited is not None, (
         f"{rule.id}: the description must end with the reference IDs in brackets"

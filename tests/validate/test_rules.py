@@ -3,16 +3,20 @@ generations and namespaces, and the helpers the rules rely on."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from generator.documents import Document
 from generator.findings import format_path
+from generator.model import kinds
 from generator.model.manifests import ManifestSet
 from generator.model.values import parse_version
 from generator.validate import ValidationOptions, validate_documents
+from generator.validate.rules.aso import arm_resource_type
 
 Parse = Callable[..., list[Document]]
 Load = Callable[[str], list[Document]]
@@ -157,6 +161,41 @@ def test_clusters_are_checked_independently(template_docs: Load) -> None:
     assert findings[0].subject is not None
 
 
+def _copy(docs: list[Document], source: str) -> list[Document]:
+    return [Document(source, doc.index, copy.deepcopy(doc.obj)) for doc in docs]
+
+
+@pytest.mark.parametrize("flavor", ["aks-aso", "aks-aso-maintenance", "aks-aso-clusterclass"])
+def test_one_cluster_in_two_files_is_one_duplicate_finding_per_object(
+    template_docs: Load, flavor: str
+) -> None:
+    first = template_docs(flavor)
+    findings = validate_documents([*first, *_copy(first, "copy.yaml")], None, RULES_ONLY)
+    # No "no System pool" for the copied Cluster, no unreferenced copies, no finding per embedded
+    # resource of a copied object: one finding per copied document, naming the first file.
+    assert [(f.rule, f.subject.file, f.subject.document) for f in findings] == [
+        ("CAPZ-RES-DUPLICATE", "copy.yaml", doc.index) for doc in first
+    ]
+    for finding in findings:
+        assert format_path(finding.path) == "metadata.name"
+        assert f"/{finding.subject.name} in cluster-template-{flavor}.yaml)" in finding.message
+
+
+def test_a_subnet_defined_in_two_files_does_not_overlap_itself(parse: Parse) -> None:
+    path = Path(__file__).parent / "examples" / "valid" / "full-featured.yaml"
+    first = parse(path.read_text(), "a.yaml")
+    second = parse(path.read_text(), "b.yaml")
+    second = [doc for doc in second if doc.kind == "AzureASOManagedCluster"]
+    subnet = second[0].obj["spec"]["resources"][2]
+    assert subnet["kind"] == "VirtualNetworksSubnet"
+    subnet["spec"]["addressPrefix"] = "10.10.8.0/24"  # a changed copy still is the same subnet
+    findings = validate_documents([*first, *second], None, RULES_ONLY)
+    assert [(f.rule, f.subject.file, format_path(f.path)) for f in findings] == [
+        ("CAPZ-RES-DUPLICATE", "b.yaml", "metadata.name")
+    ]
+    assert "AzureASOManagedCluster/prod-infra in a.yaml" in findings[0].message
+
+
 @pytest.mark.parametrize(
     ("text", "parsed"),
     [
@@ -171,3 +210,32 @@ def test_clusters_are_checked_independently(template_docs: Load) -> None:
 )
 def test_parse_version(text: Any, parsed: Any) -> None:
     assert parse_version(text) == parsed
+
+
+@pytest.mark.parametrize(
+    ("arm_id", "arm_type"),
+    [
+        ("/subscriptions/0", "Microsoft.Resources/subscriptions"),
+        ("/subscriptions/0/resourcegroups/rg", "Microsoft.Resources/resourceGroups"),
+        (
+            "/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s",
+            "Microsoft.Network/virtualNetworks/subnets",
+        ),
+        (  # an extension resource: the type after the last provider
+            "/subscriptions/0/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters"
+            "/aks/providers/Microsoft.KubernetesConfiguration/extensions/flux",
+            "Microsoft.KubernetesConfiguration/extensions",
+        ),
+        ("/subscriptions/${SUB}/resourceGroups/${RG}", "Microsoft.Resources/resourceGroups"),
+        ("/subscriptions/0/resourceGroups/rg/providers/${PROVIDER}/things/x", None),
+        ("/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network", None),
+        ("subscriptions/0/resourceGroups/rg", None),
+    ],
+)
+def test_arm_resource_type(arm_id: str, arm_type: str | None) -> None:
+    assert arm_resource_type(arm_id) == arm_type
+
+
+def test_every_owner_kind_has_an_arm_type() -> None:
+    assert set(kinds.OWNER_KINDS.values()) <= set(kinds.ARM_TYPES)
+    assert not set(kinds.OWNER_KINDS) & kinds.ARBITRARY_OWNER_KINDS

@@ -124,3 +124,47 @@ def test_objects_without_a_spec_have_no_view(
     assert views_of(ms).pools == ()
     assert views_of(ms).control_planes == ()
     assert views_of(ms).pools_of(ms.clusters[0]) == ()
+
+
+def test_a_standalone_agent_pool_is_named_after_its_object(parse: Parse) -> None:
+    """ASO defaults azureName to metadata.name; CAPZ reads the raw azureName of the pools it
+    embeds (C14), so only those have no fallback."""
+    docs = parse(
+        """
+apiVersion: containerservice.azure.com/v1api20240901
+kind: ManagedClustersAgentPool
+metadata: {name: pool2, namespace: default}
+spec: {mode: User, owner: {name: demo}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: demo-pool3, namespace: default}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {name: pool3}
+    spec: {mode: User, owner: {name: demo}}
+"""
+    )
+    standalone, embedded = views_of(ManifestSet(docs)).pools
+    assert (standalone.name.value, standalone.name.rel) == ("pool2", ("metadata", "name"))
+    assert not embedded.name.is_set and embedded.name.rel == ("spec", "azureName")
+
+
+def test_settings_only_one_api_has(parse: Parse) -> None:
+    """Legacy pools have no pod subnet or upgrade settings; legacy clusters get Azure RBAC from
+    aadProfile.managed (CAPZ sends enableAzureRBAC equal to it) and list their add-ons."""
+    docs = parse(
+        LEGACY.replace(
+            "  location: westeurope\n",
+            "  location: westeurope\n  aadProfile: {managed: true, adminGroupObjectIDs: []}\n"
+            "  addonProfiles: [{name: azurepolicy, enabled: true}]\n",
+        )
+    )
+    views = views_of(ManifestSet(docs))
+    (pool,) = views.pools
+    assert not pool.pod_subnet.is_set and not pool.max_surge.is_set
+    (cp,) = views.control_planes
+    assert (cp.azure_rbac.value, cp.azure_rbac.rel) == (True, ("spec", "aadProfile", "managed"))
+    assert cp.addon_profiles.value == [{"name": "azurepolicy", "enabled": True}]

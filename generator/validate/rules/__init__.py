@@ -8,6 +8,7 @@ it enforces.
 from __future__ import annotations
 
 from generator.validate.rules import (
+    aso,
     autoscale,
     clusteridentity,
     credentials,
@@ -38,6 +39,7 @@ _MODULES = (
     network,
     siblings,
     clusteridentity,
+    aso,
 )
 
 

@@ -31,8 +31,8 @@ class Located(Protocol):
 
 @dataclass(frozen=True)
 class Rule:
-    """One CAPZ rule: its ID (``CAPZ-...``), the one-line description ``--list-rules`` shows, the
-    one severity it reports with, and the check itself."""
+    """One rule: its ID (``CAPZ-...``, or ``ASO-...`` for ASO's own admission checks), the one-line
+    description ``--list-rules`` shows, the one severity it reports with, and the check itself."""
 
     id: str
     description: str

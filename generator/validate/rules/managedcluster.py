@@ -1,5 +1,5 @@
 """AKS cluster constraints AKS enforces at create time (K10, K11, K13–K18, K20, K24, K25, §4.3,
-§4.4, §4.6).
+§4.4, §4.6), add-on names (§4.15) and the access left without local accounts (§4.2).
 
 These come from the legacy CAPZ webhooks, which encoded AKS behaviour, and from ASO schema
 descriptions. Most run on :class:`~generator.validate.views.ControlPlane`, so they hold for the
@@ -22,6 +22,7 @@ from generator.model.values import (
     as_dict,
     as_list,
     dig,
+    is_templated,
     known_str,
     parse_ip_network,
     parse_ipv4,
@@ -338,6 +339,74 @@ def _check_identity_profile(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
+# Add-on names of ManagedCluster addonProfiles as the AKS API spells them (Azure CLI acs _consts
+# *_ADDON_NAME, CAPZ managed/managedcluster.md). aciConnectorLinux is the key the CLI writes for
+# the virtual node add-on; CAPZ's table lists aciConnector.
+KNOWN_ADDONS = (
+    "ACCSGXDevicePlugin",
+    "aciConnector",
+    "aciConnectorLinux",
+    "azureKeyvaultSecretsProvider",
+    "azurepolicy",
+    "gitops",
+    "httpApplicationRouting",
+    "ingressApplicationGateway",
+    "kubeDashboard",
+    "omsagent",
+    "openServiceMesh",
+)
+_ADDONS_BY_LOWER = {name.lower(): name for name in KNOWN_ADDONS}
+
+
+def _addon_names(cp: ControlPlane) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(path inside addonProfiles, name): the keys of the ASO map, the names of the legacy list."""
+    profiles = cp.addon_profiles.raw
+    if isinstance(profiles, dict):
+        for key in profiles:
+            if isinstance(key, str):
+                yield (key,), key
+    for index, item in enumerate(as_list(profiles) or ()):
+        name = known_str(dig(item, "name"))
+        if name is not None:
+            yield (index, "name"), name
+
+
+def _check_addons(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        for rel, name in _addon_names(cp):
+            if name in KNOWN_ADDONS or is_templated(name):
+                continue
+            known = _ADDONS_BY_LOWER.get(name.lower())
+            yield ADDONS.at(
+                cp.addon_profiles,
+                rel,
+                f"{name!r} is not an AKS add-on name"
+                + (
+                    f"; add-on names are case-sensitive: {known!r}"
+                    if known is not None
+                    else f" ({', '.join(KNOWN_ADDONS)})"
+                ),
+                hint="web application routing is ingressProfile.webAppRouting, not an add-on"
+                if name.lower() in ("webapprouting", "web_application_routing")
+                else None,
+            )
+
+
+def _check_local_accounts_rbac(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        local_off = cp.disable_local_accounts.raw is True and cp.aad_managed.raw is True
+        if local_off and cp.azure_rbac.raw is not True and not cp.azure_rbac.unknown:
+            yield LOCAL_ACCOUNTS_RBAC.at(
+                cp.disable_local_accounts,
+                (),
+                "without aadProfile.enableAzureRBAC: true only Kubernetes RBAC grants access: "
+                "the Entra identity CAPZ fetches the kubeconfig with (ASO's) needs to be in an "
+                "aadProfile.adminGroupObjectIDs group or bound in the cluster",
+                hint="set aadProfile.enableAzureRBAC: true and give the identity the role Azure "
+                "Kubernetes Service RBAC Cluster Admin",
+            )
+
+
 _MINUTES = re.compile(r"^\d+m$")
 _SECONDS = re.compile(r"^\d+s$")
 _DURATION = re.compile(r"^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$|^0$")
@@ -475,6 +544,21 @@ LOCAL_ACCOUNTS = Rule(
     Severity.ERROR,
     _check_local_accounts,
 )
+LOCAL_ACCOUNTS_RBAC = Rule(
+    "CAPZ-MC-LOCAL-ACCOUNTS-RBAC",
+    "disableLocalAccounts: true with managed Entra ID but without aadProfile.enableAzureRBAC: "
+    "true leaves access to Kubernetes RBAC alone (legacy: CAPZ enables Azure RBAC with managed) "
+    "(C17, §4.1, §4.2)",
+    Severity.WARNING,
+    _check_local_accounts_rbac,
+)
+ADDONS = Rule(
+    "CAPZ-MC-ADDONS",
+    "addonProfiles names are AKS add-on names, spelled with their case (ASO map keys; legacy "
+    "addonProfiles[].name) (§4.15)",
+    Severity.WARNING,
+    _check_addons,
+)
 KMS = Rule(
     "CAPZ-MC-KMS",
     "Key Vault KMS requires identity type UserAssigned; Private network access needs "
@@ -506,9 +590,11 @@ RULES = (
     NETWORK_PLUGIN,
     WORKLOAD_IDENTITY,
     LOCAL_ACCOUNTS,
+    LOCAL_ACCOUNTS_RBAC,
     ZONE_IDENTITY,
     FEDERATION,
     KMS,
     IDENTITY_PROFILE,
     AUTOSCALER_PROFILE,
+    ADDONS,
 )

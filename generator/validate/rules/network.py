@@ -195,21 +195,12 @@ def _subnet_problems(ms: ManifestSet) -> Iterator[Finding]:
     """Each subnet lies inside its VNet's address space and overlaps no other subnet of that VNet."""
     seen: dict[object, list[_Range]] = {}
     for res in ms.resources_of(kinds.SUBNET):
+        if ms.is_copy(res):
+            continue  # a second definition of a subnet overlaps the first (CAPZ-RES-DUPLICATE's)
         prefixes = _subnet_prefixes(res)
         key, vnet = _subnet_vnet(ms, res)
         if vnet is not None:
-            space = as_list(dig(vnet.obj, "spec", "addressSpace", "addressPrefixes")) or []
-            known = _vnet_prefixes(vnet)
-            if known and len(known) == len(space):  # every prefix of the VNet is known
-                text = ", ".join(str(v.network) for v in known)
-                for prefix in prefixes:
-                    if not any(_within(prefix.network, v.network) for v in known):
-                        yield CIDR_OVERLAP.at(
-                            res,
-                            prefix.rel,
-                            f"{prefix.network} is not inside the address space of "
-                            f"{vnet.ref()} ({text})",
-                        )
+            yield from _outside_vnet(res, prefixes, vnet)
         if key is None:
             continue
         earlier = seen.setdefault(key, [])
@@ -223,6 +214,22 @@ def _subnet_problems(ms: ManifestSet) -> Iterator[Finding]:
                         "VirtualNetwork",
                     )
         earlier += prefixes
+
+
+def _outside_vnet(res: AsoResource, prefixes: list[_Range], vnet: AsoResource) -> Iterator[Finding]:
+    """Subnet prefixes outside the VNet's address space (only when every VNet prefix is known)."""
+    space = as_list(dig(vnet.obj, "spec", "addressSpace", "addressPrefixes")) or []
+    known = _vnet_prefixes(vnet)
+    if not known or len(known) != len(space):
+        return
+    text = ", ".join(str(v.network) for v in known)
+    for prefix in prefixes:
+        if not any(_within(prefix.network, v.network) for v in known):
+            yield CIDR_OVERLAP.at(
+                res,
+                prefix.rel,
+                f"{prefix.network} is not inside the address space of {vnet.ref()} ({text})",
+            )
 
 
 def _check_cidr_overlap(ms: ManifestSet) -> Iterator[Finding]:
@@ -268,33 +275,27 @@ _SUBNET_KIND = {"group": kinds.SUBNET[0], "kind": kinds.SUBNET[1]}
 
 
 def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
+    """The kind a subnet reference names and whether it resolves; its form (armId or group, kind
+    and name) is ASO-REFERENCE's."""
     for res in ms.resources_of(kinds.AGENT_POOL):
         spec = res.spec or {}
         for field in _SUBNET_REFERENCES:
             ref = as_dict(spec.get(field))
-            if ref is None:
-                continue
-            if ref.get("armId") is not None and ref.get("name") is not None:
-                yield SUBNET_REF.at(
-                    res,
-                    ("spec", field, "armId"),
-                    f"{ref['armId']} is set together with name {ref['name']!r}: a reference names "
-                    "an existing subnet by armId or a VirtualNetworksSubnet of the set by "
-                    "group/kind/name, not both",
-                )
-                continue
-            if ref.get("armId") is not None or ref.get("name") is None:
-                continue  # an existing subnet by ID; an empty reference is the schema's
+            if (
+                ref is None
+                or ref.get("armId")
+                or not all(ref.get(k) for k in ("name", *_SUBNET_KIND))
+            ):
+                continue  # an existing subnet by ID, or a malformed reference
             wrong = False
             for key, expected in _SUBNET_KIND.items():
                 value = ref.get(key)
                 if value != expected and not is_templated(value):
                     wrong = True
-                    found = "is missing" if value is None else f"is {value!r}"
                     yield SUBNET_REF.at(
                         res,
                         ("spec", field, key),
-                        f"{found}; a subnet reference needs {key} {expected}",
+                        f"is {value!r}; a subnet reference needs {key} {expected}",
                     )
             name = known_str(ref.get("name"))
             if wrong or name is None or not ms.complete:
@@ -314,6 +315,32 @@ def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
                 f"VirtualNetworksSubnet {name!r} is not in the validated set in namespace "
                 f"{res.namespace or '<none>'}{found_in}",
                 hint="add the VirtualNetworksSubnet or use armId for an existing subnet",
+            )
+
+
+def _subnet_key(ref: dict[str, Any]) -> tuple[str, ...] | None:
+    """What a subnet reference names, comparable with another written the same way."""
+    arm_id = known_str(ref.get("armId"))
+    if arm_id:
+        return ("armId", arm_id.lower().rstrip("/"))
+    parts = tuple(known_str(ref.get(key)) for key in ("group", "kind", "name"))
+    return None if None in parts else ("name", *(part or "" for part in parts))
+
+
+def _check_pod_subnet(ms: ManifestSet) -> Iterator[Finding]:
+    for pool in views_of(ms).pools:
+        node, pods = pool.subnet.value, pool.pod_subnet.value
+        if node is None or pods is None:
+            continue
+        key = _subnet_key(pods)
+        if key is not None and key == _subnet_key(node):
+            yield POD_SUBNET.at(
+                pool.pod_subnet,
+                (),
+                f"names the node subnet ({key[-1]}, the pool's vnetSubnetReference): pods get "
+                "their addresses from a subnet of their own",
+                hint="reference a separate subnet, or leave podSubnetReference out to give pods "
+                "node subnet addresses",
             )
 
 
@@ -394,11 +421,18 @@ POD_CIDR = Rule(
 )
 SUBNET_REF = Rule(
     "CAPZ-POOL-SUBNET-REF",
-    "Agent pool vnetSubnetReference/podSubnetReference uses armId or a name, not both; by name it is "
-    "network.azure.com VirtualNetworksSubnet and names one in the set (fragments skipped) "
-    "(R13, §4.8)",
+    "Agent pool vnetSubnetReference/podSubnetReference by name is network.azure.com "
+    "VirtualNetworksSubnet and names one in the set (fragments skipped; the reference's form is "
+    "ASO-REFERENCE's) (R13, §4.8)",
     Severity.ERROR,
     _check_subnet_reference,
+)
+POD_SUBNET = Rule(
+    "CAPZ-POOL-POD-SUBNET",
+    "An agent pool's podSubnetReference names a subnet other than its vnetSubnetReference (same "
+    "armId, or same group/kind/name) (§4.8)",
+    Severity.ERROR,
+    _check_pod_subnet,
 )
 OUTBOUND = Rule(
     "CAPZ-MC-OUTBOUND",
@@ -409,4 +443,4 @@ OUTBOUND = Rule(
     _check_outbound,
 )
 
-RULES = (CIDR_OVERLAP, POD_CIDR, SUBNET_REF, OUTBOUND)
+RULES = (CIDR_OVERLAP, POD_CIDR, SUBNET_REF, OUTBOUND, POD_SUBNET)

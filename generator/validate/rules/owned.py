@@ -35,7 +35,9 @@ def _first_managed_clusters(ms: ManifestSet) -> Iterator[tuple[TopObject, AsoRes
 
 def _check_agent_pool_profiles(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources_of(kinds.MANAGED_CLUSTER):
-        if res.parent is not None and (res.spec or {}).get("agentPoolProfiles") is not None:
+        if res.parent is None or res.parent.kind not in kinds.CONTROL_PLANE_KINDS:
+            continue  # a standalone ManagedCluster lists its pools itself; CAPZ builds none
+        if (res.spec or {}).get("agentPoolProfiles") is not None:
             yield AGENT_POOL_PROFILES.at(
                 res,
                 ("spec", "agentPoolProfiles"),
@@ -165,7 +167,8 @@ def _check_kubeconfig_secret(ms: ManifestSet) -> Iterator[Finding]:
 
 AGENT_POOL_PROFILES = Rule(
     "CAPZ-OWNED-AGENTPOOLPROFILES",
-    "An embedded ManagedCluster has no spec.agentPoolProfiles (C5)",
+    "A ManagedCluster embedded in an AzureASOManagedControlPlane(Template) has no "
+    "spec.agentPoolProfiles (C5)",
     Severity.ERROR,
     _check_agent_pool_profiles,
 )

@@ -34,8 +34,8 @@ def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
             continue  # required by the schema (O1)
         name = known_str(owner.get("name"))
         expected = _expected_owner(res, owner)
-        if name is None or expected is None:
-            continue  # armId owner, Go template, or a kind whose owner is unknown
+        if name is None or expected is None or owner.get("armId"):
+            continue  # armId owner (with a name too: ASO-OWNER's), template, or unknown owner kind
         if ms.find_resource(expected, name, res.namespace) is not None:
             continue
         elsewhere = sorted(
@@ -55,7 +55,10 @@ def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
 
 
 def _check_pool_owner_name(ms: ManifestSet) -> Iterator[Finding]:
+    """Only pools CAPZ manages: ASO itself accepts an agent pool owned by ARM ID."""
     for res in ms.resources_of(kinds.AGENT_POOL):
+        if res.parent is None or res.parent.kind not in kinds.MACHINE_POOL_KINDS:
+            continue
         owner = as_dict((res.spec or {}).get("owner"))
         if owner is None:
             continue
@@ -99,7 +102,8 @@ OWNER = Rule(
 )
 POOL_OWNER_NAME = Rule(
     "CAPZ-POOL-OWNER-NAME",
-    "A ManagedClustersAgentPool's owner uses name, not only armId (R7, C15)",
+    "The owner of a ManagedClustersAgentPool embedded in an AzureASOManagedMachinePool(Template) "
+    "uses name, not only armId (R7, C15)",
     Severity.ERROR,
     _check_pool_owner_name,
 )

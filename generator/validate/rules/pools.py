@@ -1,4 +1,4 @@
-"""Agent pool constraints AKS enforces at create time (K1–K8, K23, C14, §4.10, §4.11).
+"""Agent pool constraints AKS enforces at create time (K1–K8, K23, C14, §4.10–§4.12, §4.14).
 
 Each rule runs on :class:`~generator.validate.views.AgentPool`, so it holds for a
 ManagedClustersAgentPool (ASO API) and an AzureManagedMachinePool (legacy API) alike. For the
@@ -14,10 +14,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.findings import Finding, Severity
-from generator.model.manifests import ManifestSet
-from generator.model.values import as_int, as_list, dig, known_str
+from generator.model.manifests import AsoResource, ManifestSet
+from generator.model.values import as_dict, as_int, as_list, dig, is_templated, known_str
+from generator.names import is_label_key, is_label_value
 from generator.validate.rules.base import Rule
-from generator.validate.views import AgentPool, Field, inside, is_aks_cluster, views_of
+from generator.validate.views import (
+    AgentPool,
+    Field,
+    embeds_raw_pool_name,
+    inside,
+    is_aks_cluster,
+    views_of,
+)
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]*$")
 
@@ -59,6 +67,8 @@ def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         field = pool.name
         if not field.is_set:
+            if not isinstance(pool.owner, AsoResource) or not embeds_raw_pool_name(pool.owner):
+                continue  # ASO names a standalone pool after metadata.name (required anyway)
             yield POOL_NAME.at(
                 field,
                 (),
@@ -297,6 +307,80 @@ def _check_count(pool: AgentPool) -> Iterator[Finding]:
         )
 
 
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def _taint_text_problem(text: str) -> str | None:
+    """What is wrong with a taint written ``key=value:Effect`` or, without a value (Kubernetes
+    allows an empty one), ``key:Effect`` (ASO nodeTaints)."""
+    body, colon, effect = text.rpartition(":")
+    key, _, value = body.partition("=")
+    if not colon:
+        return f"{text!r} must be written key=value:Effect (or key:Effect)"
+    if not is_label_key(key):
+        return f"{text!r}: key {key!r} must be a label key ([prefix/]name of letters, digits, '-', '_', '.')"
+    if not is_label_value(value):
+        return f"{text!r}: value {value!r} must be a label value (at most 63 letters, digits, '-', '_', '.')"
+    if effect not in TAINT_EFFECTS:
+        return f"{text!r}: effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}"
+    return None
+
+
+def _taint_problems(item: Any) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(path inside the item, message): a string (ASO) or a legacy {key, value, effect}, whose
+    effect the legacy CRD's enum checks and whose parts CAPZ joins as key=value:effect."""
+    if isinstance(item, str):
+        problem = None if is_templated(item) else _taint_text_problem(item)
+        if problem is not None:
+            yield (), problem
+        return
+    taint = as_dict(item) or {}
+    key, value = known_str(taint.get("key")), known_str(taint.get("value"))
+    if key is not None and not is_label_key(key):
+        yield (
+            ("key",),
+            f"{key!r} must be a label key ([prefix/]name of letters, digits, '-', '_', '.')",
+        )
+    if value is not None and not is_label_value(value):
+        yield (
+            ("value",),
+            f"{value!r} must be a label value (at most 63 letters, digits, '-', '_', '.')",
+        )
+
+
+def _check_taints(ms: ManifestSet) -> Iterator[Finding]:
+    for pool in views_of(ms).pools:
+        for index, item in enumerate(pool.taints.value or ()):
+            for rel, message in _taint_problems(item):
+                yield TAINTS.at(pool.taints, (index, *rel), message)
+
+
+_SURGE = re.compile(r"^(\d+)(%?)$")
+
+
+def _check_max_surge(ms: ManifestSet) -> Iterator[Finding]:
+    for pool in views_of(ms).pools:
+        surge = pool.max_surge.value
+        if surge is None:
+            continue
+        match = _SURGE.match(surge)
+        if match is None:
+            yield MAX_SURGE.at(
+                pool.max_surge,
+                (),
+                f"{surge!r} must be a number of nodes ('3') or a percentage of the pool ('33%')",
+            )
+        elif (
+            int(match.group(1)) == 0
+            and dig(pool.owner.obj, *pool.max_surge.rel[:-1], "maxUnavailable") is None
+        ):
+            yield MAX_SURGE.at(
+                pool.max_surge,
+                (),
+                f"{surge!r}: an upgrade needs at least one surge node (maxSurge above 0)",
+            )
+
+
 SYSTEM_POOL = Rule(
     "CAPZ-POOL-SYSTEM",
     "Every AKS Cluster (either API) has at least one agent pool with mode: System (K1)",
@@ -317,8 +401,10 @@ SPOT_SYSTEM = Rule(
 )
 POOL_NAME = Rule(
     "CAPZ-POOL-NAME",
-    "Agent pool name (ASO azureName, set explicitly; legacy spec.name) is lower-case alphanumeric "
-    "starting with a letter, at most 12 characters (Linux) or 6 (Windows) (C14, K3, O4)",
+    "Agent pool name (ASO azureName, set explicitly in an AzureASOManagedMachinePool, else "
+    "defaulting to metadata.name; legacy spec.name, defaulting likewise) is lower-case "
+    "alphanumeric starting with a letter, at most 12 characters (Linux) or 6 (Windows) "
+    "(C14, K3, O4)",
     Severity.ERROR,
     _check_pool_name,
 )
@@ -374,6 +460,22 @@ SCALE_SET = Rule(
     _check_scale_set,
 )
 
+TAINTS = Rule(
+    "CAPZ-POOL-TAINTS",
+    "Agent pool taints are key=value:Effect (or key:Effect) with a label key, a label value and "
+    "an effect of NoSchedule, PreferNoSchedule or NoExecute (ASO nodeTaints; legacy "
+    "taints[].key/value) (§4.12, §5.4)",
+    Severity.ERROR,
+    _check_taints,
+)
+MAX_SURGE = Rule(
+    "CAPZ-POOL-MAXSURGE",
+    "Agent pool upgradeSettings.maxSurge is a whole number of nodes or a percentage, above 0 "
+    "(§4.14)",
+    Severity.ERROR,
+    _check_max_surge,
+)
+
 RULES = (
     SYSTEM_POOL,
     SYSTEM_LINUX,
@@ -387,4 +489,6 @@ RULES = (
     KUBELET,
     LINUX_OS,
     SCALE_SET,
+    TAINTS,
+    MAX_SURGE,
 )

@@ -229,7 +229,7 @@ def _check_unreferenced(ms: ManifestSet) -> Iterator[Finding]:
     if ms.by_kind.get(kinds.CLUSTER):
         referenced = set(ms.cluster_of) | set(ms.pool_of)
         for obj in ms.objects_of(*_REFERENCED_KINDS):
-            if obj not in referenced:
+            if obj not in referenced and obj not in ms.duplicate_of:
                 yield UNREFERENCED.at(
                     obj,
                     ("metadata", "name"),

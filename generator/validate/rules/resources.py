@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from generator.findings import Finding, Severity
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
-from generator.model.values import known_str
 from generator.validate.rules.base import Rule
 
 
@@ -69,28 +68,22 @@ def _check_placement(ms: ManifestSet) -> Iterator[Finding]:
 
 
 def _check_duplicates(ms: ManifestSet) -> Iterator[Finding]:
-    """Objects are identified by group, kind, namespace and name: for the API server (``kubectl
-    apply`` keeps the last definition) and, for embedded ASO resources, for CAPZ and ASO (§1.8).
-    Two definitions with one identity are one object, the later silently replacing the earlier.
-    ClusterClass templates are skipped: CAPI names their copies per Cluster."""
-    first: dict[tuple[str | None, str, str, str], TopObject | AsoResource] = {}
-    candidates: list[TopObject | AsoResource] = [*ms.objects, *ms.resources]
-    for obj in candidates:
-        if isinstance(obj, AsoResource) and obj.parent is None:
-            continue  # a top-level ASO document is among the objects already
+    """Objects are identified by group, kind, namespace and name (:meth:`ManifestSet.duplicate_of`):
+    two definitions with one identity are one object, the later silently replacing the earlier.
+    One finding per copy: the resources embedded in a copied object are part of that copy."""
+    for obj, first in ms.duplicate_of.items():
+        if isinstance(obj, AsoResource) and obj.top in ms.duplicate_of:
+            continue
         top = obj.top if isinstance(obj, AsoResource) else obj
-        name = known_str(obj.name)
-        if name is None or not obj.kind or top.kind in kinds.TEMPLATE_KINDS:
-            continue
-        key = (obj.namespace, obj.group, obj.kind, name)
-        if key not in first:
-            first[key] = obj
-            continue
+        first_top = first.top if isinstance(first, AsoResource) else first
+        where = first.subject.label()
+        if first_top.document.source != top.document.source:
+            where += f" in {first_top.document.source}"
         yield DUPLICATE.at(
             obj,
             ("metadata", "name"),
-            f"{obj.kind} {name!r} is already defined ({first[key].subject.label()}): objects are "
-            "identified by group, kind, namespace and name, so one would silently replace the other",
+            f"{obj.kind} {obj.name!r} is already defined ({where}): objects are identified by "
+            "group, kind, namespace and name, so one would silently replace the other",
         )
 
 
