@@ -30,8 +30,9 @@ demo: install
 	$(BIN)/capzgen generate cluster demo --flavor aks \
 		--var AZURE_LOCATION=westeurope --kubernetes-version v1.31.1 --target-namespace demo
 
+# The suite runs under coverage; below the floor in pyproject.toml it fails.
 test: install-test
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --cov --cov-report=
 
 lint: install-test
 	$(BIN)/ruff check generator tests
