@@ -140,25 +140,9 @@ def merge_entry(
     raw_message = entry.get("msg")
     message = raw_message if isinstance(raw_message, str) else ""
     if status == "statusError":
-        if _NOT_FOUND_MESSAGE in message and schema_key(item.gvk) not in written:
-            return  # capzgen reports the missing schema itself (or was told to ignore it)
-        if _NOT_FOUND_MESSAGE in message:
-            message = (
-                f"kubeconform could not use the schema capzgen gave it for {item.gvk} "
-                f"(it says: {message})"
-            )
-        result.findings.append(
-            Finding(
-                Severity.WARNING,
-                RULE_ERROR,
-                f"kubeconform could not check this object: {message}"
-                if not message.startswith("kubeconform")
-                else message,
-                item.subject,
-                item.prefix,
-                origin=ORIGIN,
-            )
-        )
+        warning = _check_not_made(item, message, written)
+        if warning is not None:
+            result.findings.append(warning)
         return
     for pointer, text in _violations(entry, message):
         relative = pointer_to_path(pointer, item.obj)
@@ -174,6 +158,24 @@ def merge_entry(
                 origin=ORIGIN,
             )
         )
+
+
+def _check_not_made(item: Sent, message: str, written: set[tuple[str, str, str]]) -> Finding | None:
+    """The warning for an object kubeconform could not check, or None when the reason is a
+    schema capzgen never gave it (capzgen reports that itself, or was told to ignore it)."""
+    if _NOT_FOUND_MESSAGE in message:
+        if schema_key(item.gvk) not in written:
+            return None
+        message = (
+            f"kubeconform could not use the schema capzgen gave it for {item.gvk} "
+            f"(it says: {message})"
+        )
+    text = (
+        message
+        if message.startswith("kubeconform")
+        else (f"kubeconform could not check this object: {message}")
+    )
+    return Finding(Severity.WARNING, RULE_ERROR, text, item.subject, item.prefix, origin=ORIGIN)
 
 
 def _violations(entry: dict[str, Any], message: str) -> list[tuple[str, str]]:

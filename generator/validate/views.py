@@ -7,8 +7,8 @@ ManagedCluster embedded in an AzureASOManagedControlPlane or in an AzureManagedC
 (§5.3). AKS enforces the same constraints whichever way they were written, so a rule is written
 once, against :class:`AgentPool` or :class:`ControlPlane`, never once per API shape.
 
-Every setting is a :class:`Field`: its typed value plus where it is written (or would be), so a
-finding points at the user's own field in whichever shape they used. Building a view is a
+Every setting is a :class:`~generator.validate.fields.Field`: its typed value plus where it is
+written (or would be), so a finding points at the user's own field in whichever shape they used. Building a view is a
 projection, never a judgement: a value of the wrong type becomes ``None`` (the schema check
 reports it), Go-template and ``${VAR}`` text is "unknown", and a default is filled in only where
 CAPZ itself fills it in before AKS sees it (a legacy pool without ``spec.name`` is named after
@@ -22,10 +22,8 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, Final, Generic, TypeVar
+from typing import Any
 
-from generator.findings import JsonPath, Subject
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
 from generator.model.values import (
@@ -33,96 +31,20 @@ from generator.model.values import (
     as_int,
     as_list,
     as_number,
-    dig,
-    is_templated,
     known_str,
 )
-
-T = TypeVar("T")
-Owner = TopObject | AsoResource
-
-
-class Api(StrEnum):
-    """Which CAPZ API an object belongs to."""
-
-    ASO = "aso"  # AzureASOManaged* with embedded ASO resources
-    LEGACY = "legacy"  # AzureManaged*, translated to ASO resources by CAPZ
-
-
-class _Unknown:
-    """A value decided outside the manifests (by CAPZ at run time)."""
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN: Final = _Unknown()
-
-
-@dataclass(frozen=True, slots=True)
-class Field(Generic[T]):
-    """One setting: the raw value as written, its typed value, and where it is written.
-
-    ``value`` is ``None`` when the setting is absent, unknown or of the wrong type; ``raw`` tells
-    those apart. A field is a place a finding can be made at (``Rule.at(field, (), ...)``).
-    """
-
-    raw: Any
-    value: T | None
-    owner: Owner
-    rel: JsonPath  # path inside ``owner``
-
-    @property
-    def subject(self) -> Subject:
-        """The object the field belongs to, as findings name it."""
-        return self.owner.subject
-
-    @property
-    def path(self) -> JsonPath:
-        """The field's path from the document root."""
-        return (*self.owner.path, *self.rel)
-
-    @property
-    def name(self) -> str:
-        """The field's own key (``minCount``, ``maxSize``), for messages."""
-        keys = [part for part in self.rel if isinstance(part, str)]
-        return keys[-1] if keys else ""
-
-    @property
-    def is_set(self) -> bool:
-        """Whether the field is written at all (an unknown value counts as written)."""
-        return self.raw is not None
-
-    @property
-    def unknown(self) -> bool:
-        """Whether the value is decided later: by CAPZ at run time, a Go template or ``${VAR}``."""
-        return self.raw is UNKNOWN or is_templated(self.raw)
-
-
-def _as_bool(raw: Any) -> bool | None:
-    return raw if isinstance(raw, bool) else None
-
-
-def _read(owner: Owner, rel: JsonPath, convert: Callable[[Any], T | None]) -> Field[T]:
-    raw = dig(owner.obj, *rel)
-    return Field(raw, convert(raw), owner, rel)
-
-
-def _absent(owner: Owner, rel: JsonPath = ()) -> Field[Any]:
-    """A setting the shape does not have."""
-    return Field(None, None, owner, rel)
-
-
-def inside(field: Field[Any], *rel: str | int) -> Field[Any]:
-    """The field at ``rel`` below ``field`` (a key of a mapping setting, say)."""
-    full = (*field.rel, *rel)
-    raw = dig(field.owner.obj, *full)
-    return Field(raw, raw, field.owner, full)
-
-
-def _first_set(*fields: Field[T]) -> Field[T]:
-    """The first field that is written (CAPZ's fallbacks), else the first."""
-    return next((field for field in fields if field.is_set), fields[0])
+from generator.validate.fields import (
+    UNKNOWN,
+    Api,
+    Field,
+    Owner,
+    T,
+    absent,
+    as_bool,
+    first_set,
+    inside,
+    read_field,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,18 +103,18 @@ def embeds_raw_pool_name(res: AsoResource) -> bool:
 
 def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
     def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        return _read(res, ("spec", *rel), convert)
+        return read_field(res, ("spec", *rel), convert)
 
     replicas: Field[int] = (
-        _read(machine_pool, ("spec", "replicas"), as_int)
+        read_field(machine_pool, ("spec", "replicas"), as_int)
         if machine_pool is not None
-        else _absent(res)
+        else absent(res)
     )
     # ASO defaults azureName to metadata.name, but CAPZ builds the cluster's first pool list from
     # the raw azureName of the agent pools it embeds (C14), before any defaulting.
     name: Field[str] = read(known_str, "azureName")
     if not embeds_raw_pool_name(res):
-        name = _first_set(name, _read(res, ("metadata", "name"), known_str))
+        name = first_set(name, read_field(res, ("metadata", "name"), known_str))
     return AgentPool(
         api=Api.ASO,
         owner=res,
@@ -203,7 +125,7 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
         os_sku=read(known_str, "osSKU"),
         count=read(as_int, "count"),
         replicas=replicas,
-        autoscaling=read(_as_bool, "enableAutoScaling"),
+        autoscaling=read(as_bool, "enableAutoScaling"),
         min_count=read(as_int, "minCount"),
         max_count=read(as_int, "maxCount"),
         max_pods=read(as_int, "maxPods"),
@@ -217,7 +139,7 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
         subnet=read(as_dict, "vnetSubnetReference"),
         pod_subnet=read(as_dict, "podSubnetReference"),
         max_surge=read(known_str, "upgradeSettings", "maxSurge"),
-        node_public_ip=read(_as_bool, "enableNodePublicIP"),
+        node_public_ip=read(as_bool, "enableNodePublicIP"),
         public_ip_prefix=read(lambda raw: raw, "nodePublicIPPrefixReference"),
         kubelet_config=read(as_dict, "kubeletConfig"),
         linux_os_config=read(as_dict, "linuxOSConfig"),
@@ -227,24 +149,24 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
 
 def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
     def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        return _read(obj, ("spec", *rel), convert)
+        return read_field(obj, ("spec", *rel), convert)
 
     scaling = read(as_dict, "scaling")
     replicas: Field[int] = (
-        _read(machine_pool, ("spec", "replicas"), as_int)
+        read_field(machine_pool, ("spec", "replicas"), as_int)
         if machine_pool is not None
-        else _absent(obj)
+        else absent(obj)
     )
     return AgentPool(
         api=Api.LEGACY,
         owner=obj,
         machine_pool=machine_pool,
         # CAPZ's webhook defaults spec.name to metadata.name (§5.4).
-        name=_first_set(read(known_str, "name"), _read(obj, ("metadata", "name"), known_str)),
+        name=first_set(read(known_str, "name"), read_field(obj, ("metadata", "name"), known_str)),
         mode=read(known_str, "mode"),
         os_type=read(known_str, "osType"),
-        os_sku=_absent(obj, ("spec", "osSKU")),
-        count=_absent(obj, ("spec", "count")),
+        os_sku=absent(obj, ("spec", "osSKU")),
+        count=absent(obj, ("spec", "count")),
         replicas=replicas,
         autoscaling=Field(
             scaling.raw, True if scaling.value is not None else None, obj, scaling.rel
@@ -255,16 +177,16 @@ def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
         node_labels=read(as_dict, "nodeLabels"),
         taints=read(as_list, "taints"),
         priority=read(known_str, "scaleSetPriority"),
-        eviction_policy=_absent(obj, ("spec", "scaleSetEvictionPolicy")),
+        eviction_policy=absent(obj, ("spec", "scaleSetEvictionPolicy")),
         spot_max_price=read(as_number, "spotMaxPrice"),
-        pool_type=_absent(obj, ("spec", "type")),
+        pool_type=absent(obj, ("spec", "type")),
         availability_zones=read(as_list, "availabilityZones"),
         # Legacy pools use the control plane's virtual network; whether it brings its own NAT
         # gateway or route table is only known to CAPZ at run time.
         subnet=Field(UNKNOWN, None, obj, ("spec", "subnetName")),
-        pod_subnet=_absent(obj, ("spec", "podSubnetReference")),
-        max_surge=_absent(obj, ("spec", "upgradeSettings", "maxSurge")),
-        node_public_ip=read(_as_bool, "enableNodePublicIP"),
+        pod_subnet=absent(obj, ("spec", "podSubnetReference")),
+        max_surge=absent(obj, ("spec", "upgradeSettings", "maxSurge")),
+        node_public_ip=read(as_bool, "enableNodePublicIP"),
         public_ip_prefix=read(lambda raw: raw, "nodePublicIPPrefixID"),
         kubelet_config=read(as_dict, "kubeletConfig"),
         linux_os_config=read(as_dict, "linuxOSConfig"),
@@ -313,7 +235,7 @@ class ControlPlane:
 
 def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlPlane:
     def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        return _read(res, ("spec", *rel), convert)
+        return read_field(res, ("spec", *rel), convert)
 
     def network(convert: Callable[[Any], T | None], key: str) -> Field[T]:
         return read(convert, "networkProfile", key)
@@ -326,8 +248,8 @@ def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlP
         api=Api.ASO,
         owner=res,
         group=group,
-        aks_name=_first_set(
-            read(known_str, "azureName"), _read(res, ("metadata", "name"), known_str)
+        aks_name=first_set(
+            read(known_str, "azureName"), read_field(res, ("metadata", "name"), known_str)
         ),
         dns_prefix=dns_prefix,
         location=read(known_str, "location"),
@@ -344,35 +266,35 @@ def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlP
         ),
         pod_cidrs=(network(lambda raw: raw, "podCidr"), network(lambda raw: raw, "podCidrs")),
         node_prefixes=(),
-        aad_managed=read(_as_bool, "aadProfile", "managed"),
-        azure_rbac=read(_as_bool, "aadProfile", "enableAzureRBAC"),
-        disable_local_accounts=read(_as_bool, "disableLocalAccounts"),
+        aad_managed=read(as_bool, "aadProfile", "managed"),
+        azure_rbac=read(as_bool, "aadProfile", "enableAzureRBAC"),
+        disable_local_accounts=read(as_bool, "disableLocalAccounts"),
         addon_profiles=read(lambda raw: raw, "addonProfiles"),
-        private_cluster=api_server(_as_bool, "enablePrivateCluster"),
+        private_cluster=api_server(as_bool, "enablePrivateCluster"),
         private_dns_zone=api_server(known_str, "privateDNSZone"),
-        private_fqdn=api_server(_as_bool, "enablePrivateClusterPublicFQDN"),
+        private_fqdn=api_server(as_bool, "enablePrivateClusterPublicFQDN"),
         authorized_ip_ranges=api_server(as_list, "authorizedIPRanges"),
         identity_type=read(known_str, "identity", "type"),
-        oidc_issuer=read(_as_bool, "oidcIssuerProfile", "enabled"),
-        workload_identity=read(_as_bool, "securityProfile", "workloadIdentity", "enabled"),
+        oidc_issuer=read(as_bool, "oidcIssuerProfile", "enabled"),
+        workload_identity=read(as_bool, "securityProfile", "workloadIdentity", "enabled"),
     )
 
 
 def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> ControlPlane:
     def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        return _read(obj, ("spec", *rel), convert)
+        return read_field(obj, ("spec", *rel), convert)
 
     def api_server(convert: Callable[[Any], T | None], key: str) -> Field[T]:
         return read(convert, "apiServerAccessProfile", key)
 
-    name = _read(obj, ("metadata", "name"), known_str)
+    name = read_field(obj, ("metadata", "name"), known_str)
     return ControlPlane(
         api=Api.LEGACY,
         owner=obj,
         group=group,
         aks_name=name,
         # CAPZ defaults dnsPrefix to the control plane's name (§5.3).
-        dns_prefix=_first_set(read(known_str, "dnsPrefix"), name),
+        dns_prefix=first_set(read(known_str, "dnsPrefix"), name),
         location=read(known_str, "location"),
         network_plugin=read(known_str, "networkPlugin"),
         network_plugin_mode=read(known_str, "networkPluginMode"),
@@ -387,18 +309,18 @@ def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> Control
             read(lambda raw: raw, "virtualNetwork", "cidrBlock"),
             read(lambda raw: raw, "virtualNetwork", "subnet", "cidrBlock"),
         ),
-        aad_managed=read(_as_bool, "aadProfile", "managed"),
+        aad_managed=read(as_bool, "aadProfile", "managed"),
         # CAPZ sends enableAzureRBAC equal to managed (§5.3).
-        azure_rbac=read(_as_bool, "aadProfile", "managed"),
-        disable_local_accounts=read(_as_bool, "disableLocalAccounts"),
+        azure_rbac=read(as_bool, "aadProfile", "managed"),
+        disable_local_accounts=read(as_bool, "disableLocalAccounts"),
         addon_profiles=read(lambda raw: raw, "addonProfiles"),
-        private_cluster=api_server(_as_bool, "enablePrivateCluster"),
+        private_cluster=api_server(as_bool, "enablePrivateCluster"),
         private_dns_zone=api_server(known_str, "privateDNSZone"),
-        private_fqdn=api_server(_as_bool, "enablePrivateClusterPublicFQDN"),
+        private_fqdn=api_server(as_bool, "enablePrivateClusterPublicFQDN"),
         authorized_ip_ranges=api_server(as_list, "authorizedIPRanges"),
         identity_type=read(known_str, "identity", "type"),
-        oidc_issuer=read(_as_bool, "oidcIssuerProfile", "enabled"),
-        workload_identity=read(_as_bool, "securityProfile", "workloadIdentity", "enabled"),
+        oidc_issuer=read(as_bool, "oidcIssuerProfile", "enabled"),
+        workload_identity=read(as_bool, "securityProfile", "workloadIdentity", "enabled"),
     )
 
 
@@ -511,3 +433,17 @@ def is_aks_cluster(group: ClusterGroup) -> bool:
     """Whether the Cluster's control plane is an AKS one (either API), as its refs say."""
     ref = group.control_plane_ref
     return group.is_aso or (ref is not None and ref.kind == kinds.LEGACY_CONTROL_PLANE)
+
+
+__all__ = [
+    "UNKNOWN",
+    "AgentPool",
+    "Api",
+    "ControlPlane",
+    "Field",
+    "Views",
+    "embeds_raw_pool_name",
+    "inside",
+    "is_aks_cluster",
+    "views_of",
+]

@@ -8,6 +8,7 @@ it enforces.
 from __future__ import annotations
 
 from generator.validate.rules import (
+    access,
     aso,
     autoscale,
     clusteridentity,
@@ -36,6 +37,7 @@ _MODULES = (
     namespaces,
     credentials,
     managedcluster,
+    access,
     network,
     siblings,
     clusteridentity,

@@ -1,12 +1,14 @@
-"""AKS cluster constraints AKS enforces at create time (K10, K11, K13–K18, K20, K24, K25, §4.3,
-§4.4, §4.6), add-on names (§4.15) and the access left without local accounts (§4.2).
+"""AKS cluster constraints AKS enforces at create time: naming, address ranges, load balancer and
+network plugin (K10, K11, K13, K14, K20, §4.3, §4.4), add-on names (§4.15) and the cluster
+autoscaler profile. Who may reach and act on the cluster (API server access, identities, local
+accounts, KMS) is :mod:`generator.validate.rules.access`.
 
 These come from the legacy CAPZ webhooks, which encoded AKS behaviour, and from ASO schema
 descriptions. Most run on :class:`~generator.validate.views.ControlPlane`, so they hold for the
 ManagedCluster of the ASO API and the AzureManagedControlPlane of the legacy API alike; for the
 ASO API nothing checks them before Azure does, and for the legacy API only its webhooks did
-(§5.5). KMS, identityProfile and the autoscaler profile are checked on the ManagedCluster only:
-the legacy CRD spells them differently and its own schema validates them.
+(§5.5). The autoscaler profile is checked on the ManagedCluster only: the legacy CRD spells it
+differently and its own schema validates it.
 """
 
 from __future__ import annotations
@@ -24,18 +26,17 @@ from generator.model.values import (
     dig,
     is_templated,
     known_str,
-    parse_ip_network,
     parse_ipv4,
     parse_ipv4_network,
 )
 from generator.validate.rules.base import Rule
-from generator.validate.views import Api, ControlPlane, is_aks_cluster, views_of
+from generator.validate.views import ControlPlane, is_aks_cluster, views_of
 
 _DNS_PREFIX = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$")
 _RESERVED_WORDS = ("microsoft", "windows")
 
 
-def _clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, dict[str, Any]]]:
+def managed_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, dict[str, Any]]]:
     """Every ManagedCluster with a spec (for the checks of ASO-only fields)."""
     for res in ms.resources_of(kinds.MANAGED_CLUSTER):
         spec = res.spec
@@ -140,87 +141,6 @@ def _check_load_balancer(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
-_ZONE_NAME = r"(?:[A-Za-z0-9-]{1,32}\.)?(?:private|privatelink)\.LOCATION\.azmk8s\.io"
-_ZONE_ID = re.compile(
-    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/privateDnsZones/(?P<zone>[^/]+)$",
-    re.IGNORECASE,
-)
-
-
-def _custom_zone(cp: ControlPlane) -> str | None:
-    """The private DNS zone when it is a custom one (not AKS's ``system`` or ``none``)."""
-    zone = cp.private_dns_zone.value
-    return None if zone is None or zone.lower() in ("system", "none") else zone
-
-
-def _check_api_access(ms: ManifestSet) -> Iterator[Finding]:
-    for cp in views_of(ms).control_planes:
-        for index, item in enumerate(cp.authorized_ip_ranges.value or ()):
-            text = known_str(item)
-            if text is not None and parse_ip_network(text) is None:
-                yield API_ACCESS.at(cp.authorized_ip_ranges, (index,), f"{text!r} is not a CIDR")
-        zone = _custom_zone(cp)
-        if zone is None:
-            continue
-        if cp.private_cluster.raw is not True and not cp.private_cluster.unknown:
-            yield API_ACCESS.at(
-                cp.private_dns_zone,
-                (),
-                "a custom private DNS zone requires enablePrivateCluster: true",
-            )
-        match = _ZONE_ID.match(zone)
-        location = cp.location.value
-        pattern = _ZONE_NAME.replace(
-            "LOCATION", re.escape(location.lower()) if location else "[a-z0-9]+"
-        )
-        if match is None or not re.fullmatch(pattern, match.group("zone"), re.IGNORECASE):
-            yield API_ACCESS.at(
-                cp.private_dns_zone,
-                (),
-                f"{zone!r} must be system, none or the ID of a private DNS zone named "
-                f"[<subzone>.]private|privatelink.{location.lower() if location else '<location>'}"
-                ".azmk8s.io",
-            )
-
-
-def _check_zone_identity(ms: ManifestSet) -> Iterator[Finding]:
-    for cp in views_of(ms).control_planes:
-        if _custom_zone(cp) is None or cp.identity_type.unknown:
-            continue
-        identity = cp.identity_type.value
-        if identity != "UserAssigned":
-            yield ZONE_IDENTITY.at(
-                cp.private_dns_zone,
-                (),
-                "a custom private DNS zone needs a user-assigned control-plane identity "
-                "(identity type UserAssigned, with Private DNS Zone Contributor on the zone); the "
-                f"identity is {identity or 'SystemAssigned (the default)'}",
-            )
-
-
-def _check_private_cluster(ms: ManifestSet) -> Iterator[Finding]:
-    """Settings AKS ignores on a public cluster (§4.3). A custom zone is CAPZ-MC-APISERVER's (K15);
-    ``system`` is AKS's default, so writing it changes nothing (migrated legacy specs carry it)."""
-    for cp in views_of(ms).control_planes:
-        if cp.private_cluster.raw is True or cp.private_cluster.unknown:
-            continue
-        zone = cp.private_dns_zone.value
-        if zone is not None and zone.lower() == "none":
-            yield PRIVATE_DNS.at(
-                cp.private_dns_zone,
-                (),
-                f"{zone!r} is ignored without enablePrivateCluster: true (a private DNS zone is only "
-                "used by a private cluster)",
-            )
-        if cp.private_fqdn.raw is True:
-            yield PRIVATE_DNS.at(
-                cp.private_fqdn,
-                (),
-                "is ignored without enablePrivateCluster: true (the public FQDN is an addition to a "
-                "private cluster)",
-            )
-
-
 def _check_network_plugin(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         plugin, mode = cp.network_plugin.value, cp.network_plugin_mode.value
@@ -247,98 +167,6 @@ def _check_network_plugin(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
-def _check_workload_identity(ms: ManifestSet) -> Iterator[Finding]:
-    for cp in views_of(ms).control_planes:
-        if cp.workload_identity.raw is True and cp.oidc_issuer.raw is not True:
-            yield WORKLOAD_IDENTITY.at(
-                cp.workload_identity,
-                (),
-                "workload identity requires oidcIssuerProfile.enabled: true",
-            )
-
-
-def _check_federation(ms: ManifestSet) -> Iterator[Finding]:
-    views = views_of(ms)
-    for group in ms.clusters:
-        cp = views.control_plane_of(group)
-        if cp is None or cp.api is not Api.ASO:
-            continue
-        for res in group.resources():
-            config = as_dict(dig(res.spec, "issuerFromConfig"))
-            if res.group_kind != kinds.FEDERATED_IDENTITY_CREDENTIAL or config is None:
-                continue
-            if cp.workload_identity.unknown or cp.workload_identity.raw is not True:
-                if not cp.workload_identity.unknown:
-                    yield FEDERATION.at(
-                        res,
-                        ("spec", "issuerFromConfig"),
-                        f"trusts the OIDC issuer of {cp.ref()}, which does not enable workload "
-                        "identity (securityProfile.workloadIdentity.enabled: true), so no pod can "
-                        "use the identity",
-                    )
-                continue
-            name = config.get("name")
-            written = dig(cp.owner.obj, "spec", "operatorSpec", "configMaps", "oidcIssuerProfile")
-            target = known_str(dig(written, "name"))
-            if known_str(name) is not None and name != target:
-                yield FEDERATION.at(
-                    res,
-                    ("spec", "issuerFromConfig", "name"),
-                    f"{name!r} is not the ConfigMap {cp.ref()} writes its OIDC issuer URL to "
-                    f"({repr(target) if target else 'none: set operatorSpec.configMaps.oidcIssuerProfile'})",
-                )
-
-
-def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
-    for cp in views_of(ms).control_planes:
-        if cp.disable_local_accounts.raw is True and cp.aad_managed.raw is not True:
-            yield LOCAL_ACCOUNTS.at(
-                cp.disable_local_accounts,
-                (),
-                "requires AKS-managed Entra ID (aadProfile.managed: true)",
-            )
-
-
-def _check_kms(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        kms = as_dict(dig(spec, "securityProfile", "azureKeyVaultKms"))
-        if kms is None or kms.get("enabled") is False:
-            continue
-        base = ("spec", "securityProfile", "azureKeyVaultKms")
-        identity = dig(spec, "identity", "type")
-        if known_str(identity) is not None and identity != "UserAssigned":
-            yield KMS.at(
-                res,
-                ("spec", "identity", "type"),
-                f"KMS requires identity type UserAssigned, not {identity}",
-            )
-        access = kms.get("keyVaultNetworkAccess")
-        reference = kms.get("keyVaultResourceReference")
-        if access == "Private" and reference is None:
-            yield KMS.at(
-                res,
-                (*base, "keyVaultResourceReference"),
-                "is required with keyVaultNetworkAccess: Private",
-            )
-        if access == "Public" and reference is not None:
-            yield KMS.at(
-                res,
-                (*base, "keyVaultResourceReference"),
-                "must not be set with keyVaultNetworkAccess: Public",
-            )
-
-
-def _check_identity_profile(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
-        for key in as_dict(spec.get("identityProfile")) or {}:
-            if key != "kubeletidentity":
-                yield IDENTITY_PROFILE.at(
-                    res,
-                    ("spec", "identityProfile", key),
-                    "only the key kubeletidentity is accepted",
-                )
-
-
 # Add-on names of ManagedCluster addonProfiles as the AKS API spells them (Azure CLI acs _consts
 # *_ADDON_NAME, CAPZ managed/managedcluster.md). aciConnectorLinux is the key the CLI writes for
 # the virtual node add-on; CAPZ's table lists aciConnector.
@@ -355,6 +183,7 @@ KNOWN_ADDONS = (
     "omsagent",
     "openServiceMesh",
 )
+
 _ADDONS_BY_LOWER = {name.lower(): name for name in KNOWN_ADDONS}
 
 
@@ -389,21 +218,6 @@ def _check_addons(ms: ManifestSet) -> Iterator[Finding]:
                 hint="web application routing is ingressProfile.webAppRouting, not an add-on"
                 if name.lower() in ("webapprouting", "web_application_routing")
                 else None,
-            )
-
-
-def _check_local_accounts_rbac(ms: ManifestSet) -> Iterator[Finding]:
-    for cp in views_of(ms).control_planes:
-        local_off = cp.disable_local_accounts.raw is True and cp.aad_managed.raw is True
-        if local_off and cp.azure_rbac.raw is not True and not cp.azure_rbac.unknown:
-            yield LOCAL_ACCOUNTS_RBAC.at(
-                cp.disable_local_accounts,
-                (),
-                "without aadProfile.enableAzureRBAC: true only Kubernetes RBAC grants access: "
-                "the Entra identity CAPZ fetches the kubeconfig with (ASO's) needs to be in an "
-                "aadProfile.adminGroupObjectIDs group or bound in the cluster",
-                hint="set aadProfile.enableAzureRBAC: true and give the identity the role Azure "
-                "Kubernetes Service RBAC Cluster Admin",
             )
 
 
@@ -455,7 +269,7 @@ def _autoscaler_problem(key: str, text: str) -> str | None:
 
 
 def _check_autoscaler_profile(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in _clusters(ms):
+    for res, spec in managed_clusters(ms):
         for key, value in (as_dict(spec.get("autoScalerProfile")) or {}).items():
             text = known_str(value)
             problem = _autoscaler_problem(key, text) if text is not None else None
@@ -496,20 +310,6 @@ LOAD_BALANCER = Rule(
     Severity.ERROR,
     _check_load_balancer,
 )
-API_ACCESS = Rule(
-    "CAPZ-MC-APISERVER",
-    "authorizedIPRanges are CIDRs; a custom privateDNSZone is a private DNS zone ID named "
-    "[sub.]private|privatelink.<location>.azmk8s.io and requires enablePrivateCluster (K15)",
-    Severity.ERROR,
-    _check_api_access,
-)
-PRIVATE_DNS = Rule(
-    "CAPZ-MC-PRIVATE-DNS",
-    "privateDNSZone none and enablePrivateClusterPublicFQDN: true are ignored without "
-    "enablePrivateCluster: true (custom zones: CAPZ-MC-APISERVER; system is the default) (K15, §4.3)",
-    Severity.WARNING,
-    _check_private_cluster,
-)
 NETWORK_PLUGIN = Rule(
     "CAPZ-MC-NETWORK-PLUGIN",
     "overlay and network policy azure need network plugin azure; cilium dataplane needs overlay "
@@ -517,60 +317,12 @@ NETWORK_PLUGIN = Rule(
     Severity.ERROR,
     _check_network_plugin,
 )
-ZONE_IDENTITY = Rule(
-    "CAPZ-MC-PRIVATE-DNS-IDENTITY",
-    "A custom private DNS zone needs a user-assigned control-plane identity (identity type "
-    "UserAssigned) (K15, §4.3, §4.7)",
-    Severity.ERROR,
-    _check_zone_identity,
-)
-WORKLOAD_IDENTITY = Rule(
-    "CAPZ-MC-WORKLOAD-IDENTITY",
-    "securityProfile.workloadIdentity requires oidcIssuerProfile.enabled: true (K17)",
-    Severity.ERROR,
-    _check_workload_identity,
-)
-FEDERATION = Rule(
-    "CAPZ-MC-FEDERATION",
-    "A FederatedIdentityCredential among a Cluster's resources trusts the issuer of a ManagedCluster "
-    "with workload identity enabled, read from the ConfigMap that ManagedCluster writes it to "
-    "(K17, §4.6)",
-    Severity.ERROR,
-    _check_federation,
-)
-LOCAL_ACCOUNTS = Rule(
-    "CAPZ-MC-LOCAL-ACCOUNTS",
-    "disableLocalAccounts: true requires aadProfile.managed: true (K18)",
-    Severity.ERROR,
-    _check_local_accounts,
-)
-LOCAL_ACCOUNTS_RBAC = Rule(
-    "CAPZ-MC-LOCAL-ACCOUNTS-RBAC",
-    "disableLocalAccounts: true with managed Entra ID but without aadProfile.enableAzureRBAC: "
-    "true leaves access to Kubernetes RBAC alone (legacy: CAPZ enables Azure RBAC with managed) "
-    "(C17, §4.1, §4.2)",
-    Severity.WARNING,
-    _check_local_accounts_rbac,
-)
 ADDONS = Rule(
     "CAPZ-MC-ADDONS",
     "addonProfiles names are AKS add-on names, spelled with their case (ASO map keys; legacy "
     "addonProfiles[].name) (§4.15)",
     Severity.WARNING,
     _check_addons,
-)
-KMS = Rule(
-    "CAPZ-MC-KMS",
-    "Key Vault KMS requires identity type UserAssigned; Private network access needs "
-    "keyVaultResourceReference, Public forbids it (K20)",
-    Severity.ERROR,
-    _check_kms,
-)
-IDENTITY_PROFILE = Rule(
-    "CAPZ-MC-IDENTITY-PROFILE",
-    "identityProfile has only the key kubeletidentity (K24)",
-    Severity.ERROR,
-    _check_identity_profile,
 )
 AUTOSCALER_PROFILE = Rule(
     "CAPZ-MC-AUTOSCALER-PROFILE",
@@ -585,16 +337,7 @@ RULES = (
     CLUSTER_CIDRS,
     DNS_SERVICE_IP,
     LOAD_BALANCER,
-    API_ACCESS,
-    PRIVATE_DNS,
     NETWORK_PLUGIN,
-    WORKLOAD_IDENTITY,
-    LOCAL_ACCOUNTS,
-    LOCAL_ACCOUNTS_RBAC,
-    ZONE_IDENTITY,
-    FEDERATION,
-    KMS,
-    IDENTITY_PROFILE,
     AUTOSCALER_PROFILE,
     ADDONS,
 )

@@ -1,0 +1,108 @@
+"""A setting of a view: its typed value and where it is written (or would be).
+
+Kept apart from :mod:`generator.validate.views` (which projects both CAPZ APIs onto agent pools
+and control planes) because it is the vocabulary rules read findings' places from: a rule that
+holds a :class:`Field` can point at the user's own field, whichever API shape wrote it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final, Generic, TypeVar
+
+from generator.findings import JsonPath, Subject
+from generator.model.manifests import AsoResource, TopObject
+from generator.model.values import (
+    dig,
+    is_templated,
+)
+
+T = TypeVar("T")
+Owner = TopObject | AsoResource
+
+
+class Api(StrEnum):
+    """Which CAPZ API an object belongs to."""
+
+    ASO = "aso"  # AzureASOManaged* with embedded ASO resources
+    LEGACY = "legacy"  # AzureManaged*, translated to ASO resources by CAPZ
+
+
+class _Unknown:
+    """A value decided outside the manifests (by CAPZ at run time)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = _Unknown()
+
+
+@dataclass(frozen=True, slots=True)
+class Field(Generic[T]):
+    """One setting: the raw value as written, its typed value, and where it is written.
+
+    ``value`` is ``None`` when the setting is absent, unknown or of the wrong type; ``raw`` tells
+    those apart. A field is a place a finding can be made at (``Rule.at(field, (), ...)``).
+    """
+
+    raw: Any
+    value: T | None
+    owner: Owner
+    rel: JsonPath  # path inside ``owner``
+
+    @property
+    def subject(self) -> Subject:
+        """The object the field belongs to, as findings name it."""
+        return self.owner.subject
+
+    @property
+    def path(self) -> JsonPath:
+        """The field's path from the document root."""
+        return (*self.owner.path, *self.rel)
+
+    @property
+    def name(self) -> str:
+        """The field's own key (``minCount``, ``maxSize``), for messages."""
+        keys = [part for part in self.rel if isinstance(part, str)]
+        return keys[-1] if keys else ""
+
+    @property
+    def is_set(self) -> bool:
+        """Whether the field is written at all (an unknown value counts as written)."""
+        return self.raw is not None
+
+    @property
+    def unknown(self) -> bool:
+        """Whether the value is decided later: by CAPZ at run time, a Go template or ``${VAR}``."""
+        return self.raw is UNKNOWN or is_templated(self.raw)
+
+
+def as_bool(raw: Any) -> bool | None:
+    """``raw`` if it is a boolean, else None (a wrong type is the schema check's to report)."""
+    return raw if isinstance(raw, bool) else None
+
+
+def read_field(owner: Owner, rel: JsonPath, convert: Callable[[Any], T | None]) -> Field[T]:
+    """The field at ``rel`` of ``owner``, its value converted (None when it does not fit)."""
+    raw = dig(owner.obj, *rel)
+    return Field(raw, convert(raw), owner, rel)
+
+
+def absent(owner: Owner, rel: JsonPath = ()) -> Field[Any]:
+    """A setting the shape does not have, located where it would be written."""
+    return Field(None, None, owner, rel)
+
+
+def inside(field: Field[Any], *rel: str | int) -> Field[Any]:
+    """The field at ``rel`` below ``field`` (a key of a mapping setting, say)."""
+    full = (*field.rel, *rel)
+    raw = dig(field.owner.obj, *full)
+    return Field(raw, raw, field.owner, full)
+
+
+def first_set(*fields: Field[T]) -> Field[T]:
+    """The first field that is written (CAPZ's fallbacks), else the first."""
+    return next((field for field in fields if field.is_set), fields[0])
