@@ -17,7 +17,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from generator.errors import FlavorError, Location
 from generator.flavors.checks import check_rendered
 from generator.flavors.model import Flavor
-from generator.flavors.sandbox import BoundedSandbox, install_bounded_filters
+from generator.flavors.sandbox import BoundedSandbox, ConfinedLoader, install_bounded_filters
 from generator.yamlio.emit import dump_documents
 
 
@@ -114,7 +114,7 @@ def build_environment(
     """The one Jinja environment flavors render in; ``cache_dir`` keeps compiled templates."""
     env = BoundedSandbox(
         bytecode_cache=_bytecode_cache(cache_dir),
-        loader=jinja2.FileSystemLoader([str(p) for p in search_path]),
+        loader=ConfinedLoader([str(p) for p in search_path]),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,

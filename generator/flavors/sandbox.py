@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 import re
 import string
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment, FileSystemLoader
 from jinja2 import filters as jinja_filters
 from jinja2.exceptions import SecurityError
 from jinja2.runtime import Context
@@ -26,6 +29,7 @@ from jinja2.sandbox import SandboxedEnvironment
 MAX_BUILT_LENGTH = 1 << 20  # characters of a string, or items of a list, one operation may build
 MAX_WIDTH = 10_000  # a padding or format width
 MAX_POWER_BITS = 4_096  # bits of an integer power's result
+MAX_TEMPLATE_CHARACTERS = 4 * 1024 * 1024  # one template file
 _WIDTH_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
 _PERCENT_WIDTH = re.compile(r"%[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
 _BINOPS: dict[str, Callable[[Any, Any], Any]] = {
@@ -142,3 +146,24 @@ def install_bounded_filters(environment: SandboxedEnvironment) -> None:
     of the sandbox's reach). ``wordwrap`` cannot grow its input, so it stays."""
     environment.filters["center"] = _bounded_center
     environment.filters["indent"] = _bounded_indent
+
+
+class ConfinedLoader(FileSystemLoader):
+    """Jinja's file loader, refusing a template whose real path (symlinks resolved) is outside
+    the search-path folder it was found in: a flavor folder with a link to ``/etc/passwd`` or to
+    another project must not make capzgen read it. Template files are also size-bounded."""
+
+    def get_source(
+        self, environment: Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        """The template's text, as :class:`FileSystemLoader` finds it, once its place is checked."""
+        contents, filename, uptodate = super().get_source(environment, template)
+        real = Path(os.path.realpath(filename))
+        roots = [Path(os.path.realpath(folder)) for folder in self.searchpath]
+        if not any(real.is_relative_to(root) for root in roots):
+            msg = f"template {template!r} resolves to {real}, outside the flavor folders"
+            raise SecurityError(msg)
+        if len(contents) > MAX_TEMPLATE_CHARACTERS:
+            msg = f"template {template!r} is larger than {MAX_TEMPLATE_CHARACTERS:,} characters"
+            raise SecurityError(msg)
+        return contents, filename, uptodate

@@ -124,3 +124,31 @@ def test_deeply_nested_value_from_the_environment_is_a_variable_error(run_cli: A
         "NODE_POOLS: expected a YAML/JSON array: document nests deeper than 128 levels "
         "(from environment)" in result.stderr
     )
+
+
+def test_a_symlink_out_of_the_flavor_folder_is_refused(run_cli: Any, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("kind: TopSecret\n")
+    flavors = user_flavor(tmp_path, "placeholder")
+    template = flavors / "mine" / "t.yaml.j2"
+    template.unlink()
+    template.symlink_to(secret)
+    result = run_cli(
+        ["generate", "cluster", "demo", "--flavor", "mine", "--flavors-dir", str(flavors)]
+    )
+    assert result.exit_code == 1
+    assert f"resolves to {secret}, outside the flavor folders" in result.stderr
+    assert "TopSecret" not in result.stdout + result.stderr
+
+
+def test_a_symlink_inside_the_flavor_folders_is_fine(run_cli: Any, tmp_path: Path) -> None:
+    flavors = user_flavor(tmp_path, "placeholder")
+    real = flavors / "mine" / "real.yaml.j2"
+    real.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: linked}\n")
+    template = flavors / "mine" / "t.yaml.j2"
+    template.unlink()
+    template.symlink_to(real)
+    result = run_cli(
+        ["generate", "cluster", "demo", "--flavor", "mine", "--flavors-dir", str(flavors)]
+    )
+    assert "name: linked" in result.stdout, result.stderr
