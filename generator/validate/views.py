@@ -240,9 +240,6 @@ def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlP
     def network(convert: Callable[[Any], T | None], key: str) -> Field[T]:
         return read(convert, "networkProfile", key)
 
-    def api_server(convert: Callable[[Any], T | None], key: str) -> Field[T]:
-        return read(convert, "apiServerAccessProfile", key)
-
     dns_prefix = read(known_str, "dnsPrefix")
     return ControlPlane(
         api=Api.ASO,
@@ -268,24 +265,30 @@ def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlP
         node_prefixes=(),
         aad_managed=read(as_bool, "aadProfile", "managed"),
         azure_rbac=read(as_bool, "aadProfile", "enableAzureRBAC"),
-        disable_local_accounts=read(as_bool, "disableLocalAccounts"),
-        addon_profiles=read(lambda raw: raw, "addonProfiles"),
-        private_cluster=api_server(as_bool, "enablePrivateCluster"),
-        private_dns_zone=api_server(known_str, "privateDNSZone"),
-        private_fqdn=api_server(as_bool, "enablePrivateClusterPublicFQDN"),
-        authorized_ip_ranges=api_server(as_list, "authorizedIPRanges"),
-        identity_type=read(known_str, "identity", "type"),
-        oidc_issuer=read(as_bool, "oidcIssuerProfile", "enabled"),
-        workload_identity=read(as_bool, "securityProfile", "workloadIdentity", "enabled"),
+        **_settings_spelt_alike(read),
     )
+
+
+def _settings_spelt_alike(read: Callable[..., Field[Any]]) -> dict[str, Field[Any]]:
+    """Settings the legacy AzureManagedControlPlane spells exactly as the ManagedCluster does
+    (CAPZ copied the AKS API's names there), read once for both shapes; ``read`` reads below
+    the object's spec."""
+    return {
+        "disable_local_accounts": read(as_bool, "disableLocalAccounts"),
+        "addon_profiles": read(lambda raw: raw, "addonProfiles"),
+        "private_cluster": read(as_bool, "apiServerAccessProfile", "enablePrivateCluster"),
+        "private_dns_zone": read(known_str, "apiServerAccessProfile", "privateDNSZone"),
+        "private_fqdn": read(as_bool, "apiServerAccessProfile", "enablePrivateClusterPublicFQDN"),
+        "authorized_ip_ranges": read(as_list, "apiServerAccessProfile", "authorizedIPRanges"),
+        "identity_type": read(known_str, "identity", "type"),
+        "oidc_issuer": read(as_bool, "oidcIssuerProfile", "enabled"),
+        "workload_identity": read(as_bool, "securityProfile", "workloadIdentity", "enabled"),
+    }
 
 
 def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> ControlPlane:
     def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
         return read_field(obj, ("spec", *rel), convert)
-
-    def api_server(convert: Callable[[Any], T | None], key: str) -> Field[T]:
-        return read(convert, "apiServerAccessProfile", key)
 
     name = read_field(obj, ("metadata", "name"), known_str)
     return ControlPlane(
@@ -312,15 +315,7 @@ def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> Control
         aad_managed=read(as_bool, "aadProfile", "managed"),
         # CAPZ sends enableAzureRBAC equal to managed (§5.3).
         azure_rbac=read(as_bool, "aadProfile", "managed"),
-        disable_local_accounts=read(as_bool, "disableLocalAccounts"),
-        addon_profiles=read(lambda raw: raw, "addonProfiles"),
-        private_cluster=api_server(as_bool, "enablePrivateCluster"),
-        private_dns_zone=api_server(known_str, "privateDNSZone"),
-        private_fqdn=api_server(as_bool, "enablePrivateClusterPublicFQDN"),
-        authorized_ip_ranges=api_server(as_list, "authorizedIPRanges"),
-        identity_type=read(known_str, "identity", "type"),
-        oidc_issuer=read(as_bool, "oidcIssuerProfile", "enabled"),
-        workload_identity=read(as_bool, "securityProfile", "workloadIdentity", "enabled"),
+        **_settings_spelt_alike(read),
     )
 
 
