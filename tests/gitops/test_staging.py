@@ -9,8 +9,6 @@ import os
 import random
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ from generator.fleet.file import Fleet, FleetCluster
 from generator.fleet.render import ClusterOutcome, FleetResult, write_fleet
 from generator.gitops import MANIFEST_NAME, write_directory
 from generator.staging import JOURNAL_NAME, STAGING_PREFIX, open_transaction, recover
-from tests.gitops.conftest import stat_dir
+from tests.gitops.conftest import fail_at, leftovers, stat_dir
 
 OLD = {f"file-{i:02d}.yaml": f"old {i}\n" for i in range(20)}
 # 10 files change, 10 stay, 5 are new; file-19 is no longer generated (deleted).
@@ -32,32 +30,6 @@ NEW = {
     **{f"extra-{i}.yaml": f"extra {i}\n" for i in range(5)},
 }
 STAGED_FILES = 10 + 5 + 1  # changed, new, manifest
-
-
-def leftovers(root: Path) -> list[str]:
-    """Staging folders anywhere below ``root``."""
-    return sorted(str(p) for p in root.rglob(f"{STAGING_PREFIX}*"))
-
-
-def fail_at(call: int, error: int = errno.ENOSPC) -> Callable[[Callable[..., Any]], Any]:
-    """Wrap a function so that its ``call``-th call (0-based, counted across threads) raises
-    ``OSError(error)``, as a full disk would."""
-
-    def wrap(function: Callable[..., Any]) -> Any:
-        lock = threading.Lock()
-        calls = [0]
-
-        def failing(*args: Any) -> Any:
-            with lock:
-                number = calls[0]
-                calls[0] += 1
-            if number == call:
-                raise OSError(error, os.strerror(error), str(args[0]))
-            return function(*args)
-
-        return failing
-
-    return wrap
 
 
 @pytest.fixture
