@@ -4,7 +4,7 @@ Folder output (``--output-dir``, ``generate fleet``, ``release``) goes through
 :func:`open_transaction`: whatever a command writes below its output folder (the *root*) ends up
 either entirely there or not at all, even when the process is killed (``kill -9``, power loss) or
 the disk fills up. Files the command does not change are never touched (their modification times
-stay), and nothing else in the folder is looked at.
+stay), and other files in the folder are left alone.
 
 The protocol, and why each step is safe:
 
@@ -13,11 +13,13 @@ The protocol, and why each step is safe:
    same folder, or a fleet folder and one of its cluster folders, take turns. A lock dies with its
    process, so ``kill -9`` leaves none behind.
 2. **Recover.** Under those locks no staging folder in the root, in its parent or in a cluster
-   folder below it can belong to a live run, so each one left there is finished off: if it holds a
-   journal (step 4) the interrupted switch is *rolled back* (step 6), then the staging folder is
-   removed. Temporary files of capzgen's earlier file-by-file writes (``.NAME.<12 hex>.tmp``) are
-   removed too. Only then does the command read the folder (plan, look for conflicts), so it never
-   mistakes a half-switched folder for edits.
+   folder below it can belong to a live run (its owner would hold one of them), so each one there
+   is finished off: if it holds a journal (step 4) the interrupted switch is *rolled back* (step
+   6), then the staging folder is removed. In the parent only a fleet's staging whose journal names
+   this folder is ours to undo; the others are left to runs writing that folder. Temporary files of
+   capzgen's earlier file-by-file writes (``.NAME.<12 hex>.tmp``) are removed too. Only then does
+   the command read the folder (plan, look for conflicts), so it never mistakes a half-switched
+   folder for edits.
 3. **Stage.** Every new or changed file is written into ``ROOT/.capzgen-staging-<token>/new/<i>``
    (a folder that does not exist yet is staged whole, as one entry), with its final permissions,
    and fsynced; so are the staging folders. Nothing outside the staging folder has changed, so a
@@ -36,7 +38,8 @@ The protocol, and why each step is safe:
    reverse order: a ``new/<i>`` that is gone was moved in, so the file at its place goes back to
    ``new/<i>``; an ``old/<i>`` that exists goes back to its place. Each move depends only on which
    files exist, so a rollback that is itself interrupted is simply run again. The folders are
-   fsynced before the journal is removed.
+   fsynced before the journal is removed, and the journal is always removed before anything else
+   in the staging folder: a rollback must never see ``new/<i>`` gone because it was deleted.
 
 A journal therefore always means "undo": the folder holds the old content until the commit and the
 new content after it, and the only mixed state is a switch in progress, which no later run can see
@@ -84,7 +87,7 @@ LOCK_WAIT_SECONDS = 60.0  # how long a run waits for another one writing the sam
 _LOCK_POLL_SECONDS = 0.05
 _STAGING = re.compile(r"^\.capzgen-staging-[0-9a-f]{12}$")
 _LEGACY_TMP = re.compile(r"^\..+\.[0-9a-f]{12}\.tmp$")  # fsio.write_atomically's temporary files
-_THREADS = 8  # fsync waits on the disk, not the CPU: overlap them
+_THREADS = 16  # fsync waits on the disk, not the CPU: overlap them
 
 _T = TypeVar("_T")
 

@@ -359,3 +359,14 @@ def test_a_cluster_folder_on_another_file_system_is_refused_before_anything_move
             write_fleet(fleet_result(["east", "west"], "v2"), out, force=False)
         assert stat_dir(out) == before
         assert os.listdir(elsewhere) == []
+
+
+def test_the_current_folder_can_be_the_output_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_directory(Path("."), OLD, force=False)
+    summary = write_directory(Path("."), NEW, force=False)
+    assert (summary.written, summary.unchanged, summary.removed) == (15, 9, 1)
+    assert {n: Path(n).read_text() for n in NEW} == NEW
+    assert leftovers(tmp_path) == []
