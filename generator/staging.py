@@ -64,7 +64,6 @@ import socket
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
@@ -680,6 +679,9 @@ def _parallel(function: Callable[[_T], None], items: Sequence[_T]) -> None:
         for item in items:
             function(item)
         return
+    # lazy: concurrent.futures costs ~5 ms of start-up, and a rerun that changes nothing needs none
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=min(_THREADS, len(items))) as pool:
         futures = [pool.submit(function, item) for item in items]
         try:
