@@ -429,8 +429,8 @@ def open_transaction(
     created = make_folder(root) if create else 0
     locks = _Locks()
     transaction: FolderTransaction | None = None
+    absolute = Path(os.path.abspath(root))
     try:
-        absolute = Path(os.path.abspath(root))
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
         for folder in (absolute.parent, absolute):
             if folder.is_dir():
@@ -441,7 +441,8 @@ def open_transaction(
     finally:
         try:
             if transaction is None:
-                remove_created(root, created)
+                if locks.holds(absolute) or fcntl is None:  # not while another run holds it
+                    remove_created(root, created)
             elif not transaction.committed:
                 transaction.discard()
         finally:
