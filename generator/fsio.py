@@ -1,7 +1,8 @@
 """Writing files so that a reader (or a crash) never sees half of one.
 
-Every command that writes a regular file goes through :func:`write_atomically`: the data goes to a
-temporary file in the same folder, which then replaces the target in one rename. A path the user
+Every command that writes a single regular file goes through :func:`write_atomically`: the data goes
+to a temporary file in the same folder, which then replaces the target in one rename. (Folder output
+is switched in all at once by :mod:`generator.staging`.) A path the user
 names as the destination (``--write-to``) goes through :func:`write_to_named_path`, which keeps
 clusterctl's behaviour for what is not a plain file: a symlink is written through (its target is
 replaced, the link stays), and a character device or FIFO (``/dev/stdout``, ``/dev/null``, a

@@ -14,7 +14,8 @@ Layout of ``DIR`` (``generate cluster --output-dir DIR``, and each ``DIR/<name>/
 
 Writing is planned first and done only if the plan has no conflict (see :func:`plan_directory`):
 unchanged files are not touched, files capzgen did not write are never deleted, and a file a
-person edited is overwritten only with ``force``.
+person edited is overwritten only with ``force``. The changes of one command (a fleet: of all its
+folders) are switched in all at once, or not at all (:mod:`generator.staging`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from generator.errors import InputOutputError, Location, OutputConflict, UsageError, YamlError
-from generator.fsio import write_atomically
+from generator.staging import FolderTransaction, open_transaction
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import load_json, read_source
 
@@ -361,42 +362,26 @@ def raise_conflicts(plans: Sequence[WritePlan]) -> None:
         )
 
 
-def apply_plan(plan: WritePlan) -> WriteSummary:
-    """Carry out a conflict-free plan: changed files (each atomically), deletions, manifest last."""
-    if plan.conflicts:
-        raise_conflicts([plan])
-    if plan.writes or plan.deletes or plan.manifest is not None:
-        try:
-            plan.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            msg = f"cannot create the output folder: {exc.strerror or exc}"
-            raise InputOutputError(
-                msg,
-                location=Location(file=str(plan.directory)),
-            ) from exc
-    for name, text in plan.writes.items():
-        write_file(plan.directory / name, text)
-    for name in plan.deletes:
-        try:
-            (plan.directory / name).unlink(missing_ok=True)
-        except OSError as exc:
-            msg = f"cannot delete: {exc.strerror or exc}"
-            raise InputOutputError(
-                msg,
-                location=Location(file=str(plan.directory / name)),
-            ) from exc
-    if plan.manifest is not None:
-        write_file(plan.directory / MANIFEST_NAME, plan.manifest)
-    return WriteSummary(len(plan.writes), len(plan.unchanged), len(plan.deletes))
+def apply_plans(plans: Sequence[WritePlan], transaction: FolderTransaction) -> WriteSummary:
+    """Carry out conflict-free plans all at once: every changed file, deletion and manifest goes
+    into ``transaction``, which switches them in together (:mod:`generator.staging`)."""
+    raise_conflicts(plans)
+    total = WriteSummary()
+    for plan in plans:
+        for name, text in plan.writes.items():
+            transaction.write(plan.directory / name, text)
+        for name in plan.deletes:
+            transaction.delete(plan.directory / name)
+        if plan.manifest is not None:
+            transaction.write(plan.directory / MANIFEST_NAME, plan.manifest)
+        total = total + WriteSummary(len(plan.writes), len(plan.unchanged), len(plan.deletes))
+    transaction.commit()
+    return total
 
 
 def write_directory(directory: Path, files: Mapping[str, str], *, force: bool) -> WriteSummary:
-    """Plan, refuse on conflicts (nothing written), then write."""
-    plan = plan_directory(directory, files, force=force)
-    raise_conflicts([plan])
-    return apply_plan(plan)
-
-
-def write_file(path: Path, text: str) -> None:
-    """GitOps files are meant to be shared: new ones get the usual 0666 minus the umask."""
-    write_atomically(path, text)
+    """Finish an interrupted earlier write, plan, refuse on conflicts (nothing written), then
+    switch every change in at once."""
+    with open_transaction(directory) as transaction:
+        plan = plan_directory(directory, files, force=force)
+        return apply_plans([plan], transaction)

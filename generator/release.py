@@ -17,7 +17,8 @@ components file (§12.4) and the override folder holds only the files it replace
 repository used for ``clusterctl init`` needs CAPZ's real components there, which capzgen does not
 produce.
 
-Everything is built in memory first; :func:`write_release` writes only a complete release.
+Everything is built in memory first; :func:`write_release` writes only a complete release, and
+switches it in all at once.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,9 +39,9 @@ from generator.errors import CapzgenError, FlavorError, InputOutputError, Locati
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.model import Flavor
 from generator.flavors.render import placeholder_values, render_flavor
-from generator.fsio import write_atomically
 from generator.names import is_dns1123_label, release_version
 from generator.schemastore.compiler import compile_schema
+from generator.staging import open_transaction
 
 _PLACEHOLDER = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-][^}]*)?\}$")
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
@@ -324,49 +324,49 @@ def metadata_text(request: ReleaseRequest) -> str:
 
 
 def write_release(release: Release, output_dir: Path) -> list[Path]:
-    """Write the release below ``output_dir``; returns the written paths.
+    """Write the release below ``output_dir``, all at once (:mod:`generator.staging`); returns
+    the release's paths.
 
-    A new version folder is assembled next to its final place and renamed into it in one step;
-    into an existing one, each file is replaced atomically (readers never see partial files).
-    Files of the folder that this release does not write are left alone.
+    A new version folder is staged whole and renamed into place; in an existing one the changed
+    files are switched in together and unchanged ones are left alone (their modification times
+    stay). Files of the folder that this release does not write are left alone.
     """
     target = output_dir / release.directory
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        msg = f"cannot create folder: {exc.strerror or exc}"
-        raise InputOutputError(
-            msg,
-            location=Location(file=str(target.parent)),
-        ) from exc
-    if not target.exists():
-        try:
-            staging = Path(tempfile.mkdtemp(prefix=f".{release.version}.", dir=target.parent))
-        except OSError as exc:
-            msg = f"cannot create folder: {exc.strerror or exc}"
-            raise InputOutputError(
-                msg,
-                location=Location(file=str(target.parent)),
-            ) from exc
-        try:
-            for item in release.files:
-                (staging / item.name).write_text(item.text, encoding="utf-8", newline="")
-            staging.chmod(0o755)
-            os.rename(staging, target)
-        except OSError as exc:
-            shutil.rmtree(staging, ignore_errors=True)
-            msg = f"cannot write the release: {exc.strerror or exc}"
-            raise InputOutputError(
-                msg,
-                location=Location(file=str(target)),
-            ) from exc
-    else:
-        if not target.is_dir():
+    with open_transaction(output_dir, subfolders=[target]) as transaction:
+        if os.path.lexists(target) and not target.is_dir():
             msg = "exists and is not a folder"
             raise InputOutputError(msg, location=Location(file=str(target)))
         for item in release.files:
-            write_atomically(target / item.name, item.text)
+            path = target / item.name
+            data = item.text.encode("utf-8")
+            if _current_bytes(path) != data:
+                transaction.write(path, data)
+        transaction.commit()
+        _remove_legacy_staging(release, output_dir)
     return [target / item.name for item in release.files]
+
+
+def _current_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None  # the transaction reports a folder in the way
+    except OSError as exc:
+        msg = f"cannot read: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(path))) from exc
+
+
+def _remove_legacy_staging(release: Release, output_dir: Path) -> None:
+    """Remove ``.<version>.XXXXXXXX`` folders that killed runs of the earlier release writer left
+    next to the version folder (its ``tempfile.mkdtemp`` staging)."""
+    parent = output_dir / release.label
+    pattern = re.compile(rf"^\.{re.escape(release.version)}\.[a-z0-9_]{{8}}$")
+    try:
+        stray = [p for p in parent.iterdir() if pattern.match(p.name) and p.is_dir()]
+    except OSError:
+        return
+    for path in stray:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def stale_files(release: Release, output_dir: Path) -> list[Path]:

@@ -19,15 +19,15 @@ from generator.gitops import (
     FluxOptions,
     WritePlan,
     WriteSummary,
-    apply_plan,
+    apply_plans,
     plan_directory,
-    raise_conflicts,
     render_files,
 )
 from generator.patches import PatchDocument
 from generator.pipeline import PipelineContext, check_output, render_cluster
 from generator.request import ClusterRequest
 from generator.settings import Settings
+from generator.staging import open_transaction
 from generator.substitution import Inputs
 
 log = logging.getLogger(__name__)
@@ -294,12 +294,10 @@ def plan_fleet(result: FleetResult, directory: Path, *, force: bool) -> list[Wri
 
 
 def write_fleet(result: FleetResult, directory: Path, *, force: bool) -> WriteSummary:
-    """Write every cluster's folder; refuses (nothing written) if the fleet is invalid or any
-    folder has a conflict. Folders of clusters no longer in the fleet are left alone."""
+    """Write every cluster's folder, all at once; refuses (nothing written) if the fleet is invalid
+    or any folder has a conflict. Folders of clusters no longer in the fleet are left alone."""
     raise_for_problems(result)
-    plans = plan_fleet(result, directory, force=force)
-    raise_conflicts(plans)
-    total = WriteSummary()
-    for plan in plans:
-        total = total + apply_plan(plan)
-    return total
+    folders = [directory / outcome.name for outcome in result.outcomes]
+    with open_transaction(directory, subfolders=folders) as transaction:
+        plans = plan_fleet(result, directory, force=force)
+        return apply_plans(plans, transaction)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from generator.staging import STAGING_PREFIX
 
 BASE_ARGS = ["--var", "AZURE_LOCATION=westeurope", "--kubernetes-version", "v1.31.1"]
 
@@ -23,3 +30,29 @@ def stat_dir(directory: Path) -> dict[str, tuple[int, bytes]]:
         for path in sorted(directory.rglob("*"))
         if path.is_file()
     }
+
+
+def leftovers(root: Path) -> list[str]:
+    """Staging folders of generator.staging anywhere below ``root``."""
+    return sorted(str(p) for p in root.rglob(f"{STAGING_PREFIX}*"))
+
+
+def fail_at(call: int, error: int = errno.ENOSPC) -> Callable[[Callable[..., Any]], Any]:
+    """Wrap a function so that its ``call``-th call (0-based, counted across threads) raises
+    ``OSError(error)``, as a full disk would."""
+
+    def wrap(function: Callable[..., Any]) -> Any:
+        lock = threading.Lock()
+        calls = [0]
+
+        def failing(*args: Any) -> Any:
+            with lock:
+                number = calls[0]
+                calls[0] += 1
+            if number == call:
+                raise OSError(error, os.strerror(error), str(args[0]))
+            return function(*args)
+
+        return failing
+
+    return wrap

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from generator.gitops import apply_plan, plan_directory
+from generator.gitops import plan_directory, write_directory
 from tests.gitops.conftest import BASE_ARGS, read_dir, stat_dir
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -268,7 +268,7 @@ def test_plan_skips_stale_files_already_removed_and_lists_conflicts_in_order(
 ) -> None:
     out = tmp_path / "out"
     files = {"a.yaml": "a\n", "b.yaml": "b\n", "c.yaml": "c\n", "d.yaml": "d\n"}
-    apply_plan(plan_directory(out, files, force=False))
+    write_directory(out, files, force=False)
     (out / "b.yaml").unlink()
     (out / "c.yaml").write_text("edited\n")
     (out / "a.yaml").write_text("edited\n")
