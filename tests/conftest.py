@@ -94,6 +94,18 @@ def store(shared_store: Any) -> Any:
     return shared_store
 
 
+# The main job as a user types it: `generate cluster` with the two values the aks flavor needs.
+GENERATE_DEMO = [
+    "generate",
+    "cluster",
+    "demo",
+    "--var",
+    "AZURE_LOCATION=westeurope",
+    "--kubernetes-version",
+    "v1.31.1",
+]
+
+
 @dataclass
 class CliResult:
     exit_code: int

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import GENERATE_DEMO, REPO_ROOT
 
 CAPZGEN = Path(sys.executable).with_name("capzgen")
 
@@ -147,16 +147,7 @@ def test_fresh_install_does_the_main_job_with_nothing_configured(
     env = scrubbed_env(tmp_path / "home", fresh_venv)
     capzgen = str(fresh_venv / "bin" / "capzgen")
     done = subprocess.run(
-        [
-            capzgen,
-            "generate",
-            "cluster",
-            "demo",
-            "--var",
-            "AZURE_LOCATION=westeurope",
-            "--kubernetes-version",
-            "v1.31.1",
-        ],
+        [capzgen, *GENERATE_DEMO],
         env=env,
         cwd=tmp_path,
         capture_output=True,

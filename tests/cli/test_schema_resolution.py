@@ -9,15 +9,9 @@ from typing import Any
 
 import pytest
 
-GENERATE = [
-    "generate",
-    "cluster",
-    "demo",
-    "--var",
-    "AZURE_LOCATION=westeurope",
-    "--kubernetes-version",
-    "v1.31.1",
-]
+from tests.conftest import GENERATE_DEMO
+
+GENERATE = GENERATE_DEMO
 UNKNOWN_VERSION = """\
 target: {kind: AzureASOManagedCluster, embedded: {kind: ResourceGroup}}
 patch: {apiVersion: resources.azure.com/v1api20990101}

@@ -9,15 +9,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-GENERATE = [
-    "generate",
-    "cluster",
-    "demo",
-    "--var",
-    "AZURE_LOCATION=westeurope",
-    "--kubernetes-version",
-    "v1.31.1",
-]
+from tests.conftest import GENERATE_DEMO
+
+GENERATE = GENERATE_DEMO
 
 
 def kinds(text: str) -> int:

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import GENERATE_DEMO
+
 CASES = {
     "huge-range": ("{% for i in range(10**9) %}{% endfor %}", "Range too big"),
     "endless-macro": (
@@ -108,15 +110,7 @@ def test_variable_schema_with_an_external_ref_is_a_flavor_error(
 def test_deeply_nested_value_from_the_environment_is_a_variable_error(run_cli: Any) -> None:
     deep = "[" * 60_000 + "]" * 60_000
     result = run_cli(
-        [
-            "generate",
-            "cluster",
-            "demo",
-            "--var",
-            "AZURE_LOCATION=westeurope",
-            "--kubernetes-version",
-            "v1.31.1",
-        ],
+        GENERATE_DEMO,
         env={"NODE_POOLS": deep},
     )
     assert result.exit_code == 1
