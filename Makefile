@@ -35,8 +35,8 @@ test: install-test
 	$(BIN)/python -m pytest -q --cov --cov-report=
 
 lint: install-test
-	$(BIN)/ruff check generator tests
-	$(BIN)/ruff format --check generator tests
+	$(BIN)/ruff check generator tests benchmarks
+	$(BIN)/ruff format --check generator tests benchmarks
 	$(BIN)/mypy --strict
 
 snapshots: install-test
