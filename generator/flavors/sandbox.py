@@ -71,7 +71,7 @@ def _check_power(base: Any, exponent: Any) -> None:
         raise _refuse(f"{base} ** {exponent}")  # noqa: EM102 - _refuse builds the message
 
 
-def _check_percent(template: Any, arguments: Any) -> None:
+def _check_percent(template: Any) -> None:
     if not isinstance(template, str):
         return
     for match in _PERCENT_WIDTH.finditer(template):
@@ -104,7 +104,7 @@ class BoundedSandbox(SandboxedEnvironment):
         elif operator == "**":
             _check_power(left, right)
         elif operator == "%":
-            _check_percent(left, right)
+            _check_percent(left)
         return _BINOPS[operator](left, right)
 
     def call(

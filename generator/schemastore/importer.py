@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +21,10 @@ from generator.schemastore.cache import dump_json, install_files, with_provenanc
 from generator.schemastore.catalog import catalog_gvk, load_catalog_schema
 from generator.schemastore.compiler import ensure_self_contained
 from generator.schemastore.crd import CrdError, convert_documents
-from generator.schemastore.loading import SourceBytes, parse_documents
+from generator.schemastore.loading import SourceBytes, parse_documents, schema_files
 from generator.schemastore.types import GroupVersionKind
 
 log = logging.getLogger(__name__)
-
-_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,20 +59,12 @@ def collect_sources(target: Path) -> ImportInput:
     if not target.is_dir():
         msg = "no such file or folder"
         raise InputOutputError(msg, location=Location(file=str(target)))
-    for folder, dirs, files in os.walk(target):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if not name.endswith(_SUFFIXES) or name.startswith("."):
-                continue
-            path = Path(folder) / name
-            if not path.is_file():  # a FIFO or device would block or never end
-                log.warning("%s: not a regular file; skipped", path)
-                continue
-            gvk = catalog_gvk(path) if name.endswith(".json") else None
-            if gvk is not None:
-                found.catalog_files.append((path, gvk))
-            else:
-                found.crd_sources.append(SourceBytes.read(path))
+    for path in schema_files(target):
+        gvk = catalog_gvk(path) if path.suffix == ".json" else None
+        if gvk is not None:
+            found.catalog_files.append((path, gvk))
+        else:
+            found.crd_sources.append(SourceBytes.read(path))
     return found
 
 

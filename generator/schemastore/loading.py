@@ -9,6 +9,9 @@ column. Callers that treat a broken file as an unusable schema *source* re-raise
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,8 @@ from typing import Any
 from generator.errors import YamlError
 from generator.yamlio.load import load_documents, load_json
 from generator.yamlio.source import decode_source, read_bytes
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,25 @@ class SourceBytes:
     def read(cls, path: Path) -> SourceBytes:
         """At most the YAML reader's size bound; an unreadable file is an InputOutputError."""
         return cls(name=str(path), data=read_bytes(str(path)))
+
+
+SCHEMA_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def schema_files(folder: Path) -> Iterator[Path]:
+    """Every YAML/JSON file below ``folder``, sorted, hidden files and folders skipped: the one
+    walk of a schema folder (``--schema-dir``, ``$CAPZGEN_SCHEMA_PATH``, ``schemas import``).
+    A FIFO or device among them is skipped with a warning: reading it would block or never end."""
+    for current, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or not name.endswith(SCHEMA_SUFFIXES):
+                continue
+            path = Path(current) / name
+            if path.is_file():
+                yield path
+            else:
+                log.warning("%s: not a regular file; skipped", path)
 
 
 def parse_documents(source: SourceBytes) -> list[Any]:

@@ -8,7 +8,6 @@ CRD files (YAML or JSON) with catalog JSON files; CRD conversions are memoised b
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,12 +19,14 @@ from generator.schemastore.cache import ConversionMemo, MemoEntry, read_provenan
 from generator.schemastore.catalog import catalog_gvk, load_catalog_schema, peek_kind
 from generator.schemastore.core import CoreKinds
 from generator.schemastore.crd import CrdError, convert_documents
-from generator.schemastore.loading import SourceBytes, parse_documents
+from generator.schemastore.loading import (
+    SourceBytes,
+    parse_documents,
+    schema_files,
+)
 from generator.schemastore.types import GroupVersionKind
 
 log = logging.getLogger(__name__)
-
-_CRD_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def _key(gvk: GroupVersionKind) -> tuple[str, str, str]:
@@ -142,23 +143,16 @@ class DirectorySource(_IndexedSource):
         pins = read_provenance(self.path)
         entries: list[SchemaEntry] = []
         ignored = 0
-        for folder, dirs, files in os.walk(self.path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                if name.startswith(".") or not name.endswith(_CRD_SUFFIXES):
-                    continue
-                if not (Path(folder) / name).is_file():  # a FIFO or device would block or never end
-                    log.warning("%s: not a regular file; skipped", Path(folder) / name)
-                    continue
-                found = self._file_entries(Path(folder) / name, explicit=False)
-                if found is None:
-                    ignored += 1
-                    continue
-                relative = (Path(folder) / name).relative_to(self.path).as_posix()
-                entries.extend(
-                    replace(entry, pinned=pins[relative]) if relative in pins else entry
-                    for entry in found
-                )
+        for path in schema_files(self.path):
+            found = self._file_entries(path, explicit=False)
+            if found is None:
+                ignored += 1
+                continue
+            relative = path.relative_to(self.path).as_posix()
+            entries.extend(
+                replace(entry, pinned=pins[relative]) if relative in pins else entry
+                for entry in found
+            )
         if ignored:
             log.warning(
                 "%s: %d JSON file(s) are neither CRDs nor in the <group>/<kind>_<version>.json "

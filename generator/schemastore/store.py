@@ -54,6 +54,7 @@ class SchemaStore:
     def __init__(self, sources: Sequence[SchemaSource]) -> None:
         self.sources: tuple[SchemaSource, ...] = tuple(sources)
         self._handles: dict[GroupVersionKind, CompiledSchema | None] = {}
+        self._searched: list[str] | None = None
 
     @classmethod
     def from_search_path(
@@ -91,8 +92,11 @@ class SchemaStore:
         return cls(sources)
 
     def searched(self) -> list[str]:
-        """Every source's description, highest priority first, for "searched ..." messages."""
-        return [source.describe() for source in self.sources]
+        """Every source's description, highest priority first, for "searched ..." messages
+        (built once per store: a fleet may report many objects without a schema)."""
+        if self._searched is None:
+            self._searched = [source.describe() for source in self.sources]
+        return list(self._searched)
 
     def lookup(self, api_version: str, kind: str) -> CompiledSchema | None:
         """The compiled schema for a GVK, or None if no source has it.
