@@ -43,11 +43,12 @@ class CheckReport:
     documents: list[Document] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # problems of a second opinion (kubeconform)
+    counted_documents: int = 0  # documents validated without being kept in ``documents``
 
     @property
     def document_count(self) -> int:
         """How many documents held something (empty documents are not counted)."""
-        return sum(1 for d in self.documents if d.obj is not None)
+        return self.counted_documents + sum(1 for d in self.documents if d.obj is not None)
 
     @property
     def has_errors(self) -> bool:
@@ -102,14 +103,33 @@ def check_paths(
     *,
     kubeconform: KubeconformOptions | None = None,
 ) -> CheckReport:
-    """Validate files, folders (recursively *.yaml, *.yml, *.json) and ``-`` (stdin).
+    """Validate files, folders (recursively *.yaml, *.yml, *.json) and ``-`` (stdin), all held
+    in memory together (what ``--kubeconform`` needs; :mod:`generator.check_stream` does the same
+    in bounded memory).
 
     A file that cannot be read is a finding for that file and the others are still checked:
     binary or oversized content, a permission problem, a dangling symlink, and, inside a folder,
     anything that is not a regular file (a FIFO or device there would block or never end; one
     named on the command line, such as ``<(kubectl get ...)``, is read as given).
     """
+    inputs, unreadable = collect_inputs(paths)
     sources: list[SourceText] = []
+    for name, label in inputs:
+        try:
+            sources.append(SourceText(label, read_source(name)))
+        except YamlError as error:
+            unreadable.append(yaml_error_finding(error, label))
+        except InputOutputError as error:
+            unreadable.append(unreadable_finding(label, error.message))
+    report = check_sources(sources, store, options, kubeconform=kubeconform)
+    report.findings = sort_findings([*unreadable, *report.findings])
+    return report
+
+
+def collect_inputs(paths: Sequence[str]) -> tuple[list[tuple[str, str]], list[Finding]]:
+    """(path, display name) of every file to read, in order, and findings for the entries of
+    folders that are not regular files (see :func:`check_paths`)."""
+    inputs: list[tuple[str, str]] = []
     unreadable: list[Finding] = []
     for path in paths:
         names = ["-"] if path == "-" else iter_files([path])
@@ -118,17 +138,10 @@ def check_paths(
             label = "<stdin>" if name == "-" else name
             problem = _not_a_regular_file(name) if from_folder else None
             if problem is not None:
-                unreadable.append(_unreadable_finding(label, problem))
-                continue
-            try:
-                sources.append(SourceText(label, read_source(name)))
-            except YamlError as error:
-                unreadable.append(yaml_error_finding(error, label))
-            except InputOutputError as error:
-                unreadable.append(_unreadable_finding(label, error.message))
-    report = check_sources(sources, store, options, kubeconform=kubeconform)
-    report.findings = sort_findings([*unreadable, *report.findings])
-    return report
+                unreadable.append(unreadable_finding(label, problem))
+            else:
+                inputs.append((name, label))
+    return inputs, unreadable
 
 
 def _not_a_regular_file(name: str) -> str | None:
@@ -144,7 +157,8 @@ def _not_a_regular_file(name: str) -> str | None:
     return "not a regular file (a FIFO, socket or device); not read"
 
 
-def _unreadable_finding(label: str, message: str) -> Finding:
+def unreadable_finding(label: str, message: str) -> Finding:
+    """A file that could not be read, as an error finding on that file."""
     return Finding(
         severity=Severity.ERROR,
         rule="yaml",

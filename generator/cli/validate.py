@@ -38,6 +38,13 @@ from generator.validate.report import describe_rules, render_error_json, render_
 @click.option(
     "--no-cel", is_flag=True, help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations)."
 )
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Validate on N processes  [default: the machine's cores]",
+)
 @kubeconform_options
 def validate_command(
     paths: tuple[str, ...],
@@ -47,6 +54,7 @@ def validate_command(
     output: str,
     list_rules: bool,
     no_cel: bool,
+    jobs: int | None,
     kubeconform: KubeconformChoice,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
@@ -70,7 +78,7 @@ def validate_command(
         cache_root=settings.cache_root,
     )
     try:
-        return _validate(paths, schema_dirs, options, output, kubeconform, settings)
+        return _validate(paths, schema_dirs, options, output, kubeconform, settings, jobs)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
             click.echo(render_error_json(error), nl=False)
@@ -84,6 +92,7 @@ def _validate(
     output: str,
     kubeconform: KubeconformChoice,
     settings: Settings,
+    jobs: int | None,
 ) -> int:
     if not paths:
         msg = "no input: give one or more files or folders, or - for stdin"
@@ -104,7 +113,14 @@ def _validate(
         second_opinion = KubeconformOptions(
             timeout=kubeconform.kubeconform_timeout, environ=settings.environ
         )
-    report = check_paths(list(paths), store, options, kubeconform=second_opinion)
+    if second_opinion is None:
+        # lazy: as above
+        from generator.check_stream import default_jobs, stream_paths
+
+        workers = jobs if jobs is not None else default_jobs()
+        report = stream_paths(list(paths), store, options, jobs=workers)
+    else:
+        report = check_paths(list(paths), store, options, kubeconform=second_opinion)
     render = render_json if output == "json" else render_text
     click.echo(render(report.findings, report.document_count), nl=False)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)

@@ -228,7 +228,12 @@ MACHINE_POOL_INFRA_REF: JsonPath = ("spec", "template", "spec", "infrastructureR
 class ManifestSet:
     """Every mapping document of a validation run with the indexes rules need."""
 
-    def __init__(self, documents: Sequence[Document]) -> None:
+    def __init__(
+        self, documents: Sequence[Document], *, present_kinds: frozenset[str] | None = None
+    ) -> None:
+        """Index ``documents``. ``present_kinds``: the kinds of the whole input when these
+        documents are one batch of it (``validate.partition``), for the rules that ask whether
+        the input has a Cluster at all; by default the kinds of ``documents``."""
         self.documents = documents
         self.objects: list[TopObject] = []
         self.by_kind: dict[str, list[TopObject]] = {}
@@ -251,9 +256,8 @@ class ManifestSet:
         self._group_clusters()
         # A set with a Cluster or ClusterClass is a whole cluster definition; one without is a
         # fragment (say, one extra pool for a running cluster) whose names may point outside it.
-        self.complete = bool(
-            self.by_kind.get(kinds.CLUSTER) or self.by_kind.get(kinds.CLUSTER_CLASS)
-        )
+        self.present_kinds = frozenset(self.by_kind) if present_kinds is None else present_kinds
+        self.complete = self.has_kind(kinds.CLUSTER) or self.has_kind(kinds.CLUSTER_CLASS)
 
     # -- indexing ---------------------------------------------------------------------------
     def _add(self, document: Document, obj: dict[str, Any]) -> None:
@@ -370,6 +374,10 @@ class ManifestSet:
         return None if cluster is None else self.cluster_of.get(cluster)
 
     # -- lookups ----------------------------------------------------------------------------
+    def has_kind(self, kind: str) -> bool:
+        """Whether the input (the whole input, for a batch of one) has an object of ``kind``."""
+        return kind in self.present_kinds
+
     def find(self, kind: str, name: str, namespace: str | None) -> TopObject | None:
         """The object of ``kind``/``name`` in ``namespace`` (exact namespace preferred)."""
         return _pick(self._by_kind_name.get((kind, name)), namespace)

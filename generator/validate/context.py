@@ -29,6 +29,9 @@ class ValidationOptions:
     schemas: bool = True  # False (or no store): skip JSON Schema validation, keep the rules
     cel: bool = True  # evaluate the CRDs' CEL rules (x-kubernetes-validations), as the API server
     cache_root: Path | None = None  # where the CEL grammar analysis may be cached
+    # The kinds of the whole input when the documents validated are one batch of it; None: the
+    # documents are the whole input.
+    present_kinds: frozenset[str] | None = None
 
 
 class CheckContext(NamedTuple):

@@ -41,7 +41,7 @@ def validate_documents(
     """
     context = CheckContext(
         documents=documents,
-        manifests=ManifestSet(documents),
+        manifests=ManifestSet(documents, present_kinds=options.present_kinds),
         store=store if options.schemas else None,
         options=options,
     )

@@ -1,8 +1,7 @@
-"""Large templates stay fast (no per-character string building)."""
+"""Large templates are substituted whole (their speed is measured by `make bench`, not here)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from generator.envsubst import inspect_variables, substitute
@@ -13,11 +12,8 @@ def test_three_megabytes_with_25000_placeholders(corpus_dir: Path) -> None:
     text = base * (3_000_000 // len(base))
     assert text.count("${") > 25_000
     values = {name: f"value-of-{name}" for name in inspect_variables(base)}
-    started = time.perf_counter()
     out = substitute(text, values.get, values.__contains__)
-    elapsed = time.perf_counter() - started
     assert "${" not in out
     assert out.count("value-of-CLUSTER_NAME") == base.count("${CLUSTER_NAME}") * (
         3_000_000 // len(base)
     )
-    assert elapsed < 2.0, f"substitution took {elapsed:.2f}s"

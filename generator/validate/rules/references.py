@@ -226,7 +226,7 @@ _REFERENCED_KINDS = (kinds.ASO_CLUSTER, kinds.ASO_CONTROL_PLANE, kinds.ASO_MACHI
 
 
 def _check_unreferenced(ms: ManifestSet) -> Iterator[Finding]:
-    if ms.by_kind.get(kinds.CLUSTER):
+    if ms.has_kind(kinds.CLUSTER):
         referenced = set(ms.cluster_of) | set(ms.pool_of)
         for obj in ms.objects_of(*_REFERENCED_KINDS):
             if obj not in referenced and obj not in ms.duplicate_of:
@@ -236,7 +236,7 @@ def _check_unreferenced(ms: ManifestSet) -> Iterator[Finding]:
                     f"no {'MachinePool' if obj.kind == kinds.ASO_MACHINE_POOL else 'Cluster'} in the set references this "
                     f"{obj.kind}; CAPZ does nothing until one does",
                 )
-    if ms.by_kind.get(kinds.CLUSTER_CLASS):
+    if ms.has_kind(kinds.CLUSTER_CLASS):
         used = {
             (ref.kind, ref.name)
             for cc in ms.objects_of(kinds.CLUSTER_CLASS)

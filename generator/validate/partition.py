@@ -1,0 +1,195 @@
+"""Splitting a large input into batches that can be validated one at a time, with equal results.
+
+Every rule looks at one cluster's objects together, and a few look across clusters only through
+names: an object refers to another (``controlPlaneRef``, ``clusterName``, an ASO ``owner``, the
+``credential-from`` annotation), or two objects must be compared because they share an identity
+(a duplicate) or an Azure parent given by ARM ID (subnets of one VNet). :func:`document_keys`
+reads those names from a parsed document as small integer *keys*; :class:`Partitioner` joins the
+documents that share keys (union-find) into components, and packs consecutive components into
+batches. Validating the batches one by one then finds what validating everything at once finds,
+while only one batch is held in memory.
+
+Joining is conservative: a name that *might* be a reference joins (more joining costs memory,
+never correctness). One exception keeps a fleet from collapsing into one component: a shared
+object many clusters refer to (the ASO credential Secret, an AzureClusterIdentity, a
+ClusterClass, a Namespace) is a *hub*. Its component is joined to its first referrer only, and
+copied as a *guest* into every other batch that refers to it; findings about guests are merged
+without repeats by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from generator.model import kinds
+from generator.validate.partition_keys import DocumentKeys, anywhere, document_keys
+from generator.validate.partition_tables import Everywhere, IntTable, Multimap, UnionFind
+
+__all__ = ["HUB_REFERRERS", "Batch", "DocumentKeys", "Partitioner", "document_keys"]
+
+HUB_KINDS = frozenset(
+    {"Secret", "ConfigMap", "Namespace", kinds.CLUSTER_IDENTITY, kinds.CLUSTER_CLASS}
+)
+HUB_REFERRERS = 8  # a shareable object referred to by more documents than this is a hub
+MAX_GUEST_DOCUMENTS = 256  # a larger hub component is joined instead of copied
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Documents validated together: ``home`` ones are reported here, ``guests`` are hub copies."""
+
+    home: list[int]
+    guests: list[int]
+
+
+class Partitioner:
+    """Joins documents by their keys as they come, in one pass (union-find).
+
+    Only what a later document may still need is kept: the first declarer of each key (hashed;
+    a hash collision can only join more), references to keys nobody declared yet, and the
+    referrers of possible hubs. A fleet of 50,000 clusters keeps a few dozen bytes per object.
+    """
+
+    def __init__(self) -> None:
+        self._sets = UnionFind()
+        self._declared = IntTable()  # key -> first declaring document
+        self._pending = Multimap()  # key nobody declared yet -> its referrers
+        self._hub_referrers = Multimap()  # shareable kinds: joined or copied at the end
+        self._everywhere = Everywhere()
+        self._unresolved: dict[int, int] = {}  # pending or hub key -> its namespace-free key
+        self._dropped: set[int] = set()
+        self._namespaced = [False, False]  # seen documents without / with a namespace
+        self.kinds: set[str] = set()  # every kind of the input
+
+    def add(self, keys: DocumentKeys) -> int:
+        """Register the next document; returns its number (0, 1, ... in input order)."""
+        doc = self._sets.add()
+        if keys.kind is not None:
+            self.kinds.add(keys.kind)
+        if keys.namespaced is not None:
+            self._namespaced[keys.namespaced] = True
+        for key in keys.declares:
+            code = hash(key)
+            if (namefree := anywhere(key)) is not None:
+                self._everywhere.add(hash(namefree), doc)
+            first = self._declared.setdefault(code, doc)
+            if first != doc:
+                self._sets.union(first, doc)
+            for waiting in self._pending.pop(code):
+                self._sets.union(doc, waiting)
+        for key in keys.refers:
+            code = hash(key)
+            hub = key[0] == "obj" and key[2] in HUB_KINDS
+            declarer = None if hub else self._declared.get(code)
+            if declarer is not None:
+                self._sets.union(declarer, doc)
+                continue
+            (self._hub_referrers if hub else self._pending).add(code, doc)
+            if code not in self._unresolved and (namefree := anywhere(key)) is not None:
+                self._unresolved[code] = hash(namefree)
+        return doc
+
+    def _join_elsewhere(self) -> None:
+        """A reference unresolved in its namespace joins the same name in every namespace."""
+        for key, referrers in [*self._pending.items(), *self._hub_referrers.items()]:
+            if self._declared.get(key) is not None or key not in self._unresolved:
+                continue
+            others = self._everywhere.declarers(self._unresolved[key])
+            for doc in (*others, *referrers) if others else ():
+                self._sets.union(others[0], doc)
+
+    def drop(self, doc: int) -> None:
+        """Leave ``doc`` out of every batch (its file turned out unreadable); its keys stay,
+        which can only join more."""
+        self._dropped.add(doc)
+
+    @property
+    def count(self) -> int:
+        """How many documents were added."""
+        return len(self._sets.parent)
+
+    def batches(self, max_documents: int) -> list[Batch]:
+        """Components packed in input order into batches of about ``max_documents``.
+
+        An input that mixes objects with and without ``metadata.namespace`` is one batch: an
+        object without a namespace may refer to one in any namespace, which keys cannot tell.
+        """
+        kept = [doc for doc in range(self.count) if doc not in self._dropped]
+        if all(self._namespaced):
+            return [Batch(kept, [])] if kept else []
+        self._join_elsewhere()
+        guests = self._guest_components()
+        members: dict[int, list[int]] = {}
+        for doc in kept:
+            members.setdefault(self._sets.find(doc), []).append(doc)
+        return list(_pack(members, guests, max_documents))
+
+    def _guest_components(self) -> dict[int, set[int]]:
+        """Join the referrers of shared objects, or for hubs, list which components need a copy:
+        component root -> roots of hub components."""
+        sizes: dict[int, int] = {}
+        for doc in range(self.count):
+            root = self._sets.find(doc)
+            sizes[root] = sizes.get(root, 0) + 1
+        needs: dict[int, set[int]] = {}
+        for key, referrers in self._hub_referrers.items():
+            declarer = self._declared.get(key)
+            if declarer is None:
+                continue
+            hub = self._sets.find(declarer)
+            if len(referrers) <= HUB_REFERRERS or sizes.get(hub, 0) > MAX_GUEST_DOCUMENTS:
+                for doc in referrers:
+                    self._sets.union(hub, doc)
+                continue
+            self._sets.union(hub, referrers[0])  # its home: the batch of its first referrer
+            for doc in referrers[1:]:
+                needs.setdefault(doc, set()).add(hub)
+        return _by_final_root(needs, self._sets)
+
+
+def _by_final_root(needs: dict[int, set[int]], sets: UnionFind) -> dict[int, set[int]]:
+    result: dict[int, set[int]] = {}
+    for doc, hubs in needs.items():
+        root = sets.find(doc)
+        wanted = {sets.find(hub) for hub in hubs} - {root}
+        if wanted:
+            result.setdefault(root, set()).update(wanted)
+    return result
+
+
+def _pack(
+    members: dict[int, list[int]],
+    guests: dict[int, set[int]],
+    max_documents: int,
+) -> Iterator[Batch]:
+    """Consecutive components (ordered by their first document) into batches."""
+    home: list[int] = []
+    wanted: set[int] = set()
+    roots: set[int] = set()
+    for root in sorted(members):
+        home.extend(members[root])
+        roots.add(root)
+        if len(home) >= max_documents:
+            wanted = _closure(roots, guests)
+            yield _batch(home, wanted - roots, members)
+            home, wanted, roots = [], set(), set()
+    if home:
+        yield _batch(home, _closure(roots, guests) - roots, members)
+
+
+def _closure(roots: set[int], guests: dict[int, set[int]]) -> set[int]:
+    """The hub components ``roots`` need, and the ones those need (a hub may use a hub)."""
+    found: set[int] = set()
+    todo = [hub for root in roots for hub in guests.get(root, ())]
+    while todo:
+        hub = todo.pop()
+        if hub not in found:
+            found.add(hub)
+            todo.extend(guests.get(hub, ()))
+    return found
+
+
+def _batch(home: list[int], guest_roots: set[int], members: dict[int, list[int]]) -> Batch:
+    guests = sorted(doc for root in guest_roots for doc in members[root])
+    return Batch(sorted(home), guests)

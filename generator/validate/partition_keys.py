@@ -1,0 +1,175 @@
+"""The names a document declares and refers to, as keys for :mod:`generator.validate.partition`.
+
+Only names that rules use to relate objects count: CAPI references (``{kind, name}``,
+``clusterName``, the cluster-name label, ``topology.class``), ASO ``owner`` and resource
+references, the ``credential-from`` annotation, Secret and ConfigMap references, and ARM IDs of
+owners (subnets of one VNet are compared). Keys carry the namespace a reference resolves in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.model import kinds
+
+Key = tuple[str, ...]
+
+_CLUSTER_LABEL = "cluster.x-k8s.io/cluster-name"
+_CREDENTIAL_FROM = "serviceoperator.azure.com/credential-from"
+
+
+@dataclass(slots=True)
+class DocumentKeys:
+    """What one document declares and refers to, as partition keys.
+
+    Documents declaring the same key are joined (they are duplicates, or must be compared, such
+    as subnets of one VNet given by ARM ID); a document referring to a key is joined with its
+    declarers.
+    """
+
+    declares: list[Key] = field(default_factory=list)
+    refers: list[Key] = field(default_factory=list)
+    kind: str | None = None  # the object's kind (None: not an object with a string kind)
+    namespaced: bool | None = None  # whether metadata.namespace is set (None: not an object)
+
+
+# Keys of these kinds ignore namespaces (cluster-scoped, or referred to across namespaces).
+_ANY_NAMESPACE = frozenset({"Namespace", kinds.CLUSTER_CLASS})
+
+
+def obj_key(namespace: str, kind: str, name: str) -> Key:
+    """The key of a top-level object; references resolve in the referrer's namespace."""
+    return ("obj", "" if kind in _ANY_NAMESPACE else namespace, kind, name)
+
+
+# ASO kinds that never own other resources and whose names repeat from cluster to cluster
+# ("default", "pool0"): they declare no ``owner`` key, so equal names do not join clusters.
+_LEAF_KINDS = frozenset(
+    {
+        "MaintenanceConfiguration",
+        "ManagedClustersAgentPool",
+        "FederatedIdentityCredential",
+        "RoleAssignment",
+        "TrustedAccessRoleBinding",
+        "Extension",
+        "FleetsMember",
+        "VirtualNetworksSubnet",
+        "PrivateEndpoint",
+    }
+)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def document_keys(obj: Any) -> DocumentKeys:
+    """The keys of one parsed document (anything but a mapping has none)."""
+    keys = DocumentKeys()
+    if not isinstance(obj, dict):
+        return keys
+    kind = _text(obj.get("kind")) or ""
+    group = (_text(obj.get("apiVersion")) or "").rpartition("/")[0]
+    meta = _mapping(obj.get("metadata"))
+    name = _text(meta.get("name"))
+    namespace = _text(meta.get("namespace")) or ""
+    keys.kind = kind or None
+    keys.namespaced = bool(namespace)
+    if name is not None:
+        keys.declares.append(obj_key(namespace, kind, name))
+        if kinds.is_aso_group(group):
+            _aso_declares(namespace, group, kind, name, keys)
+    if namespace:
+        keys.refers.append(obj_key("", "Namespace", namespace))
+    _metadata_refs(meta, namespace, keys)
+    if kind not in kinds.TEMPLATE_KINDS:  # CAPI names template copies per Cluster
+        for item in _embedded(obj, kind):
+            _embedded_keys(item, namespace, keys)
+    _walk(obj, namespace, keys)
+    return keys
+
+
+def _aso_declares(namespace: str, group: str, kind: str, name: str, keys: DocumentKeys) -> None:
+    keys.declares.append(("id", namespace, group, kind, name))
+    if kind not in _LEAF_KINDS:
+        keys.declares.append(("owner", name))
+
+
+def _embedded(obj: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    node: Any = obj
+    for part in kinds.EMBEDDING_KINDS.get(kind, ()):
+        node = node.get(part) if isinstance(node, dict) else None
+    return [item for item in node if isinstance(item, dict)] if isinstance(node, list) else []
+
+
+def _embedded_keys(item: dict[str, Any], namespace: str, keys: DocumentKeys) -> None:
+    meta = _mapping(item.get("metadata"))
+    name = _text(meta.get("name"))
+    if name is not None:
+        group = (_text(item.get("apiVersion")) or "").rpartition("/")[0]
+        _aso_declares(namespace, group, _text(item.get("kind")) or "", name, keys)
+    _metadata_refs(meta, namespace, keys)
+
+
+def _metadata_refs(meta: dict[str, Any], namespace: str, keys: DocumentKeys) -> None:
+    labels = meta.get("labels")
+    if isinstance(labels, dict) and (cluster := _text(labels.get(_CLUSTER_LABEL))):
+        keys.refers.append(obj_key(namespace, kinds.CLUSTER, cluster))
+    annotations = meta.get("annotations")
+    if isinstance(annotations, dict) and (secret := _text(annotations.get(_CREDENTIAL_FROM))):
+        keys.refers.append(obj_key(namespace, kinds.SECRET, secret))
+
+
+def _walk(root: dict[str, Any], namespace: str, keys: DocumentKeys) -> None:
+    """Reference-shaped values anywhere below the root (iterative: this runs on every document
+    of a fleet, and the loader already bounds the depth)."""
+    stack: list[tuple[Any, str | None]] = [(value, key) for key, value in root.items()]
+    refers = keys.refers
+    while stack:
+        node, parent = stack.pop()
+        if isinstance(node, dict):
+            if "name" in node or "armId" in node:
+                _reference(node, parent, namespace, keys)
+            for key, value in node.items():
+                if isinstance(value, (dict, list)):
+                    stack.append((value, key))
+                elif key in _NAMED and isinstance(value, str) and value:
+                    refers.append(obj_key(namespace, _NAMED[key], value))
+        elif isinstance(node, list):
+            stack.extend((item, parent) for item in node if isinstance(item, (dict, list)))
+
+
+_NAMED = {"clusterName": kinds.CLUSTER, "class": kinds.CLUSTER_CLASS}
+
+
+def _reference(
+    node: dict[str, Any], parent: str | None, namespace: str, keys: DocumentKeys
+) -> None:
+    name = _text(node.get("name"))
+    kind = _text(node.get("kind"))
+    where = _text(node.get("namespace")) or namespace
+    if name is not None and kind is not None:
+        keys.refers.append(obj_key(where, kind, name))
+        if group := _text(node.get("group")):  # ASO references stay in their namespace
+            keys.refers.append(("id", namespace, group, kind, name))
+    if parent == "owner":
+        if name is not None:
+            keys.refers.append(("owner", name))
+        if arm_id := _text(node.get("armId")):
+            keys.declares.append(("arm", arm_id.lower()))
+    elif name is not None and parent is not None:
+        lowered = parent.lower()
+        if "secret" in lowered:
+            keys.refers.append(obj_key(where, kinds.SECRET, name))
+        elif "configmap" in lowered:
+            keys.refers.append(obj_key(where, "ConfigMap", name))
+
+
+def anywhere(key: Key) -> Key | None:
+    """The namespace-free form of a namespaced key."""
+    return ("any", *key[2:]) if key[0] in ("obj", "id") else None
