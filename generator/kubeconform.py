@@ -4,15 +4,19 @@
 schemas, and turns its JSON report into findings (``origin="kubeconform"``):
 
 * every top-level object *and* every ASO resource embedded in a CAPZ object (``spec.resources``,
-  which the CAPZ CRDs leave unchecked) is written as a document of its own, one file each, so that
-  every result maps back to exactly one :class:`~generator.findings.Subject` and its JSON pointer
-  to an absolute path in the original document (line numbers are added by the caller);
+  which the CAPZ CRDs leave unchecked) is written as a document of its own into ONE multi-document
+  stream (one file: kubeconform splits it and validates on its own goroutines). kubeconform names
+  each result by kind, apiVersion and ``metadata.name``, so an object whose triple repeats an
+  earlier one is sent under a unique name (``<name>.capzgen-<n>``; the schemas never constrain
+  ``metadata.name``), and every result maps back to exactly one :class:`~generator.findings.Subject`
+  and its JSON pointer to an absolute path in the original document (line numbers are added by
+  the caller);
 * the schema of every apiVersion/kind present is written from the store in kubeconform's template
   layout ``<dir>/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`` (``ResourceKind`` is
   lower-cased by kubeconform; for core kinds ``Group`` is the version, e.g. ``v1/secret_v1.json``),
   and that folder is the *only* ``-schema-location``: kubeconform never goes to the network;
 * kubeconform runs as ``kubeconform -strict -summary -output json -schema-location <layout>
-  <folder>`` in its own process group, killed as a whole when it exceeds the timeout.
+  <stream file>`` in its own process group, killed as a whole when it exceeds the timeout.
 
 Whatever goes wrong with kubeconform itself (not installed, cannot start, crashes, times out,
 prints something that is not its JSON report) becomes one line in :attr:`KubeconformResult.notes`
@@ -196,34 +200,57 @@ def run_kubeconform(
         return result
     with tempfile.TemporaryDirectory(prefix="capzgen-kubeconform-") as tmp:
         root = Path(tmp)
-        written = _write_inputs(root, sent, store, result)
-        if written is None:
+        inputs = _write_inputs(root, sent, store, result)
+        if inputs is None:
             return result
         completed = _run(binary, root, len(sent), options, result)
         if completed is None:
             return result
-    _read_report(completed, sent, written, options, result)
+    written, names = inputs
+    _read_report(completed, sent, written, names, options, result)
     return result
 
 
 def _write_inputs(
     root: Path, sent: Sequence[Sent], store: SchemaLookup | None, result: KubeconformResult
-) -> set[tuple[str, str, str]] | None:
-    """Schemas and one file per object under ``root``; None (and a note) when that fails."""
+) -> tuple[set[tuple[str, str, str]], dict[tuple[str, str, str], int]] | None:
+    """Schemas and the one stream of objects under ``root``, with the (kind, apiVersion, name)
+    each object was sent as; None (and a note) when that fails."""
     try:
-        (root / "documents").mkdir()
         written = _write_schemas(root / "schemas", sent, store)
-        for index, item in enumerate(sent):
-            (root / "documents" / _file_name(index)).write_text(
-                json.dumps(item.obj, ensure_ascii=True, default=str), encoding="utf-8"
-            )
+        names: dict[tuple[str, str, str], int] = {}
+        with open(root / STREAM, "w", encoding="utf-8") as stream:
+            for index, item in enumerate(sent):
+                obj, key = _unique(item, names, index)
+                names[key] = index
+                stream.write("---\n")
+                stream.write(json.dumps(obj, ensure_ascii=True, default=str))
+                stream.write("\n")
     except OSError as error:
         result.notes.append(
             f"kubeconform was not run: its input could not be written to {root}: "
             f"{error.strerror or error}"
         )
         return None
-    return written
+    return written, names
+
+
+STREAM = "objects.yaml"
+
+
+def _unique(
+    item: Sent, taken: dict[tuple[str, str, str], int], index: int
+) -> tuple[dict[str, Any], tuple[str, str, str]]:
+    """The object as sent, and the (kind, apiVersion, name) kubeconform will report it under."""
+    meta = item.obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    name = name if isinstance(name, str) else ""
+    key = (item.gvk.kind, item.obj.get("apiVersion", ""), name)
+    if key not in taken:
+        return item.obj, key
+    unique = f"{name}.capzgen-{index}" if name else f"capzgen-{index}"
+    obj = {**item.obj, "metadata": {**(meta if isinstance(meta, dict) else {}), "name": unique}}
+    return obj, (key[0], key[1], unique)
 
 
 def _run(
@@ -237,7 +264,7 @@ def _run(
         "json",
         "-schema-location",
         schema_location(root / "schemas"),
-        str(root / "documents"),
+        str(root / STREAM),
     ]
     log.info("running %s on %d objects", binary, count)
     try:
@@ -254,6 +281,7 @@ def _read_report(
     completed: Completed,
     sent: Sequence[Sent],
     written: set[tuple[str, str, str]],
+    names: dict[tuple[str, str, str], int],
     options: KubeconformOptions,
     result: KubeconformResult,
 ) -> None:
@@ -270,7 +298,13 @@ def _read_report(
         return
     result.ran = True
     for entry in report:
-        merge_entry(entry, sent, written, result)
+        key = (
+            str(entry.get("kind", "")),
+            str(entry.get("version", "")),
+            str(entry.get("name", "")),
+        )
+        index = names.get(key)
+        merge_entry(entry, None if index is None else sent[index], written, result)
     if completed.returncode not in (0, 1):  # 1 means "some object is invalid or unchecked"
         problem = first_line(completed.stderr)
         result.notes.append(
@@ -320,10 +354,6 @@ def _write_schemas(
             write_schema(root, item.gvk, schema)
             written.add(key)
     return written
-
-
-def _file_name(index: int) -> str:
-    return f"{index:07d}.yaml"
 
 
 @contextlib.contextmanager

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
@@ -115,7 +113,7 @@ def first_line(text: str) -> str:
 
 def merge_entry(
     entry: dict[str, Any],
-    sent: Sequence[Sent],
+    item: Sent | None,
     written: set[tuple[str, str, str]],
     result: KubeconformResult,
 ) -> None:
@@ -125,18 +123,17 @@ def merge_entry(
     except a missing schema for a kind capzgen gave it no schema for (``written`` holds the schema
     keys it did write), which capzgen reports itself. Each violation of an invalid object is an
     error finding at its absolute path, except on Go-template values inside CAPZ ``*Template``
-    kinds. An entry for a file capzgen did not send becomes a note.
+    kinds. An entry for an object capzgen did not send (``item`` None) becomes a note.
     """
     status = entry["status"]
     if status in ("statusValid", "statusSkipped", "statusEmpty"):
         return
-    index = _index_of(entry["filename"])
-    if index is None or index >= len(sent):
+    if item is None:
         result.notes.append(
-            f"kubeconform reported a file capzgen did not give it: {entry['filename']}"
+            "kubeconform reported an object capzgen did not give it: "
+            f"{entry.get('kind')}/{entry.get('name')} ({entry.get('version')})"
         )
         return
-    item = sent[index]
     raw_message = entry.get("msg")
     message = raw_message if isinstance(raw_message, str) else ""
     if status == "statusError":
@@ -194,11 +191,6 @@ def _violations(entry: dict[str, Any], message: str) -> list[tuple[str, str]]:
     if match:
         return [(match["path"], match["msg"].strip())]
     return [("", message or "invalid according to kubeconform")]
-
-
-def _index_of(filename: str) -> int | None:
-    stem = Path(filename).name.removesuffix(".yaml")
-    return int(stem) if stem.isdigit() else None
 
 
 def pointer_to_path(pointer: str, obj: Any) -> tuple[PathPart, ...]:

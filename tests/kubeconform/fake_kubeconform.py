@@ -1,6 +1,7 @@
 """A stand-in for the kubeconform binary, installed on PATH by the tests (never imported).
 
-It behaves like ``kubeconform -strict -summary -output json -schema-location TPL DIR`` as far as
+It behaves like ``kubeconform -strict -summary -output json -schema-location TPL FILE|DIR`` (a
+multi-document stream, or a folder of them) as far as
 capzgen relies on it: it resolves each document's schema through the template exactly as
 kubeconform does (``.Group`` = first part of apiVersion, ``.ResourceKind`` lower-cased,
 ``.ResourceAPIVersion`` = last part), validates with the ``jsonschema`` package and prints the
@@ -59,13 +60,20 @@ def check(argv: list[str], old_format: bool) -> int:
         sys.stderr.write(f"fake kubeconform: unexpected arguments {argv}\n")
         return 99
     template = argv[argv.index("-schema-location") + 1]
-    folder = Path(argv[-1])
+    target = Path(argv[-1])
     import jsonschema
+    import yaml
 
     resources = []
     counts = {"valid": 0, "invalid": 0, "errors": 0, "skipped": 0}
-    for path in sorted(folder.iterdir()):
-        doc = json.loads(path.read_text(encoding="utf-8"))
+    paths = sorted(target.iterdir()) if target.is_dir() else [target]
+    docs = [
+        (path, doc)
+        for path in paths
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
+        if doc is not None
+    ]
+    for path, doc in docs:
         api_version, kind = doc["apiVersion"], doc["kind"]
         parts = api_version.split("/")
         schema_file = (

@@ -22,7 +22,12 @@ from generator.kubeconform import (
     run_kubeconform,
     schema_for_kubeconform,
 )
-from generator.kubeconform_report import parse_report, pointer_to_path
+from generator.kubeconform_report import (
+    KubeconformResult,
+    merge_entry,
+    parse_report,
+    pointer_to_path,
+)
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
 from tests.kubeconform.conftest import CONTROL_PLANE, RESOURCE_GROUP, SECRET, FakeKubeconform
@@ -70,6 +75,34 @@ def test_invalid_object_is_an_error_finding_with_kubeconform_origin(
     assert "[kubeconform]" in finding.to_text()
 
 
+def test_objects_sent_under_the_same_name_keep_their_own_findings(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
+) -> None:
+    """kubeconform names results by kind, apiVersion and name: the third ResourceGroup "rg"
+    (the invalid one) is sent under a unique name and its finding lands on document 2."""
+    fake = fake_kubeconform("check")
+    bad = copy.deepcopy(RESOURCE_GROUP)
+    bad["spec"]["location"] = 5
+    result = run_kubeconform(
+        documents(RESOURCE_GROUP, RESOURCE_GROUP, bad), store, KubeconformOptions(environ=cli_env)
+    )
+    (finding,) = result.findings
+    assert finding.subject.document == 2
+    assert finding.path == ("spec", "location")
+    (argv,) = fake.calls()
+    assert argv[-1].endswith("objects.yaml"), "one stream file, not a folder of files"
+
+
+def test_a_result_for_an_object_not_sent_is_a_note() -> None:
+    result = KubeconformResult()
+    entry = {"kind": "Secret", "name": "ghost", "version": "v1", "status": "statusInvalid"}
+    merge_entry(entry, None, set(), result)
+    assert result.notes == [
+        "kubeconform reported an object capzgen did not give it: Secret/ghost (v1)"
+    ]
+    assert result.findings == []
+
+
 def test_embedded_resource_finding_lands_on_its_subject_and_absolute_path(
     fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str]
 ) -> None:
@@ -104,8 +137,8 @@ def test_every_embedded_resource_is_sent_as_a_document_of_its_own(
     def spy(argv: list[str], timeout: float, environ: Any) -> Any:
         import json
 
-        folder = Path(argv[-1])
-        seen.append([json.loads(p.read_text()) for p in sorted(folder.iterdir())])
+        stream = Path(argv[-1]).read_text()
+        seen.append([json.loads(part) for part in stream.split("---\n") if part.strip()])
         return real(argv, timeout, environ)
 
     monkeypatch.setattr(module, "run_process", spy)
