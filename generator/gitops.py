@@ -210,6 +210,9 @@ class WritePlan:
     deletes: list[str] = field(default_factory=list)  # stale files capzgen wrote earlier
     manifest: str | None = None  # new manifest text, None when it is already current
     conflicts: list[str] = field(default_factory=list)
+    # capzgen's own bookkeeping beside the manifest (a fleet's input record): written with the
+    # files, never counted or listed in the manifest
+    bookkeeping: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -374,6 +377,9 @@ def apply_plans(plans: Sequence[WritePlan], transaction: FolderTransaction) -> W
             transaction.delete(plan.directory / name)
         if plan.manifest is not None:
             transaction.write(plan.directory / MANIFEST_NAME, plan.manifest)
+        for name, text in plan.bookkeeping.items():
+            if _read_bytes(plan.directory / name) != text.encode("utf-8"):
+                transaction.write(plan.directory / name, text)
         total = total + WriteSummary(len(plan.writes), len(plan.unchanged), len(plan.deletes))
     transaction.commit()
     return total

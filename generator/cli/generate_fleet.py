@@ -78,6 +78,7 @@ def generate_fleet_command(
         config=load_config(config, environ()),
         flux=flux,
         jobs=jobs,
+        output_dir=output_dir,
     )
     if sys.stderr.isatty():
         with click.progressbar(
@@ -89,6 +90,13 @@ def generate_fleet_command(
     print_findings(result.findings)
     raise_for_problems(result)
     summary = write_fleet(result, output_dir, force=output.force)
+    skipped = sum(1 for outcome in result.outcomes if outcome.skipped)
+    note = (
+        f" ({skipped} cluster{'s' if skipped != 1 else ''} unchanged, not rendered)"
+        if skipped
+        else ""
+    )
     click.echo(
-        f"fleet {fleet_file}: {result.summary()}; {output_dir}: {summary.describe()}", err=True
+        f"fleet {fleet_file}: {result.summary()}; {output_dir}: {summary.describe()}{note}",
+        err=True,
     )

@@ -13,6 +13,14 @@ from typing import Any
 
 from generator.errors import CapzgenError, ExitCode, FleetInvalid
 from generator.findings import Finding, sort_findings
+from generator.fleet.digest import (
+    RECORD_NAME,
+    Record,
+    cluster_digest,
+    record_text,
+    run_fingerprint,
+    unchanged,
+)
 from generator.fleet.file import Fleet, check_patch_selectors
 from generator.fleet.rules import Fact, cross_cluster_findings, facts
 from generator.gitops import (
@@ -50,6 +58,9 @@ class FleetOptions:
     config: Mapping[str, Any] = field(default_factory=dict)  # clusterctl config file
     flux: FluxOptions | None = None  # name is ignored; path is the base (one folder per cluster)
     jobs: int | None = None  # worker processes; None: os.cpu_count()
+    # Where the fleet will be written: clusters whose inputs are the same as when capzgen wrote
+    # them there are not rendered again (``fleet.digest``). None: render everything.
+    output_dir: Path | None = None
 
 
 @dataclass
@@ -67,6 +78,9 @@ class ClusterOutcome:
     error: str | None = None
     objects: int = 0
     facts: list[Fact] = field(default_factory=list)
+    inputs: str | None = None  # digest of the cluster's inputs (recorded with its files)
+    skipped: bool = False  # inputs unchanged since written: not rendered, files left as they are
+    kept_files: int = 0  # files of a skipped cluster's folder (counted as unchanged)
 
 
 @dataclass
@@ -122,6 +136,7 @@ class _Job:
     inputs: Inputs
     index: int
     flux: FluxOptions | None
+    digest: str | None = None
 
 
 def cluster_source(name: str) -> str:
@@ -198,6 +213,7 @@ def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
         return outcome
     outcome.objects = len(rendered.objects)
     outcome.facts = list(facts(rendered.objects, cluster_source(request.name)))
+    outcome.inputs = job.digest
     return outcome
 
 
@@ -246,9 +262,14 @@ def render_fleet(
     """
     check_patch_selectors(fleet, options.patches)
     PipelineContext(options.settings).catalog(options.flavors_dirs)  # a missing folder fails here
-    jobs = _jobs(fleet, options)
+    jobs = _with_digests(_jobs(fleet, options), options)
+    kept = _unchanged(jobs, options.output_dir)
+    todo = [job for job in jobs if job.index not in kept]
+    if progress is not None and kept:
+        progress(len(kept))
     workers = max(1, options.jobs if options.jobs is not None else (os.cpu_count() or 1))
-    outcomes = list(_outcomes(jobs, min(workers, len(jobs)), progress, options.settings))
+    rendered = _outcomes(todo, min(workers, max(1, len(todo))), progress, options.settings)
+    outcomes = sorted([*kept.values(), *rendered], key=lambda outcome: outcome.index)
     findings = [f for o in outcomes for f in o.findings]
     findings.extend(cross_cluster_findings(fleet, outcomes, options.disabled_rules))
     errors = group_errors(outcomes)
@@ -282,22 +303,79 @@ def raise_for_problems(result: FleetResult) -> None:
         )
 
 
+# --- unchanged clusters --------------------------------------------------------------------------
+
+
+def _with_digests(jobs: list[_Job], options: FleetOptions) -> list[_Job]:
+    """Each job with the digest of its inputs (only when the output folder is known)."""
+    if options.output_dir is None:
+        return jobs
+    settings = options.settings
+    cached = settings.cache_dir("schemas")
+    schema_paths = [*options.schema_dirs, *settings.schema_path, *([cached] if cached else [])]
+    fingerprint = run_fingerprint(options.flavors_dirs, schema_paths, options.config)
+    return [
+        replace(
+            job,
+            digest=cluster_digest(
+                fingerprint,
+                job.request,
+                job.inputs.environ,
+                job.inputs.values_file,
+                job.flux,
+            ),
+        )
+        for job in jobs
+    ]
+
+
+def _unchanged(jobs: Sequence[_Job], directory: Path | None) -> dict[int, ClusterOutcome]:
+    """Outcomes, by fleet index, of the clusters written earlier from the same inputs."""
+    kept: dict[int, ClusterOutcome] = {}
+    if directory is None:
+        return kept
+    for job in jobs:
+        if job.digest is None:
+            continue
+        record = unchanged(directory / job.request.name, job.digest)
+        if record is not None:
+            kept[job.index] = ClusterOutcome(
+                name=job.request.name,
+                index=job.index,
+                findings=record.findings,
+                objects=record.objects,
+                facts=record.facts,
+                inputs=job.digest,
+                skipped=True,
+                kept_files=record.files,
+            )
+    return kept
+
+
 # --- writing -------------------------------------------------------------------------------------
 
 
 def plan_fleet(result: FleetResult, directory: Path, *, force: bool) -> list[WritePlan]:
-    """One write plan per cluster folder (``directory/<name>``); nothing is written."""
-    return [
-        plan_directory(directory / outcome.name, outcome.files, force=force)
-        for outcome in result.outcomes
-    ]
+    """One write plan per cluster folder (``directory/<name>``) that was rendered (a skipped
+    cluster's folder is already what it would be); nothing is written."""
+    plans = []
+    for outcome in result.outcomes:
+        if outcome.skipped:
+            continue
+        plan = plan_directory(directory / outcome.name, outcome.files, force=force)
+        if outcome.inputs is not None:
+            record = Record(outcome.inputs, outcome.objects, outcome.facts, outcome.findings)
+            plan.bookkeeping[RECORD_NAME] = record_text(record)
+        plans.append(plan)
+    return plans
 
 
 def write_fleet(result: FleetResult, directory: Path, *, force: bool) -> WriteSummary:
     """Write every cluster's folder, all at once; refuses (nothing written) if the fleet is invalid
     or any folder has a conflict. Folders of clusters no longer in the fleet are left alone."""
     raise_for_problems(result)
-    folders = [directory / outcome.name for outcome in result.outcomes]
+    folders = [directory / outcome.name for outcome in result.outcomes if not outcome.skipped]
     with open_transaction(directory, subfolders=folders) as transaction:
         plans = plan_fleet(result, directory, force=force)
-        return apply_plans(plans, transaction)
+        kept = sum(outcome.kept_files for outcome in result.outcomes)
+        return apply_plans(plans, transaction) + WriteSummary(unchanged=kept)
