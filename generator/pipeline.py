@@ -22,13 +22,20 @@ from generator.findings import Finding
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.model import Flavor
 from generator.flavors.render import build_environment, render_flavor
-from generator.flavors.values import resolve_values
+from generator.flavors.values import VALUES_FILE_LABEL, resolve_values
 from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
 from generator.request import ClusterRequest
 from generator.schemastore.store import SchemaStore
 from generator.settings import Settings
-from generator.substitution import Inputs, base_layers, parse_objects, substitute_template
+from generator.substitution import (
+    Inputs,
+    ValuesOrigin,
+    base_layers,
+    parse_objects,
+    substitute_template,
+)
 from generator.transform import apply_target_namespace
+from generator.unknown_vars import check_names, flavor_names, supplied_names, template_names
 from generator.validate import ValidationOptions
 from generator.variables import VariableStore, override_layer
 from generator.yamlio.emit import dump_documents
@@ -186,14 +193,18 @@ def build_store(request: ClusterRequest, inputs: Inputs) -> VariableStore:
     return VariableStore(
         [
             override_layer(overrides, "command line"),
-            override_layer(inputs.values_file, "values file"),
+            override_layer(inputs.values_file, VALUES_FILE_LABEL),
             *base,
         ]
     )
 
 
 def render_request(
-    request: ClusterRequest, store: VariableStore, *, context: PipelineContext | None = None
+    request: ClusterRequest,
+    store: VariableStore,
+    *,
+    context: PipelineContext | None = None,
+    values_origin: ValuesOrigin | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """Jinja (flavors only) then ``${VAR}`` substitution; returns text and the typed values used."""
     if request.template_text is not None:
@@ -201,7 +212,8 @@ def render_request(
     context = context or PipelineContext()
     catalog = context.catalog(request.flavors_dirs)
     flavor = context.flavor(request.flavors_dirs, request.flavor or "aks")
-    values, _sources = resolve_values(flavor, store)
+    locate = values_origin.where if values_origin is not None else None
+    values, _sources = resolve_values(flavor, store, locate=locate)
     log.info("rendering flavor %s", flavor.name)
     search_path = catalog.template_search_path(flavor)
     rendered = render_flavor(
@@ -214,6 +226,24 @@ def render_request(
     return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values
 
 
+def check_unknown_variables(
+    request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
+) -> None:
+    """Refuse ``--var``/values names the flavor does not declare or the template does not use
+    (see :mod:`generator.unknown_vars`); a template that cannot be parsed is left to the
+    substitution, which says where."""
+    given = supplied_names(request.variables, inputs.values_file, inputs.values_origin)
+    if not given:
+        return
+    if request.template_text is not None:
+        known = template_names(request.template_text)
+        if known is not None:
+            check_names(given, known, owner=f"template {request.template_source}")
+        return
+    flavor = (context or PipelineContext()).flavor(request.flavors_dirs, request.flavor or "aks")
+    check_names(given, flavor_names(flavor), owner=f"flavor {flavor.name}")
+
+
 def render_cluster(
     request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
 ) -> RenderedCluster:
@@ -222,8 +252,12 @@ def render_cluster(
     ``generate cluster`` (stdout, ``--write-to``, ``--output-dir``) and fleets share this stage.
     """
     check_special_flags(request)
+    if not request.allow_unknown_vars:
+        check_unknown_variables(request, inputs, context=context)
     store = build_store(request, inputs)
-    text, values = render_request(request, store, context=context)
+    text, values = render_request(
+        request, store, context=context, values_origin=inputs.values_origin
+    )
     objects = parse_objects(text, GENERATED_SOURCE)
     if request.target_namespace:
         objects = apply_target_namespace(objects, request.target_namespace)

@@ -32,6 +32,7 @@ class ClusterRequest:
     worker_machine_count: int | None = None
     target_namespace: str | None = None
     variables: Mapping[str, str] = field(default_factory=dict)  # --var KEY=VALUE
+    allow_unknown_vars: bool = False  # --var/--values names nothing uses are not an error
     schema_dirs: Sequence[Path] = ()
     flavors_dirs: Sequence[Path] = ()
     validate: bool = True

@@ -33,7 +33,7 @@ from generator.cli.options import (
 from generator.clusterctl_config import load_config
 from generator.errors import UsageError, ValidationFailed
 from generator.request import ClusterRequest
-from generator.substitution import Inputs
+from generator.substitution import Inputs, ValuesOrigin
 
 if TYPE_CHECKING:
     from generator.gitops import FluxOptions
@@ -83,13 +83,16 @@ class ValueSources(NamedTuple):
     var_items: tuple[str, ...]
     values_file: str | None
     config: Path | None
+    allow_unknown_vars: bool
 
     def inputs(self) -> Inputs:
         """Variable inputs: the run's environment, the clusterctl config, the ``--values`` file."""
+        values, origin = load_values_file(self.values_file) if self.values_file else ({}, None)
         return Inputs(
             environ=environ(),
             config=load_config(self.config, environ()),
-            values_file=load_values_file(self.values_file) if self.values_file else {},
+            values_file=values,
+            values_origin=origin or ValuesOrigin(),
         )
 
 
@@ -111,6 +114,11 @@ value_sources = bundle(
             help="YAML file of typed variable values (lists and objects allowed).",
         ),
         config_option,
+        click.option(
+            "--allow-unknown-vars",
+            is_flag=True,
+            help="Accept --var and --values names the flavor (or template) does not use.",
+        ),
     ],
 )
 
@@ -213,6 +221,7 @@ def _request(
         worker_machine_count=flags.worker_machine_count,
         target_namespace=flags.target_namespace,
         variables=parse_var_options(values.var_items),
+        allow_unknown_vars=values.allow_unknown_vars,
         schema_dirs=schema_dirs,
         flavors_dirs=flavors_dirs,
         validate=not validation.no_validate,

@@ -42,6 +42,11 @@ from generator.patches import load_patch_files
     metavar="N",
     help="Worker processes  [default: the number of CPU cores]",
 )
+@click.option(
+    "--allow-unknown-vars",
+    is_flag=True,
+    help="Accept values names the cluster's flavor does not use.",
+)
 def generate_fleet_command(
     fleet_file: str,
     output: OutputChoice,
@@ -51,6 +56,7 @@ def generate_fleet_command(
     flavors_dirs: tuple[Path, ...],
     validation: ValidationChoice,
     jobs: int | None,
+    allow_unknown_vars: bool,
 ) -> None:
     """Render every cluster of FLEET.yaml into DIR/<name>/, validated together.
 
@@ -78,6 +84,7 @@ def generate_fleet_command(
         config=load_config(config, environ()),
         flux=flux,
         jobs=jobs,
+        allow_unknown_vars=allow_unknown_vars,
     )
     if sys.stderr.isatty():
         with click.progressbar(

@@ -28,7 +28,7 @@ from generator.pipeline import PipelineContext, check_output, render_cluster
 from generator.request import ClusterRequest
 from generator.settings import Settings
 from generator.staging import open_transaction
-from generator.substitution import Inputs
+from generator.substitution import Inputs, ValuesOrigin
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,7 @@ class FleetOptions:
     config: Mapping[str, Any] = field(default_factory=dict)  # clusterctl config file
     flux: FluxOptions | None = None  # name is ignored; path is the base (one folder per cluster)
     jobs: int | None = None  # worker processes; None: os.cpu_count()
+    allow_unknown_vars: bool = False  # values names no flavor uses are not an error
 
 
 @dataclass
@@ -148,9 +149,14 @@ def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
             cel=options.cel,
             ignore_missing_schemas=options.ignore_missing_schemas,
             patches=(*cluster.overrides, *options.patches),
+            allow_unknown_vars=options.allow_unknown_vars,
         )
         inputs = Inputs(
-            environ=options.settings.environ, config=options.config, values_file=cluster.values
+            environ=options.settings.environ,
+            config=options.config,
+            values_file=cluster.values,
+            # defaults and the cluster's own values are merged: the file, without a line
+            values_origin=ValuesOrigin(f"values of {fleet.source}"),
         )
         flux = None
         if options.flux is not None:
