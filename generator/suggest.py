@@ -54,7 +54,7 @@ def closest(word: str, candidates: Iterable[str], *, limit: int = 3) -> list[str
         folded = fold(candidate)
         score = distance(target, folded)
         # A word that merely extends or truncates a candidate ("NODE_POOL" / "NODE_POOLS") counts
-        # as near as one edit however long the rest is (at least four characters shared).
+        # as near as one edit, provided it is at least half of the other (and four characters).
         if _affix(target, folded):
             score = min(score, 1)
         if score > allowed:
@@ -65,7 +65,8 @@ def closest(word: str, candidates: Iterable[str], *, limit: int = 3) -> list[str
 
 def _affix(target: str, folded: str) -> bool:
     shorter, longer = sorted((target, folded), key=len)
-    return len(shorter) >= 4 and (longer.startswith(shorter) or longer.endswith(shorter))
+    shares_most = len(shorter) >= 4 and 2 * len(shorter) >= len(longer)
+    return shares_most and (longer.startswith(shorter) or longer.endswith(shorter))
 
 
 def did_you_mean(word: str, candidates: Iterable[str], *, limit: int = 1) -> str:
