@@ -26,9 +26,10 @@ LIBRARY_DIR = "_lib"  # shared macros; folders starting with "_" are never flavo
 
 # CAPZ v1.26.0's template names (cluster-template-<name>.yaml in its release) -> the built-in flavor
 # rendering the same cluster, so `--flavor aks-aso` works as it does with clusterctl. CAPZ's legacy
-# names aks, aks-clusterclass, aks-topology and aks-multi-tenancy are not aliases: capzgen's own
-# flavors of those names come first (CAPZ's legacy `aks` is our aks-multi-tenancy: aks-legacy plus
-# its AzureClusterIdentity; CAPZ's legacy clusterclass and topology templates have no counterpart).
+# names aks, aks-clusterclass and aks-topology cannot be aliases: capzgen's own (ASO) flavors of
+# those names come first. CAPZ's legacy `aks` template is our aks-legacy (with an existing
+# AzureClusterIdentity) or aks-multi-tenancy (with it); its legacy clusterclass and topology
+# templates have no counterpart.
 ALIASES: dict[str, str] = {
     "aks-aso": "aks",
     "aks-aso-clusterclass": "aks-clusterclass",
