@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from generator.envsubst import substitute
@@ -35,11 +36,14 @@ class ValuesOrigin:
     text: str | None = None  # the file's text; None: no line numbers (e.g. merged fleet values)
     document: int = 0  # index of the YAML document holding the values
 
+    @cached_property
+    def _locator(self) -> LineLocator | None:
+        """Parsed once, on the first question (most runs never ask)."""
+        return None if self.text is None else LineLocator(self.text)
+
     def where(self, path: JsonPath) -> str:
         """``file:line`` of ``path`` inside the values, or just the source without the text."""
-        if self.text is None:
-            return self.source
-        line = LineLocator(self.text).line_of(self.document, path)
+        line = None if self._locator is None else self._locator.line_of(self.document, path)
         return self.source if line is None else f"{self.source}:{line}"
 
 
