@@ -21,7 +21,9 @@ _DATA_DIR = Path(__file__).resolve().parent / "data"
 
 # Standard_<family: 1-4 capitals><vCPUs>[-<constrained vCPUs>][<features: lower case>][_<suffix>...]
 # e.g. Standard_D4s_v5, Standard_NC24ads_A100_v4, Standard_M416-208s_v2, Standard_B2ms, Basic_A0.
-VM_SIZE = re.compile(r"^(Standard|Basic)_[A-Z]{1,4}[0-9]+(-[0-9]+)?[a-z]*(_[A-Za-z0-9]+)*$")
+VM_SIZE = re.compile(
+    r"^(Standard|Basic)_[A-Z]{1,4}[0-9]+(-[0-9]+)?[a-z]*(_[A-Za-z0-9]+)*$", re.IGNORECASE
+)
 VM_SIZE_SHAPE = (
     "Standard_<family><vCPUs>[<features>][_<version>], e.g. Standard_D4s_v5 or Standard_B2ms"
 )

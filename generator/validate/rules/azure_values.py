@@ -92,7 +92,7 @@ REGION = Rule(
 VM_SIZE_RULE = Rule(
     "CAPZ-VM-SIZE",
     "Agent pool vmSize (legacy: AzureManagedMachinePool sku) is a VM size name: "
-    "Standard_<family><vCPUs>[features][_version] (K9, §4)",
+    "Standard_<family><vCPUs>[features][_version], in any case as Azure reads it (K9, §4)",
     Severity.ERROR,
     _check_vm_size,
 )
