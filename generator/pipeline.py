@@ -128,6 +128,10 @@ def check_special_flags(request: ClusterRequest) -> None:
     if request.kubernetes_version and not is_semver(request.kubernetes_version):
         msg = f"invalid KubernetesVersion {request.kubernetes_version!r}. Please use a semantic version number"
         raise UsageError(msg)
+    count = request.control_plane_machine_count
+    if count is not None and count < 1:
+        msg = "invalid ControlPlaneMachineCount. Please use a number greater than or equal to 1"
+        raise UsageError(msg)
     if request.worker_machine_count is not None and request.worker_machine_count < 0:
         msg = "invalid WorkerMachineCount. Please use a number greater than or equal to 0"
         raise UsageError(msg)
@@ -146,6 +150,8 @@ def flag_overrides(
     values["NAMESPACE"] = request.target_namespace or "default"
     if request.kubernetes_version:
         values["KUBERNETES_VERSION"] = request.kubernetes_version
+    if request.control_plane_machine_count is not None:
+        values["CONTROL_PLANE_MACHINE_COUNT"] = str(request.control_plane_machine_count)
     if request.worker_machine_count is not None:
         values["WORKER_MACHINE_COUNT"] = str(request.worker_machine_count)
     if clusterctl_counts is not None:

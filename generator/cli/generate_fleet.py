@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from generator.cli.common import current_settings, environ, print_findings
+from generator.cli.completion import complete_paths
 from generator.cli.gitops_output import flux_options
 from generator.cli.options import (
     OutputChoice,
@@ -28,7 +29,7 @@ from generator.patches import load_patch_files
 
 
 @click.command("fleet")
-@click.argument("fleet_file", metavar="FLEET.yaml")
+@click.argument("fleet_file", metavar="FLEET.yaml", shell_complete=complete_paths)
 @output_options(fleet=True)
 @patch_option
 @config_option
