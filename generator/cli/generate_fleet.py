@@ -21,6 +21,7 @@ from generator.cli.options import (
     schema_dir_option,
     validation_options,
 )
+from generator.cli.progress import ProgressBar
 from generator.clusterctl_config import load_config
 from generator.fleet.file import load_fleet
 from generator.fleet.render import FleetOptions, raise_for_problems, render_fleet, write_fleet
@@ -81,9 +82,7 @@ def generate_fleet_command(
         jobs=jobs,
     )
     if sys.stderr.isatty():
-        with click.progressbar(
-            length=len(fleet.clusters), label="Rendering clusters", file=sys.stderr
-        ) as bar:
+        with ProgressBar(len(fleet.clusters), sys.stderr) as bar:
             result = render_fleet(fleet, options, progress=bar.update)
     else:
         result = render_fleet(fleet, options)
