@@ -64,11 +64,6 @@ class Response(Protocol):
 Opener = Callable[[urllib.request.Request, float], Response]
 
 
-def is_url(location: str) -> bool:
-    """Whether ``--from`` names a download rather than a local file (``file://`` is local)."""
-    return urllib.parse.urlsplit(location).scheme.lower() in ("http", "https")
-
-
 def _is_loopback(host: str | None) -> bool:
     if not host:
         return False
@@ -206,7 +201,8 @@ def _read_body(response: Response, url: str, options: FetchOptions, deadline: fl
 
 
 def _too_large(url: str, limit: int) -> InputOutputError:
-    msg = f"template is larger than {limit / (1 << 20):g} MiB"
+    size = f"{limit / (1 << 20):g} MiB" if limit >= 1 << 20 else f"{limit} bytes"
+    msg = f"template is larger than {size}"
     return InputOutputError(msg, location=Location(file=url))
 
 
