@@ -51,8 +51,13 @@ _GITHUB_FORMS = (
 class Response(Protocol):
     """What a download needs of an HTTP response (``http.client.HTTPResponse`` has it)."""
 
-    status: int
-    headers: Mapping[str, str]
+    @property
+    def status(self) -> int:
+        """The HTTP status code."""
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The response headers (``get`` is what is used)."""
 
     def read(self, size: int = -1, /) -> bytes:
         """Up to ``size`` bytes of the body."""
