@@ -241,6 +241,11 @@ class _Answer(io.BytesIO):
         super().__init__(body)
         self.status = status
         self.headers: dict[str, str] = {}
+        self.reads = 0
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        self.reads += 1
+        return super().read(size)
 
 
 def _refuse(request: urllib.request.Request, timeout: float) -> Response:
@@ -301,3 +306,32 @@ def test_a_status_other_than_200_is_an_error() -> None:
     with pytest.raises(InputOutputError) as caught:
         fetch_template("https://example.com/t.yaml", FetchOptions(opener=opener))
     assert caught.value.message == "cannot download template: failed to get file, got 204"
+
+
+def test_a_custom_opener_may_answer_not_modified_directly(tmp_path: Path) -> None:
+    answers = [_Answer(TEMPLATE.encode()), _Answer(b"", status=304)]
+    answers[0].headers["ETag"] = '"v1"'
+    sent: list[str | None] = []
+
+    def opener(request: urllib.request.Request, timeout: float) -> Response:
+        sent.append(request.get_header("If-none-match"))
+        return answers.pop(0)
+
+    options = FetchOptions(cache_dir=tmp_path, opener=opener)
+    assert fetch_template("https://example.com/t.yaml", options).text == TEMPLATE
+    assert fetch_template("https://example.com/t.yaml", options).text == TEMPLATE
+    assert sent == [None, '"v1"']
+
+
+def test_a_declared_length_over_the_bound_is_refused_before_reading() -> None:
+    answer = _Answer(b"never read")
+    answer.headers["Content-Length"] = "1000"
+
+    def opener(request: urllib.request.Request, timeout: float) -> Response:
+        return answer
+
+    with pytest.raises(InputOutputError) as caught:
+        fetch_template("https://example.com/t.yaml", FetchOptions(max_bytes=100, opener=opener))
+    assert caught.value.message == "template is larger than 100 bytes"
+    assert answer.reads == 0
+    assert answer.closed
