@@ -24,6 +24,7 @@ from generator.flavors.model import Flavor
 from generator.flavors.render import build_environment, render_flavor
 from generator.flavors.values import VALUES_FILE_LABEL, resolve_values
 from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
+from generator.provenance import PatchChange, attribute_findings
 from generator.request import ClusterRequest
 from generator.schemastore.store import SchemaStore
 from generator.settings import Settings
@@ -66,11 +67,13 @@ class ClusterResult:
 
 @dataclass
 class RenderedCluster:
-    """A cluster rendered, namespaced and patched, not yet validated."""
+    """A cluster rendered, namespaced and patched, not yet validated; ``changes`` lists the
+    fields patches changed (so that findings on them name the patch)."""
 
     text: str
     objects: list[Any]
     variables: dict[str, Any]
+    changes: tuple[PatchChange, ...] = ()
 
 
 class PipelineContext:
@@ -135,6 +138,10 @@ def check_special_flags(request: ClusterRequest) -> None:
     if request.kubernetes_version and not is_semver(request.kubernetes_version):
         msg = f"invalid KubernetesVersion {request.kubernetes_version!r}. Please use a semantic version number"
         raise UsageError(msg)
+    count = request.control_plane_machine_count
+    if count is not None and count < 1:
+        msg = "invalid ControlPlaneMachineCount. Please use a number greater than or equal to 1"
+        raise UsageError(msg)
     if request.worker_machine_count is not None and request.worker_machine_count < 0:
         msg = "invalid WorkerMachineCount. Please use a number greater than or equal to 0"
         raise UsageError(msg)
@@ -153,6 +160,8 @@ def flag_overrides(
     values["NAMESPACE"] = request.target_namespace or "default"
     if request.kubernetes_version:
         values["KUBERNETES_VERSION"] = request.kubernetes_version
+    if request.control_plane_machine_count is not None:
+        values["CONTROL_PLANE_MACHINE_COUNT"] = str(request.control_plane_machine_count)
     if request.worker_machine_count is not None:
         values["WORKER_MACHINE_COUNT"] = str(request.worker_machine_count)
     if clusterctl_counts is not None:
@@ -261,12 +270,15 @@ def render_cluster(
     objects = parse_objects(text, GENERATED_SOURCE)
     if request.target_namespace:
         objects = apply_target_namespace(objects, request.target_namespace)
+    changes: list[PatchChange] = []
     if request.patches:
         # lazy: the patch model costs ~5 ms of start-up; only runs with patches load it
         from generator.patches import apply_patches
 
-        objects = apply_patches(objects, request.patches, cluster=request.name)
-    return RenderedCluster(text=dump_documents(objects), objects=objects, variables=values)
+        objects = apply_patches(objects, request.patches, cluster=request.name, changes=changes)
+    return RenderedCluster(
+        text=dump_documents(objects), objects=objects, variables=values, changes=tuple(changes)
+    )
 
 
 def generate_cluster(
@@ -277,7 +289,9 @@ def generate_cluster(
     rendered = render_cluster(request, inputs, context=context)
     findings: list[Finding] = []
     if request.validate:
-        findings = validate_output(rendered.text, request, context=context)
+        findings = validate_output(
+            rendered.text, request, context=context, changes=rendered.changes
+        )
     return ClusterResult(
         text=rendered.text,
         objects=rendered.objects,
@@ -318,12 +332,18 @@ def check_output(
 
 
 def validate_output(
-    output: str, request: ClusterRequest, *, context: PipelineContext | None = None
+    output: str,
+    request: ClusterRequest,
+    *,
+    context: PipelineContext | None = None,
+    changes: Sequence[PatchChange] = (),
 ) -> list[Finding]:
-    """Validate the serialised output, so finding line numbers point into what would be written."""
+    """Validate the serialised output, so finding line numbers point into what would be written;
+    findings on fields in ``changes`` also name the patch that changed them."""
     report = check_output(output, request, context=context)
+    findings = attribute_findings(report.findings, changes)
     if report.has_errors:
         raise ValidationFailed(
-            report.findings, summary=f"generated manifests are invalid ({report.summary()})"
+            findings, summary=f"generated manifests are invalid ({report.summary()})"
         )
-    return report.findings
+    return findings

@@ -15,6 +15,7 @@ from typing import Any
 import click
 import yaml
 
+from generator.cli.completion import complete_flavors
 from generator.errors import FlavorError, Location
 from generator.flavors import render
 from generator.flavors.catalog import FlavorCatalog
@@ -61,7 +62,7 @@ def _aliases_note(catalog: FlavorCatalog, flavor: Flavor) -> str:
 
 
 @flavors.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_flavors)
 @flavors_dir_option
 def show_command(name: str, flavors_dirs: tuple[Path, ...]) -> None:
     """Describe flavor NAME: its variables, notes and the objects it renders."""

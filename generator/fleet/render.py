@@ -25,6 +25,7 @@ from generator.gitops import (
 )
 from generator.patches import PatchDocument
 from generator.pipeline import PipelineContext, check_output, render_cluster
+from generator.provenance import attribute_findings
 from generator.request import ClusterRequest
 from generator.settings import Settings
 from generator.staging import open_transaction
@@ -190,9 +191,8 @@ def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
         rendered = render_cluster(request, job.inputs, context=context)
         if request.validate:
             source = cluster_source(request.name)
-            outcome.findings = check_output(
-                rendered.text, request, context=context, source=source
-            ).findings
+            report = check_output(rendered.text, request, context=context, source=source)
+            outcome.findings = attribute_findings(report.findings, rendered.changes)
         outcome.files = render_files(rendered.objects, flux=job.flux)
     except CapzgenError as error:
         if error.exit_code is ExitCode.USAGE:
