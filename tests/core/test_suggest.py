@@ -115,7 +115,7 @@ def test_kubernetes_range_is_read_from_its_data_file() -> None:
         ("Standard_Foo", False),
         ("D4s_v5", False),
         ("standard_d4s_v5", True),
-        ("standard_D4s_v5", False),
+        ("standard_D4s_v5", True),
         ("Standard_D4s v5", False),
     ],
 )
