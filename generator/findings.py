@@ -76,13 +76,31 @@ class Subject:
 
 
 @dataclass(frozen=True, slots=True)
+class PatchRef:
+    """The patch document that last changed what a finding is about (``--patch``, fleet
+    overrides): the object on the rendered line may be right, the patch is what to fix."""
+
+    file: str
+    document: int | None = None  # 0-based index of the YAML document in ``file``
+    where: str | None = None  # JSON path inside ``file`` (a fleet file's overrides)
+
+    def label(self) -> str:
+        """``patch.yaml (document 2)``, or ``fleet.yaml clusters[0].overrides[1]``."""
+        if self.where:
+            return f"{self.file} {self.where}"
+        if self.document is not None:
+            return f"{self.file} (document {self.document + 1})"
+        return self.file
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem a check found, and where.
 
     ``path`` is absolute inside the top-level document, even for a finding about an embedded
     resource (:attr:`display_path` is the relative one); ``line`` (1-based) is added after
     validation, where the text is at hand. ``hint`` is a remedy shown once per run and does not take
-    part in equality.
+    part in equality; nor does ``patch``, the patch document that changed the field, when one did.
     """
 
     severity: Severity
@@ -93,6 +111,7 @@ class Finding:
     line: int | None = None
     origin: str = "capzgen"
     hint: str | None = field(default=None, compare=False)
+    patch: PatchRef | None = field(default=None, compare=False)
 
     @property
     def is_error(self) -> bool:
@@ -118,8 +137,11 @@ class Finding:
         )
 
     def to_text(self) -> str:
-        """One line: ``file:line: Kind/name: path: [warning: ]message (rule) [origin]``."""
+        """One line: ``file:line: Kind/name: path: [warning: ]message (rule) [origin]``; a
+        finding on a patched field starts with the patch: ``patch.yaml (document 2) -> file:line``."""
         where = self.subject.file + (f":{self.line}" if self.line is not None else "")
+        if self.patch is not None:
+            where = f"{self.patch.label()} -> {where}"
         path = self.display_path or "(object)"
         prefix = "" if self.severity is Severity.ERROR else f"{self.severity.value}: "
         origin = "" if self.origin == "capzgen" else f" [{self.origin}]"
@@ -134,6 +156,8 @@ class Finding:
         data["severity"] = self.severity.value
         data["path"] = format_path(self.path)
         data["display_path"] = self.display_path
+        if self.patch is None:
+            del data["patch"]  # only findings on patched fields carry the key
         subject = data.pop("subject")
         subject["embedded_path"] = (
             format_path(self.subject.embedded_path)

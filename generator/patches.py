@@ -29,8 +29,9 @@ from typing import Any
 import jsonschema_rs
 
 from generator.errors import Location, PatchError
-from generator.findings import format_path
+from generator.findings import JsonPath, PatchRef, format_path
 from generator.jsonpatch import PatchFailure, apply_json_patch, json_type_name, merge_patch
+from generator.provenance import PatchChange, changed_paths
 from generator.resources import builtin_schemas_dir
 from generator.yamlio.load import load_documents, read_source
 
@@ -89,6 +90,10 @@ class PatchDocument:
     def applies_to(self, cluster: str) -> bool:
         """Whether the patch is for ``cluster``; without a ``clusters`` list it is for all."""
         return self.clusters is None or cluster in self.clusters
+
+    def reference(self) -> PatchRef:
+        """How findings on fields this patch changed name it."""
+        return PatchRef(self.source, self.index, self.where)
 
     def location(self) -> Location:
         """Where errors about this patch point: its file, document, target and (fleets) path."""
@@ -192,18 +197,24 @@ def load_patch_files(paths: Sequence[str]) -> tuple[PatchDocument, ...]:
 
 
 def apply_patches(
-    objects: Sequence[Any], patches: Sequence[PatchDocument], *, cluster: str
+    objects: Sequence[Any],
+    patches: Sequence[PatchDocument],
+    *,
+    cluster: str,
+    changes: list[PatchChange] | None = None,
 ) -> list[Any]:
     """Apply every patch that applies to ``cluster``, in order; the inputs are left untouched.
 
     A patch changes every object its target matches; one that matches nothing raises PatchError.
+    With ``changes``, every field each patch changed is appended to it (see
+    :mod:`generator.provenance`), so findings on those fields can name the patch.
     """
     applicable = [p for p in patches if p.applies_to(cluster)]
     if not applicable:
         return list(objects)
     result = copy.deepcopy(list(objects))
     for patch in applicable:
-        if _apply_one(result, patch, cluster) == 0:
+        if _apply_one(result, patch, cluster, changes) == 0:
             msg = f"patch target {patch.target.label(cluster)} matches no object"
             raise PatchError(
                 msg,
@@ -213,7 +224,25 @@ def apply_patches(
     return result
 
 
-def _apply_one(objects: list[Any], patch: PatchDocument, cluster: str) -> int:
+def _record(
+    changes: list[PatchChange] | None,
+    patch: PatchDocument,
+    where: tuple[int, JsonPath],
+    before: Any,
+    after: Any,
+) -> None:
+    if changes is None:
+        return
+    document, prefix = where
+    ref = patch.reference()
+    changes.extend(
+        PatchChange(document, path, ref) for path in changed_paths(before, after, prefix)
+    )
+
+
+def _apply_one(
+    objects: list[Any], patch: PatchDocument, cluster: str, changes: list[PatchChange] | None
+) -> int:
     target = patch.target
     matched = 0
     for position, obj in enumerate(objects):
@@ -229,6 +258,7 @@ def _apply_one(objects: list[Any], patch: PatchDocument, cluster: str) -> int:
                     msg,
                     location=patch.location(),
                 )
+            _record(changes, patch, (position, ()), obj, patched)
             objects[position] = patched
             matched += 1
             continue
@@ -240,7 +270,10 @@ def _apply_one(objects: list[Any], patch: PatchDocument, cluster: str) -> int:
         embedded = target.embedded
         for index, resource in enumerate(resources):
             if _matches(resource, embedded.kind, embedded.name, embedded.api_version, cluster):
-                resources[index] = _patched(resource, patch, cluster)
+                patched = _patched(resource, patch, cluster)
+                where = (position, ("spec", "resources", index))
+                _record(changes, patch, where, resource, patched)
+                resources[index] = patched
                 matched += 1
     return matched
 

@@ -22,13 +22,21 @@ from generator.findings import Finding
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.model import Flavor
 from generator.flavors.render import build_environment, render_flavor
-from generator.flavors.values import resolve_values
+from generator.flavors.values import VALUES_FILE_LABEL, resolve_values
 from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
+from generator.provenance import PatchChange, attribute_findings
 from generator.request import ClusterRequest
 from generator.schemastore.store import SchemaStore
 from generator.settings import Settings
-from generator.substitution import Inputs, base_layers, parse_objects, substitute_template
+from generator.substitution import (
+    Inputs,
+    ValuesOrigin,
+    base_layers,
+    parse_objects,
+    substitute_template,
+)
 from generator.transform import apply_target_namespace
+from generator.unknown_vars import check_names, flavor_names, supplied_names, template_names
 from generator.validate import ValidationOptions
 from generator.variables import VariableStore, override_layer
 from generator.yamlio.emit import dump_documents
@@ -59,11 +67,13 @@ class ClusterResult:
 
 @dataclass
 class RenderedCluster:
-    """A cluster rendered, namespaced and patched, not yet validated."""
+    """A cluster rendered, namespaced and patched, not yet validated; ``changes`` lists the
+    fields patches changed (so that findings on them name the patch)."""
 
     text: str
     objects: list[Any]
     variables: dict[str, Any]
+    changes: tuple[PatchChange, ...] = ()
 
 
 class PipelineContext:
@@ -128,6 +138,10 @@ def check_special_flags(request: ClusterRequest) -> None:
     if request.kubernetes_version and not is_semver(request.kubernetes_version):
         msg = f"invalid KubernetesVersion {request.kubernetes_version!r}. Please use a semantic version number"
         raise UsageError(msg)
+    count = request.control_plane_machine_count
+    if count is not None and count < 1:
+        msg = "invalid ControlPlaneMachineCount. Please use a number greater than or equal to 1"
+        raise UsageError(msg)
     if request.worker_machine_count is not None and request.worker_machine_count < 0:
         msg = "invalid WorkerMachineCount. Please use a number greater than or equal to 0"
         raise UsageError(msg)
@@ -146,6 +160,8 @@ def flag_overrides(
     values["NAMESPACE"] = request.target_namespace or "default"
     if request.kubernetes_version:
         values["KUBERNETES_VERSION"] = request.kubernetes_version
+    if request.control_plane_machine_count is not None:
+        values["CONTROL_PLANE_MACHINE_COUNT"] = str(request.control_plane_machine_count)
     if request.worker_machine_count is not None:
         values["WORKER_MACHINE_COUNT"] = str(request.worker_machine_count)
     if clusterctl_counts is not None:
@@ -186,14 +202,18 @@ def build_store(request: ClusterRequest, inputs: Inputs) -> VariableStore:
     return VariableStore(
         [
             override_layer(overrides, "command line"),
-            override_layer(inputs.values_file, "values file"),
+            override_layer(inputs.values_file, VALUES_FILE_LABEL),
             *base,
         ]
     )
 
 
 def render_request(
-    request: ClusterRequest, store: VariableStore, *, context: PipelineContext | None = None
+    request: ClusterRequest,
+    store: VariableStore,
+    *,
+    context: PipelineContext | None = None,
+    values_origin: ValuesOrigin | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """Jinja (flavors only) then ``${VAR}`` substitution; returns text and the typed values used."""
     if request.template_text is not None:
@@ -201,7 +221,8 @@ def render_request(
     context = context or PipelineContext()
     catalog = context.catalog(request.flavors_dirs)
     flavor = context.flavor(request.flavors_dirs, request.flavor or "aks")
-    values, _sources = resolve_values(flavor, store)
+    locate = values_origin.where if values_origin is not None else None
+    values, _sources = resolve_values(flavor, store, locate=locate)
     log.info("rendering flavor %s", flavor.name)
     search_path = catalog.template_search_path(flavor)
     rendered = render_flavor(
@@ -214,6 +235,24 @@ def render_request(
     return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values
 
 
+def check_unknown_variables(
+    request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
+) -> None:
+    """Refuse ``--var``/values names the flavor does not declare or the template does not use
+    (see :mod:`generator.unknown_vars`); a template that cannot be parsed is left to the
+    substitution, which says where."""
+    given = supplied_names(request.variables, inputs.values_file, inputs.values_origin)
+    if not given:
+        return
+    if request.template_text is not None:
+        known = template_names(request.template_text)
+        if known is not None:
+            check_names(given, known, owner=f"template {request.template_source}")
+        return
+    flavor = (context or PipelineContext()).flavor(request.flavors_dirs, request.flavor or "aks")
+    check_names(given, flavor_names(flavor), owner=f"flavor {flavor.name}")
+
+
 def render_cluster(
     request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
 ) -> RenderedCluster:
@@ -222,17 +261,24 @@ def render_cluster(
     ``generate cluster`` (stdout, ``--write-to``, ``--output-dir``) and fleets share this stage.
     """
     check_special_flags(request)
+    if not request.allow_unknown_vars:
+        check_unknown_variables(request, inputs, context=context)
     store = build_store(request, inputs)
-    text, values = render_request(request, store, context=context)
+    text, values = render_request(
+        request, store, context=context, values_origin=inputs.values_origin
+    )
     objects = parse_objects(text, GENERATED_SOURCE)
     if request.target_namespace:
         objects = apply_target_namespace(objects, request.target_namespace)
+    changes: list[PatchChange] = []
     if request.patches:
         # lazy: the patch model costs ~5 ms of start-up; only runs with patches load it
         from generator.patches import apply_patches
 
-        objects = apply_patches(objects, request.patches, cluster=request.name)
-    return RenderedCluster(text=dump_documents(objects), objects=objects, variables=values)
+        objects = apply_patches(objects, request.patches, cluster=request.name, changes=changes)
+    return RenderedCluster(
+        text=dump_documents(objects), objects=objects, variables=values, changes=tuple(changes)
+    )
 
 
 def generate_cluster(
@@ -243,7 +289,9 @@ def generate_cluster(
     rendered = render_cluster(request, inputs, context=context)
     findings: list[Finding] = []
     if request.validate:
-        findings = validate_output(rendered.text, request, context=context)
+        findings = validate_output(
+            rendered.text, request, context=context, changes=rendered.changes
+        )
     return ClusterResult(
         text=rendered.text,
         objects=rendered.objects,
@@ -284,12 +332,18 @@ def check_output(
 
 
 def validate_output(
-    output: str, request: ClusterRequest, *, context: PipelineContext | None = None
+    output: str,
+    request: ClusterRequest,
+    *,
+    context: PipelineContext | None = None,
+    changes: Sequence[PatchChange] = (),
 ) -> list[Finding]:
-    """Validate the serialised output, so finding line numbers point into what would be written."""
+    """Validate the serialised output, so finding line numbers point into what would be written;
+    findings on fields in ``changes`` also name the patch that changed them."""
     report = check_output(output, request, context=context)
+    findings = attribute_findings(report.findings, changes)
     if report.has_errors:
         raise ValidationFailed(
-            report.findings, summary=f"generated manifests are invalid ({report.summary()})"
+            findings, summary=f"generated manifests are invalid ({report.summary()})"
         )
-    return report.findings
+    return findings

@@ -29,9 +29,11 @@ class ClusterRequest:
     template_text: str | None = None  # --from: a clusterctl template (no Jinja)
     template_source: str = "<template>"
     kubernetes_version: str | None = None
+    control_plane_machine_count: int | None = None  # clusterctl's flag; AKS flavors ignore it
     worker_machine_count: int | None = None
     target_namespace: str | None = None
     variables: Mapping[str, str] = field(default_factory=dict)  # --var KEY=VALUE
+    allow_unknown_vars: bool = False  # --var/--values names nothing uses are not an error
     schema_dirs: Sequence[Path] = ()
     flavors_dirs: Sequence[Path] = ()
     validate: bool = True

@@ -9,13 +9,42 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from generator.envsubst import substitute
-from generator.errors import Location, TemplateSyntaxError, YamlError
+from generator.errors import Location, MissingVariablesError, TemplateSyntaxError, YamlError
+from generator.findings import JsonPath
 from generator.variables import Layer, VariableStore, config_layer, environment_layer
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import load_documents
+from generator.yamlio.locate import LineLocator
+
+# What `generate yaml` accepts: it has no --var or --values (clusterctl's command has neither).
+YAML_MISSING_HINT = (
+    "set them in the environment or in the clusterctl config file (--config, else "
+    "$XDG_CONFIG_HOME/cluster-api/clusterctl.yaml or ~/.cluster-api/clusterctl.yaml)"
+)
+
+
+@dataclass(frozen=True)
+class ValuesOrigin:
+    """Where the typed values (``--values``, a fleet's ``values``) were written, so a message can
+    name the file and, when its text is known, the line of a key."""
+
+    source: str = "values file"
+    text: str | None = None  # the file's text; None: no line numbers (e.g. merged fleet values)
+    document: int = 0  # index of the YAML document holding the values
+
+    @cached_property
+    def _locator(self) -> LineLocator | None:
+        """Parsed once, on the first question (most runs never ask)."""
+        return None if self.text is None else LineLocator(self.text)
+
+    def where(self, path: JsonPath) -> str:
+        """``file:line`` of ``path`` inside the values, or just the source without the text."""
+        line = None if self._locator is None else self._locator.line_of(self.document, path)
+        return self.source if line is None else f"{self.source}:{line}"
 
 
 @dataclass(frozen=True)
@@ -25,6 +54,7 @@ class Inputs:
     environ: Mapping[str, str]
     config: Mapping[str, Any] = field(default_factory=dict)
     values_file: Mapping[str, Any] = field(default_factory=dict)
+    values_origin: ValuesOrigin = field(default_factory=ValuesOrigin)
 
 
 def base_layers(inputs: Inputs) -> list[Layer]:
@@ -62,4 +92,9 @@ def parse_objects(text: str, source: str) -> list[Any]:
 def generate_yaml(text: str, *, source: str, inputs: Inputs) -> str:
     """``clusterctl generate yaml``: substitute, parse and re-serialise the template."""
     store = VariableStore(base_layers(inputs))
-    return dump_documents(parse_objects(substitute_template(text, store, source=source), source))
+    try:
+        substituted = substitute_template(text, store, source=source)
+    except MissingVariablesError as error:
+        error.hint = YAML_MISSING_HINT
+        raise
+    return dump_documents(parse_objects(substituted, source))

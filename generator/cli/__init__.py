@@ -18,6 +18,8 @@ import click
 
 from generator import __version__
 from generator.cli.common import settings_from_environ
+from generator.cli.completion import COMPLETE_VAR, complete
+from generator.cli.options import add_verbose_option, count_verbosity
 from generator.errors import CapzgenError, ExitCode, clip
 
 EXIT_CODES_HELP = """\b
@@ -63,6 +65,7 @@ class LazyGroup(click.Group):
         # lazy: the CLI edge - a command's module (and the stage it drives) loads when it runs
         command = getattr(importlib.import_module(module_name), attribute)
         assert isinstance(command, click.Command)
+        add_verbose_option(command)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -85,6 +88,7 @@ _COMMANDS: dict[str, str] = {
     "release": "generator.cli.release:release",
     "migrate": "generator.cli.migrate:migrate",
     "kubeconform": "generator.cli.kubeconform:kubeconform",
+    "completion": "generator.cli.completion:completion_command",
 }
 _SHORT_HELP: dict[str, str] = {
     "generate": "Render templates or flavors into manifests.",
@@ -94,6 +98,7 @@ _SHORT_HELP: dict[str, str] = {
     "release": "Export every flavor as a clusterctl provider repository.",
     "migrate": "Convert legacy AzureManaged* manifests to the ASO-based API.",
     "kubeconform": "Run kubeconform with capzgen's schemas (passthrough).",
+    "completion": "Print a bash, zsh or fish completion script.",
 }
 
 log = logging.getLogger("generator")
@@ -107,15 +112,20 @@ log = logging.getLogger("generator")
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, prog_name="capzgen")
-@click.option("-v", "--verbose", count=True, help="More progress messages on stderr (repeatable).")
-def cli(verbose: int) -> None:
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    expose_value=False,
+    callback=count_verbosity,
+    help="More progress messages on stderr (repeatable; allowed at any position).",
+)
+def cli() -> None:
     """capzgen: complete, validated Cluster API manifests for AKS on CAPZ and ASO.
 
     Works like `clusterctl generate cluster` and `clusterctl generate yaml`, and validates every
     object (and every ASO resource embedded in spec.resources) before anything is written.
     """
-    level = logging.WARNING - 10 * min(verbose, 2)
-    logging.basicConfig(level=level, format="capzgen: %(message)s", stream=sys.stderr, force=True)
 
 
 def report_error(error: CapzgenError) -> None:
@@ -132,10 +142,16 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
     ``environ`` is what the program sees of its environment (default: the process's); it is
     read here and nowhere else, into the :class:`~generator.settings.Settings` every command
-    hands to the core.
+    hands to the core. With ``_CAPZGEN_COMPLETE`` set, the run answers the shell's completion
+    request instead (see :mod:`generator.cli.completion`).
     """
     args = list(sys.argv[1:] if argv is None else argv)
     settings = settings_from_environ(os.environ if environ is None else environ)
+    instruction = settings.environ.get(COMPLETE_VAR)
+    if instruction:
+        text, code = complete(cli, instruction, settings.environ, {"settings": settings})
+        click.echo(text, nl=False)
+        return code
     try:
         result: Any = cli.main(
             args=args, prog_name="capzgen", standalone_mode=False, obj={"settings": settings}

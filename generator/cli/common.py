@@ -16,6 +16,7 @@ from generator.errors import Location, UsageError, YamlError
 from generator.findings import Finding, hint_lines
 from generator.fsio import write_to_named_path
 from generator.settings import ENV_CACHE_DIR, ENV_SCHEMA_PATH, Settings
+from generator.substitution import ValuesOrigin
 from generator.yamlio.load import load_documents, read_source
 
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -34,33 +35,49 @@ def parse_var_options(items: Iterable[str]) -> dict[str, str]:
     return values
 
 
-def load_values_file(path: str) -> dict[str, Any]:
-    """A ``--values`` file: a YAML mapping of variable names to typed values."""
+def load_values_file(path: str) -> tuple[dict[str, Any], ValuesOrigin]:
+    """A ``--values`` file: a YAML mapping of variable names to typed values, and where it was
+    read (its text kept so that messages can name the line of a mistyped key)."""
     source = "<stdin>" if path == "-" else path
     text = read_source(path, limit=MAX_VALUES_BYTES)
     documents = [d for d in load_documents(text, source=source) if d.obj is not None]
     if not documents:
-        return {}
+        return {}, ValuesOrigin(source)
     if len(documents) > 1 or not isinstance(documents[0].obj, dict):
         msg = "a values file must hold one YAML mapping of variable names to values"
         raise YamlError(
             msg,
             location=Location(file=source),
         )
-    return {str(k): v for k, v in documents[0].obj.items()}
+    origin = ValuesOrigin(source, text=text, document=documents[0].index)
+    return {str(k): v for k, v in documents[0].obj.items()}, origin
 
 
-def read_template(location: str) -> tuple[str, str]:
-    """``--from``: the text of a local template (a path, a ``file://`` URL or ``-``) and its name."""
+def read_template(location: str, *, timeout: float | None = None) -> tuple[str, str]:
+    """``--from``: the text of a template and its name: a path, a ``file://`` URL, ``-`` (stdin),
+    or an ``https://`` URL (downloaded with ``timeout``, cached under the cache root)."""
     if location.strip() == "":
         msg = "unable to read custom template. Please specify a template source"
         raise UsageError(msg)
     if location.startswith("file://"):
         location = location[len("file://") :]
     elif "://" in location:
-        msg = f"unable to read content from {location!r}: only local files, file:// URLs and '-' are supported"
-        raise UsageError(msg)
+        return _download(location, timeout)
     return read_source(location), ("<stdin>" if location == "-" else location)
+
+
+def _download(location: str, timeout: float | None) -> tuple[str, str]:
+    # lazy: urllib and the download code cost ~15 ms of start-up; only a --from URL needs them
+    from generator.remote import DEFAULT_TIMEOUT, FetchOptions, fetch_template
+
+    options = FetchOptions(
+        timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+        cache_dir=current_settings().cache_dir("templates"),
+    )
+    fetched = fetch_template(location, options)
+    if fetched.note:
+        click.echo(f"warning: {fetched.note}", err=True)
+    return fetched.text, fetched.source
 
 
 def write_atomically(path: Path, text: str) -> None:

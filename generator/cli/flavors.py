@@ -1,4 +1,4 @@
-"""``capzgen flavors list|show``: which flavors exist, what each one needs and what it produces.
+"""``capzgen flavors list|show|schema``: which flavors exist, what each one needs and what it produces.
 
 The commands only read metadata and render with placeholder values; formatting is done by small pure
 functions so that the output can be tested without a terminal.
@@ -6,6 +6,7 @@ functions so that the output can be tested without a terminal.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -14,9 +15,11 @@ from typing import Any
 import click
 import yaml
 
+from generator.cli.completion import complete_flavors
 from generator.errors import FlavorError, Location
 from generator.flavors import render
 from generator.flavors.catalog import FlavorCatalog
+from generator.flavors.editor_schema import editor_schema
 from generator.flavors.model import Flavor, VariableSpec
 
 # Cells wider than this overflow their column instead of widening it for every row (long defaults).
@@ -39,13 +42,27 @@ def flavors() -> None:
 @flavors.command("list")
 @flavors_dir_option
 def list_command(flavors_dirs: tuple[Path, ...]) -> None:
-    """List every flavor with its one-line description."""
+    """List every flavor with its one-line description and the CAPZ names that stand for it."""
     catalog = FlavorCatalog(flavors_dirs)
-    click.echo(format_table([(flavor.name, flavor.description) for flavor in catalog.all()]))
+    click.echo(
+        format_table(
+            [
+                (flavor.name, flavor.description + _aliases_note(catalog, flavor))
+                for flavor in catalog.all()
+            ]
+        )
+    )
+
+
+def _aliases_note(catalog: FlavorCatalog, flavor: Flavor) -> str:
+    """`` (alias: aks-aso)`` for a built-in flavor standing for CAPZ templates of other names; a
+    user flavor shadowing it gets none (the alias still means the built-in one)."""
+    aliases = catalog.aliases(flavor.name) if flavor.builtin else []
+    return f" (alias: {', '.join(aliases)})" if aliases else ""
 
 
 @flavors.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_flavors)
 @flavors_dir_option
 def show_command(name: str, flavors_dirs: tuple[Path, ...]) -> None:
     """Describe flavor NAME: its variables, notes and the objects it renders."""
@@ -53,6 +70,20 @@ def show_command(name: str, flavors_dirs: tuple[Path, ...]) -> None:
     flavor = catalog.get(name)
     objects = produced_objects(flavor, catalog.template_search_path(flavor))
     click.echo(describe(flavor, objects))
+
+
+@flavors.command("schema")
+@click.argument("name")
+@flavors_dir_option
+def schema_command(name: str, flavors_dirs: tuple[Path, ...]) -> None:
+    """Print flavor NAME's variables as a JSON Schema for values files (editor completion).
+
+    \b
+    Save it as e.g. values.schema.json and point your editor at it; with the YAML language
+    server: a first line `# yaml-language-server: $schema=values.schema.json` in the values file.
+    """
+    flavor = FlavorCatalog(flavors_dirs).get(name)
+    click.echo(json.dumps(editor_schema(flavor), indent=2))
 
 
 # --- rendering --------------------------------------------------------------------------------

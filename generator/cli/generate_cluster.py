@@ -16,6 +16,7 @@ from generator.cli.common import (
     print_findings,
     read_template,
 )
+from generator.cli.completion import complete_flavors, complete_paths, complete_var_names
 from generator.cli.options import (
     KubeconformChoice,
     OutputChoice,
@@ -24,6 +25,7 @@ from generator.cli.options import (
     check_rule_ids,
     config_option,
     flavors_dir_option,
+    from_timeout_option,
     kubeconform_options,
     output_options,
     patch_option,
@@ -32,8 +34,9 @@ from generator.cli.options import (
 )
 from generator.clusterctl_config import load_config
 from generator.errors import UsageError, ValidationFailed
+from generator.providers import CAPZ_VERSION, parse_infrastructure
 from generator.request import ClusterRequest
-from generator.substitution import Inputs
+from generator.substitution import Inputs, ValuesOrigin
 
 if TYPE_CHECKING:
     from generator.gitops import FluxOptions
@@ -41,11 +44,14 @@ if TYPE_CHECKING:
 
 
 class ClusterFlags(NamedTuple):
-    """The flags ``clusterctl generate cluster`` has, plus ``--flavor``."""
+    """The flags ``clusterctl generate cluster`` has, plus ``--flavor`` and ``--from-timeout``."""
 
     flavor: str | None
+    infrastructure: str | None
     from_: str | None
+    from_timeout: float
     kubernetes_version: str | None
+    control_plane_machine_count: int | None
     worker_machine_count: int | None
     target_namespace: str | None
 
@@ -55,17 +61,35 @@ cluster_flags = bundle(
     ClusterFlags,
     [
         click.option(
-            "-f", "--flavor", help="Built-in or --flavors-dir flavor to render  [default: aks]"
+            "-f",
+            "--flavor",
+            shell_complete=complete_flavors,
+            help="Built-in or --flavors-dir flavor to render  [default: aks]",
+        ),
+        click.option(
+            "-i",
+            "--infrastructure",
+            metavar="azure[:VERSION]",
+            help=f"clusterctl's provider choice: only azure, at CAPZ {CAPZ_VERSION} (another "
+            "patch release of that minor is rendered with a warning).",
         ),
         click.option(
             "--from",
             "from_",
-            metavar="FILE|-",
+            metavar="FILE|URL|-",
+            shell_complete=complete_paths,
             help="A clusterctl template (e.g. CAPZ's cluster-template-aks-aso.yaml) instead of a "
-            "flavor.",
+            "flavor: a path, file://, https:// (GitHub blob and release URLs too) or - (stdin).",
         ),
+        from_timeout_option,
         click.option(
             "--kubernetes-version", help="Value of KUBERNETES_VERSION (semantic version)."
+        ),
+        click.option(
+            "--control-plane-machine-count",
+            type=int,
+            help="Value of CONTROL_PLANE_MACHINE_COUNT (at least 1), as clusterctl sets it; AKS "
+            "flavors do not use it (AKS runs the control plane).",
         ),
         click.option("--worker-machine-count", type=int, help="Value of WORKER_MACHINE_COUNT."),
         click.option(
@@ -83,13 +107,16 @@ class ValueSources(NamedTuple):
     var_items: tuple[str, ...]
     values_file: str | None
     config: Path | None
+    allow_unknown_vars: bool
 
     def inputs(self) -> Inputs:
         """Variable inputs: the run's environment, the clusterctl config, the ``--values`` file."""
+        values, origin = load_values_file(self.values_file) if self.values_file else ({}, None)
         return Inputs(
             environ=environ(),
             config=load_config(self.config, environ()),
-            values_file=load_values_file(self.values_file) if self.values_file else {},
+            values_file=values,
+            values_origin=origin or ValuesOrigin(),
         )
 
 
@@ -102,15 +129,22 @@ value_sources = bundle(
             "var_items",
             multiple=True,
             metavar="KEY=VALUE",
+            shell_complete=complete_var_names,
             help="Set a variable (repeatable; highest precedence).",
         ),
         click.option(
             "--values",
             "values_file",
             metavar="FILE",
+            shell_complete=complete_paths,
             help="YAML file of typed variable values (lists and objects allowed).",
         ),
         config_option,
+        click.option(
+            "--allow-unknown-vars",
+            is_flag=True,
+            help="Accept --var and --values names the flavor (or template) does not use.",
+        ),
     ],
 )
 
@@ -120,10 +154,16 @@ value_sources = bundle(
 @cluster_flags
 @value_sources
 @click.option(
-    "--list-variables", is_flag=True, help="List variables with type, default and description."
+    "--list-variables",
+    is_flag=True,
+    help="List the required and optional variables (clusterctl's layout), with the values "
+    "already given.",
 )
 @click.option(
-    "--write-to", metavar="FILE", help="Write the manifests to FILE (atomically, only if valid)."
+    "--write-to",
+    metavar="FILE",
+    shell_complete=complete_paths,
+    help="Write the manifests to FILE (atomically, only if valid).",
 )
 @output_options(fleet=False)
 @patch_option
@@ -156,25 +196,19 @@ def generate_cluster_command(
     --output-dir DIR writes one file per object plus kustomization.yaml (and, with
     --layout flux, a Flux Kustomization) instead of printing; see the README, "GitOps output".
     """
-    if flags.from_ is not None and flags.flavor is not None:
-        msg = "invalid cluster template source: use either --flavor or --from, not both"
-        raise UsageError(msg)
-    if output.output_dir is not None and write_to is not None:
-        msg = "use either --write-to or --output-dir, not both"
-        raise UsageError(msg)
-    output.check()
+    _check_flags(flags, output, write_to)
     flux = _flux(name, output)
     request = _request(
         name, flags, values, patch_files, schema_dirs, flavors_dirs, validation, kubeconform
     )
     inputs = values.inputs()
     if list_variables:
-        # lazy: the --list-variables formatters cost ~3 ms of start-up; only that flag loads them
+        # lazy: the listing loads the pipeline's value resolution; only that flag needs it here
         from generator.listing import list_cluster_variables
 
         click.echo(list_cluster_variables(request, inputs), nl=False)
         return
-    # lazy: the pipeline (Jinja, validator, schema store) costs ~40 ms; --list-variables needs none
+    # lazy: the pipeline (Jinja, validator, schema store) costs ~40 ms; loaded when it runs
     from generator.pipeline import PipelineContext, generate_cluster
 
     try:
@@ -189,6 +223,22 @@ def generate_cluster_command(
         _write_directory(output, output.output_dir, result.objects, flux)
 
 
+def _check_flags(flags: ClusterFlags, output: OutputChoice, write_to: str | None) -> None:
+    """Flags that exclude each other, and ``-i`` (its warning, if any, goes to stderr)."""
+    for other, given in (("--flavor", flags.flavor), ("--infrastructure", flags.infrastructure)):
+        if flags.from_ is not None and given is not None:
+            msg = f"invalid cluster template source: use either {other} or --from, not both"
+            raise UsageError(msg)
+    if flags.infrastructure is not None:
+        choice = parse_infrastructure(flags.infrastructure)
+        if choice.warning:
+            click.echo(f"warning: {choice.warning}", err=True)
+    if output.output_dir is not None and write_to is not None:
+        msg = "use either --write-to or --output-dir, not both"
+        raise UsageError(msg)
+    output.check()
+
+
 def _request(
     name: str,
     flags: ClusterFlags,
@@ -201,7 +251,9 @@ def _request(
 ) -> ClusterRequest:
     """The pipeline's request: reads the --from template and the --patch files, checks rule IDs."""
     template_text, template_source = (
-        read_template(flags.from_) if flags.from_ is not None else (None, "")
+        read_template(flags.from_, timeout=flags.from_timeout)
+        if flags.from_ is not None
+        else (None, "")
     )
     check_rule_ids(validation.disabled_rules)
     return ClusterRequest(
@@ -210,9 +262,11 @@ def _request(
         template_text=template_text,
         template_source=template_source,
         kubernetes_version=flags.kubernetes_version,
+        control_plane_machine_count=flags.control_plane_machine_count,
         worker_machine_count=flags.worker_machine_count,
         target_namespace=flags.target_namespace,
         variables=parse_var_options(values.var_items),
+        allow_unknown_vars=values.allow_unknown_vars,
         schema_dirs=schema_dirs,
         flavors_dirs=flavors_dirs,
         validate=not validation.no_validate,

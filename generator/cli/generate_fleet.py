@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from generator.cli.common import current_settings, environ, print_findings
+from generator.cli.completion import complete_paths
 from generator.cli.gitops_output import flux_options
 from generator.cli.options import (
     OutputChoice,
@@ -20,6 +21,7 @@ from generator.cli.options import (
     schema_dir_option,
     validation_options,
 )
+from generator.cli.progress import ProgressBar
 from generator.clusterctl_config import load_config
 from generator.fleet.file import load_fleet
 from generator.fleet.render import FleetOptions, raise_for_problems, render_fleet, write_fleet
@@ -28,7 +30,7 @@ from generator.patches import load_patch_files
 
 
 @click.command("fleet")
-@click.argument("fleet_file", metavar="FLEET.yaml")
+@click.argument("fleet_file", metavar="FLEET.yaml", shell_complete=complete_paths)
 @output_options(fleet=True)
 @patch_option
 @config_option
@@ -42,6 +44,11 @@ from generator.patches import load_patch_files
     metavar="N",
     help="Worker processes  [default: the number of CPU cores]",
 )
+@click.option(
+    "--allow-unknown-vars",
+    is_flag=True,
+    help="Accept values names the cluster's flavor does not use.",
+)
 def generate_fleet_command(
     fleet_file: str,
     output: OutputChoice,
@@ -51,6 +58,7 @@ def generate_fleet_command(
     flavors_dirs: tuple[Path, ...],
     validation: ValidationChoice,
     jobs: int | None,
+    allow_unknown_vars: bool,
 ) -> None:
     """Render every cluster of FLEET.yaml into DIR/<name>/, validated together.
 
@@ -79,11 +87,10 @@ def generate_fleet_command(
         flux=flux,
         jobs=jobs,
         output_dir=output_dir,
+        allow_unknown_vars=allow_unknown_vars,
     )
     if sys.stderr.isatty():
-        with click.progressbar(
-            length=len(fleet.clusters), label="Rendering clusters", file=sys.stderr
-        ) as bar:
+        with ProgressBar(len(fleet.clusters), sys.stderr) as bar:
             result = render_fleet(fleet, options, progress=bar.update)
     else:
         result = render_fleet(fleet, options)

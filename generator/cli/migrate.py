@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from generator.cli.common import emit
+from generator.cli.completion import complete_paths
 from generator.errors import UsageError
 from generator.migrate import MigrationOptions, migrate_text
 from generator.names import is_dns1123_label, is_dns1123_subdomain
@@ -12,7 +13,7 @@ from generator.yamlio.load import read_source
 
 
 @click.command("migrate")
-@click.argument("source", metavar="FILE|-")
+@click.argument("source", metavar="FILE|-", shell_complete=complete_paths)
 @click.option(
     "--write-to",
     metavar="FILE",

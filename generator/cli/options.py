@@ -11,12 +11,15 @@ matters on the start-up path of every command. :func:`check_rule_ids` is here to
 from __future__ import annotations
 
 import functools
+import logging
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import click
 
+from generator.cli.completion import complete_paths
 from generator.errors import UsageError
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -99,7 +102,16 @@ patch_option = click.option(
     "patch_files",
     multiple=True,
     metavar="FILE",
+    shell_complete=complete_paths,
     help="JSON merge patch / JSON Patch documents applied before validation (repeatable).",
+)
+from_timeout_option = click.option(
+    "--from-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Give up downloading a --from URL after this long.",
 )
 
 
@@ -250,3 +262,50 @@ def output_options(*, fleet: bool) -> Decorator:
             click.option("--force", is_flag=True, help=help_text["force"]),
         ],
     )
+
+
+# --- -v/--verbose at any position ----------------------------------------------------------------
+
+_VERBOSITY_KEY = "capzgen.verbosity"
+
+
+def count_verbosity(ctx: click.Context, _param: click.Parameter, value: int) -> None:
+    """Add this position's ``-v``s to the run's total and set the log level from it.
+
+    clusterctl takes ``-v`` before or after the sub-command; the group and every sub-command
+    therefore accept it, and the counts of all positions add up (``capzgen -v generate -v ...``
+    is ``-vv``). The root group's call (made on every run, even without ``-v``) sets the level.
+    """
+    root = ctx.find_root()
+    if value == 0 and ctx is not root:
+        return
+    total = int(root.meta.get(_VERBOSITY_KEY, 0)) + value
+    root.meta[_VERBOSITY_KEY] = total
+    level = logging.WARNING - 10 * min(total, 2)
+    logging.basicConfig(level=level, format="capzgen: %(message)s", stream=sys.stderr, force=True)
+
+
+def verbose_parameter() -> click.Option:
+    """A fresh ``-v/--verbose`` option (counted, not passed to the command)."""
+    return click.Option(
+        ["-v", "--verbose"],
+        count=True,
+        expose_value=False,
+        callback=count_verbosity,
+        help="More progress messages on stderr (repeatable; allowed at any position).",
+    )
+
+
+def add_verbose_option(command: click.Command) -> None:
+    """Give ``command`` (and the sub-commands of a plain group) ``-v/--verbose`` once.
+
+    A passthrough command (unknown options go to another program, as with ``kubeconform``) is
+    left alone: its ``-v`` belongs to that program.
+    """
+    if command.context_settings.get("ignore_unknown_options"):
+        return
+    if not any(param.name == "verbose" for param in command.params):
+        command.params.append(verbose_parameter())
+    if isinstance(command, click.Group) and not hasattr(command, "commands_table"):
+        for sub in command.commands.values():
+            add_verbose_option(sub)

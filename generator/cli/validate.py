@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from generator.cli.common import current_settings
+from generator.cli.completion import complete_paths
 from generator.cli.options import (
     KubeconformChoice,
     check_rule_ids,
@@ -21,7 +22,7 @@ from generator.validate.report import describe_rules, render_error_json, render_
 
 
 @click.command("validate")
-@click.argument("paths", nargs=-1, metavar="PATH... | -")
+@click.argument("paths", nargs=-1, metavar="PATH... | -", shell_complete=complete_paths)
 @schema_dir_option
 @ignore_missing_schemas_option
 @click.option(

@@ -16,12 +16,26 @@ from generator.findings import format_path
 from generator.flavors.model import Flavor, VariableSpec
 from generator.flavors.origins import ObjectOrigin, parse_origins
 from generator.resources import builtin_flavors_dir, builtin_schemas_dir
+from generator.suggest import did_you_mean
 from generator.yamlio.load import load_value, read_source
 
 log = logging.getLogger(__name__)
 
 METADATA_FILE = "flavor.yaml"
 LIBRARY_DIR = "_lib"  # shared macros; folders starting with "_" are never flavors
+
+# CAPZ v1.26.0's template names (cluster-template-<name>.yaml in its release) -> the built-in flavor
+# rendering the same cluster, so `--flavor aks-aso` works as it does with clusterctl. CAPZ's legacy
+# names aks, aks-clusterclass and aks-topology cannot be aliases: capzgen's own (ASO) flavors of
+# those names come first. CAPZ's legacy `aks` template is our aks-legacy (with an existing
+# AzureClusterIdentity) or aks-multi-tenancy (with it); its legacy clusterclass and topology
+# templates have no counterpart.
+ALIASES: dict[str, str] = {
+    "aks-aso": "aks",
+    "aks-aso-clusterclass": "aks-clusterclass",
+    "aks-aso-maintenance": "aks-maintenance",
+    "aks-aso-topology": "aks-topology",
+}
 
 
 @cache
@@ -163,10 +177,35 @@ class FlavorCatalog:
                     # change what a built-in flavor means).
                     parent = self.get(parent_name, builtin_only=builtin, _chain=(*_chain, name))
                 return load_flavor(candidate, builtin=builtin, parent=parent)
+        target = ALIASES.get(name)
+        if target is not None and not _chain:
+            # CAPZ's name means CAPZ's template, which the built-in flavor renders, even when
+            # a user folder shadows the built-in name.
+            return self.get(target, builtin_only=True)
         msg = f"unknown flavor {name!r}"
+        names = self.names()
+        known = [*names, *self.aliases()]
+        guess = did_you_mean(name, known, limit=2).removeprefix("; ")
         raise FlavorError(
             msg,
-            hint=f"available flavors: {', '.join(self.names()) or '(none)'}",
+            hint=(f"{guess} " if guess else "")
+            + f"available flavors: {', '.join(names) or '(none)'}",
+        )
+
+    def aliases(self, flavor: str | None = None) -> list[str]:
+        """CAPZ template names that stand for a built-in flavor (``flavor``, or any), sorted; an
+        alias counts only while no folder uses it as a flavor's own name."""
+        names = set(self.names())
+        builtin = {name for name in names if self._builtin_has(name)}
+        return sorted(
+            alias
+            for alias, target in ALIASES.items()
+            if target in builtin and alias not in names and flavor in (None, target)
+        )
+
+    def _builtin_has(self, name: str) -> bool:
+        return any(
+            builtin and (root / name / METADATA_FILE).is_file() for root, builtin in self.roots
         )
 
     def all(self) -> list[Flavor]:

@@ -10,11 +10,15 @@ from functools import lru_cache, partial
 from typing import Any
 
 from generator.errors import FlavorError, Location, SchemaStoreError, VariableError, YamlError
-from generator.findings import format_path
+from generator.findings import JsonPath, format_path
+from generator.flavors.messages import unknown_fields, value_message
 from generator.flavors.model import Flavor, VariableSpec
 from generator.schemastore.compiler import compile_schema
 from generator.variables import VariableStore
 from generator.yamlio.load import load_value
+
+VALUES_FILE_LABEL = "values file"  # the label of the values layer (see generator.pipeline)
+Locate = Callable[[JsonPath], str]  # a path inside the values file -> "file:line"
 
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 _TRUE = frozenset({"true", "yes", "on", "1"})
@@ -101,10 +105,14 @@ def _validator(schema_text: str, source: str) -> Any:
         raise FlavorError(msg, location=Location(file=source), details=error.details) from error
 
 
-def resolve_values(flavor: Flavor, store: VariableStore) -> tuple[dict[str, Any], dict[str, str]]:
+def resolve_values(
+    flavor: Flavor, store: VariableStore, *, locate: Locate | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
     """Typed values for every declared variable and the source each came from.
 
-    Raises :class:`VariableError` naming every missing or mistyped variable.
+    Raises :class:`VariableError` naming every missing or mistyped variable. ``locate`` turns a
+    path inside the values file into ``file:line``, so a problem with a value from that file
+    names its line.
     """
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -123,7 +131,7 @@ def resolve_values(flavor: Flavor, store: VariableStore) -> tuple[dict[str, Any]
             sources[name] = resolved.source
         except CoercionError as exc:
             problems.append(f"{name}: {exc} (from {resolved.source})")
-    problems.extend(_schema_problems(flavor, values, sources))
+    problems.extend(_schema_problems(flavor, values, sources, locate))
     if problems:
         msg = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the variables of flavor {flavor.name!r}"
         raise VariableError(
@@ -136,17 +144,33 @@ def resolve_values(flavor: Flavor, store: VariableStore) -> tuple[dict[str, Any]
 
 
 def _schema_problems(
-    flavor: Flavor, values: Mapping[str, Any], sources: Mapping[str, str]
+    flavor: Flavor,
+    values: Mapping[str, Any],
+    sources: Mapping[str, str],
+    locate: Locate | None,
 ) -> list[str]:
-    source = str(flavor.directory / "flavor.yaml")
-    validator = _validator(json.dumps(flavor.values_schema(), sort_keys=True), source)
+    schema = flavor.values_schema()
+    validator = _validator(
+        json.dumps(schema, sort_keys=True), str(flavor.directory / "flavor.yaml")
+    )
     problems = []
     for error in validator.iter_errors(dict(values)):
-        path = list(error.instance_path)
+        path: list[str | int] = list(error.instance_path)
         if not path:
             continue  # "required" at the top is reported above with a better message
-        name = str(path[0])
-        where = format_path(path)
-        source = sources.get(name, "")
-        problems.append(f"{where}: {error.message}" + (f" (from {source})" if source else ""))
+        if type(error.kind).__name__ == "AdditionalProperties":
+            for field, message in unknown_fields(error, schema):
+                where = [*path, field]
+                problems.append(f"{format_path(where)}: {message}{_origin(where, sources, locate)}")
+            continue
+        message = value_message(error, schema)
+        problems.append(f"{format_path(path)}: {message}{_origin(path, sources, locate)}")
     return sorted(set(problems))
+
+
+def _origin(path: list[str | int], sources: Mapping[str, str], locate: Locate | None) -> str:
+    """`` (from <source>)``, or `` (file:line)`` for a value of the values file."""
+    source = sources.get(str(path[0]), "")
+    if source == VALUES_FILE_LABEL and locate is not None:
+        return f" ({locate(tuple(path))})"
+    return f" (from {source})" if source else ""

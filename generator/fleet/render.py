@@ -33,10 +33,11 @@ from generator.gitops import (
 )
 from generator.patches import PatchDocument
 from generator.pipeline import PipelineContext, check_output, render_cluster
+from generator.provenance import attribute_findings
 from generator.request import ClusterRequest
 from generator.settings import Settings
 from generator.staging import open_transaction
-from generator.substitution import Inputs
+from generator.substitution import Inputs, ValuesOrigin
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ class FleetOptions:
     # Where the fleet will be written: clusters whose inputs are the same as when capzgen wrote
     # them there are not rendered again (``fleet.digest``). None: render everything.
     output_dir: Path | None = None
+    allow_unknown_vars: bool = False  # values names no flavor uses are not an error
 
 
 @dataclass
@@ -163,9 +165,14 @@ def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
             cel=options.cel,
             ignore_missing_schemas=options.ignore_missing_schemas,
             patches=(*cluster.overrides, *options.patches),
+            allow_unknown_vars=options.allow_unknown_vars,
         )
         inputs = Inputs(
-            environ=options.settings.environ, config=options.config, values_file=cluster.values
+            environ=options.settings.environ,
+            config=options.config,
+            values_file=cluster.values,
+            # defaults and the cluster's own values are merged: the file, without a line
+            values_origin=ValuesOrigin(f"values of {fleet.source}"),
         )
         flux = None
         if options.flux is not None:
@@ -199,9 +206,8 @@ def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
         rendered = render_cluster(request, job.inputs, context=context)
         if request.validate:
             source = cluster_source(request.name)
-            outcome.findings = check_output(
-                rendered.text, request, context=context, source=source
-            ).findings
+            report = check_output(rendered.text, request, context=context, source=source)
+            outcome.findings = attribute_findings(report.findings, rendered.changes)
         outcome.files = render_files(rendered.objects, flux=job.flux)
     except CapzgenError as error:
         if error.exit_code is ExitCode.USAGE:

@@ -272,13 +272,14 @@ def test_list_variables_for_a_clusterctl_template(run_cli: Any, corpus_dir: Path
     assert "  - WORKER_MACHINE_COUNT  (defaults to 0)\n" in result.stdout
 
 
-def test_list_variables_for_a_flavor_shows_types_and_defaults(run_cli: Any) -> None:
+def test_list_variables_for_a_flavor_uses_clusterctls_layout(run_cli: Any) -> None:
     result = run_cli(["generate", "cluster", "demo", "--flavor", "aks", "--list-variables"])
     assert result.exit_code == 0, result.stderr
-    lines = {line.split()[0]: line for line in result.stdout.splitlines()[3:] if line.strip()}
-    assert "integer" in lines["WORKER_MACHINE_COUNT"] and " 2 " in lines["WORKER_MACHINE_COUNT"]
-    assert "(required)" in lines["AZURE_LOCATION"]
-    assert "array" in lines["NODE_POOLS"]
+    assert result.stdout.startswith(
+        "Required Variables:\n  - AZURE_LOCATION\n  - KUBERNETES_VERSION\n\nOptional Variables:\n"
+    )
+    assert "  - WORKER_MACHINE_COUNT             (defaults to 2)\n" in result.stdout
+    assert "  - CLUSTER_NAME                     (defaults to demo)\n" in result.stdout
 
 
 def test_missing_flavors_dir_is_an_io_error(run_cli: Any) -> None:

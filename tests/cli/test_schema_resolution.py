@@ -39,8 +39,10 @@ def test_missing_schema_names_the_kind_the_sources_and_the_fix(
     assert result.exit_code == 1
     assert result.stdout == ""
     finding, hint, error = result.stderr.splitlines()
+    # The patch set the apiVersion, so the finding names it before the rendered line.
     assert finding.startswith(
-        "<generated>:52: AzureASOManagedCluster/demo > ResourceGroup/demo: apiVersion: "
+        f"{patch_file} (document 1) -> <generated>:52: "
+        "AzureASOManagedCluster/demo > ResourceGroup/demo: apiVersion: "
         "no schema for resources.azure.com/v1api20990101, Kind=ResourceGroup (searched: "
         f"cache {isolated_cache / 'schemas'}; the built-in bundle ("
     )
@@ -63,6 +65,7 @@ def test_generate_cluster_ignore_missing_schemas_reports_the_skip(
     assert result.exit_code == 0, result.stderr
     assert "apiVersion: resources.azure.com/v1api20990101" in result.stdout
     assert result.stderr == (
+        f"{patch_file} (document 1) -> "
         "<generated>:52: AzureASOManagedCluster/demo > ResourceGroup/demo: apiVersion: warning: "
         "skipped: no schema for resources.azure.com/v1api20990101, Kind=ResourceGroup; not "
         "checked against a schema (--ignore-missing-schemas) (no-schema)\n"

@@ -47,7 +47,7 @@ def test_every_variable_problem_is_reported_at_once() -> None:
         "CLUSTER_NAME: required",
         "KUBERNETES_VERSION:",
         "AKS_SKU_TIER:",
-        "NODE_POOLS[0]:",  # the misspelt vmsize
+        "NODE_POOLS[0].vmsize:",  # the misspelt vmSize
         "NODE_POOLS[1].name:",
         "NODE_POOLS[1].mode:",
         "NODE_POOLS[1].replicas:",
@@ -57,7 +57,17 @@ def test_every_variable_problem_is_reported_at_once() -> None:
     for start in expected:
         assert any(p.startswith(start) for p in problems), f"no problem for {start}: {problems}"
     assert len(problems) == len(expected), problems
-    assert any("'vmsize' was unexpected" in p for p in problems)
+    assert (
+        "NODE_POOLS[0].vmsize: unknown field 'vmsize'; did you mean vmSize? (from test)" in problems
+    )
+    assert (
+        "NODE_POOLS[1].mode: 'user' is not one of System, User; did you mean User? (from test)"
+        in (problems)
+    )
+    assert (
+        "KUBERNETES_VERSION: '1.33' is not a Kubernetes version (v<major>.<minor>.<patch>, "
+        "e.g. v1.33.1) (from test)" in problems
+    )
 
 
 def test_text_values_are_coerced_like_flags_and_environment() -> None:

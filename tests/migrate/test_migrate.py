@@ -90,7 +90,13 @@ def test_output_validates(case: str, corpus_dir: Path, schema_store: SchemaStore
         and not (f.rule == "no-schema" and any(v in f.message for v in NO_LOCAL_SCHEMA))
     ]
     assert errors == []
-    assert [f.to_text() for f in report.findings if not f.is_error] == []
+    # CAPZ's docs examples carry old Kubernetes versions (v1.21.2), which migration keeps as
+    # written: CAPZ-K8S-VERSION-SUPPORTED rightly warns about them, and only it may.
+    assert [
+        f.to_text()
+        for f in report.findings
+        if not f.is_error and f.rule != "CAPZ-K8S-VERSION-SUPPORTED"
+    ] == []
 
 
 @pytest.mark.parametrize("case", CASES)
