@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
+from generator.capzbuild.values import dns_service_ip, normalized_name, quantity_number
 from generator.check import SourceText, check_sources
 from generator.envsubst import substitute
 from generator.errors import MigrationError, YamlError
 from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.tables import CONVERSIONS, SYSCTL_NAMES, SYSCTL_RENAMES
-from generator.migrate.values import dns_service_ip, normalized_name, quantity_number
 from generator.schemastore.store import SchemaStore
 from generator.validate import ValidationOptions
 from generator.validate.rules.versions import REMOVED_VERSIONS
