@@ -54,7 +54,7 @@ def parse_patch(text: str, source: str) -> dict[str, Any] | PatchProblem:
         return PatchProblem('is empty: it must be a JSON object ({"spec": {...}})')
     if not isinstance(value, dict):
         return PatchProblem(
-            f'must be a JSON object ({{"spec": {{...}}}}), not {_a(json_type_name(value))}'
+            f'must be a JSON object ({{"spec": {{...}}}}), not a {json_type_name(value)}'
         )
     return value
 
@@ -77,10 +77,6 @@ def _problem(error: YamlError) -> PatchProblem:
         where.line if where is not None else None,
         where.column if where is not None else None,
     )
-
-
-def _a(name: str) -> str:
-    return f"an {name}" if name[:1] in "aeiou" else f"a {name}"
 
 
 def apply_patches(obj: dict[str, Any], patches: Sequence[dict[str, Any]]) -> dict[str, Any]:

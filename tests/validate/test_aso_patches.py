@@ -254,3 +254,10 @@ def test_patched_paths() -> None:
         ("spec", "c"),
         ("spec", "d"),
     ]
+
+
+def test_a_hostile_patch_is_refused_by_the_bounded_readers() -> None:
+    deep = '{"a": ' * 300 + "1" + "}" * 300
+    problem = parse_patch(deep, "p")
+    assert isinstance(problem, PatchProblem)
+    assert "deeper than" in problem.message

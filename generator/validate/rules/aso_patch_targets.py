@@ -178,13 +178,10 @@ def build(ms: ManifestSet, patched: Patched) -> dict[str, Any]:
     Raises :class:`Unbuildable` when a legacy field has the wrong shape.
     """
     name = patched.obj.name or _STAND_IN
-    try:
-        if patched.target.aso_kind == AGENT_POOL_KIND:
-            reader = SpecReader(patched.spec, _Origin(), list(patched.target.spec_path))
-            return build_agent_pool(reader, name, _Cluster(cluster_name=_STAND_IN)).obj
-        return _managed_cluster(ms, patched, name)
-    except (TypeError, ValueError, AttributeError) as error:  # a value no legacy CRD admits
-        raise Unbuildable(str(error)) from None
+    if patched.target.aso_kind == AGENT_POOL_KIND:
+        reader = SpecReader(patched.spec, _Origin(), list(patched.target.spec_path))
+        return build_agent_pool(reader, name, _Cluster(cluster_name=_STAND_IN)).obj
+    return _managed_cluster(ms, patched, name)
 
 
 def _managed_cluster(ms: ManifestSet, patched: Patched, name: str) -> dict[str, Any]:
