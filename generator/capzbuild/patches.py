@@ -47,9 +47,8 @@ def parse_patch(text: str, source: str) -> dict[str, Any] | PatchProblem:
     try:
         value = load_manifest_value(text, source=source)
     except YamlError as error:
-        if text.lstrip().startswith("{"):
-            error = _json_error(text, source) or error
-        return _problem(error)
+        json_error = _json_error(text, source) if text.lstrip().startswith("{") else None
+        return _problem(json_error, "JSON") if json_error else _problem(error, "YAML")
     if value is None:
         return PatchProblem('is empty: it must be a JSON object ({"spec": {...}})')
     if not isinstance(value, dict):
@@ -67,11 +66,9 @@ def _json_error(text: str, source: str) -> YamlError | None:
     return None  # JSON, yet not a manifest value (a duplicate key): the YAML error stands
 
 
-def _problem(error: YamlError) -> PatchProblem:
+def _problem(error: YamlError, kind: str) -> PatchProblem:
     where = error.location
-    message = error.message
-    kind = "JSON" if message.startswith("invalid JSON: ") else "YAML"
-    message = message.removeprefix("invalid JSON: ").removeprefix("invalid YAML: ")
+    message = error.message.removeprefix(f"invalid {kind}: ")
     return PatchProblem(
         f"not valid {kind}: {message}",
         where.line if where is not None else None,

@@ -15,6 +15,7 @@ from generator.model.manifests import ManifestSet
 from generator.validate import ValidationOptions, validate_documents
 from generator.validate.engine import rule_findings
 from generator.validate.rules import RULES
+from generator.yamlio.limits import MAX_DEPTH
 from tests.validate.conftest import parse_documents
 
 PATCH_RULES = ("CAPZ-ASO-PATCH-JSON", "CAPZ-ASO-PATCH-OWNED", "CAPZ-ASO-PATCH-SCHEMA")
@@ -260,4 +261,4 @@ def test_a_hostile_patch_is_refused_by_the_bounded_readers() -> None:
     deep = '{"a": ' * 300 + "1" + "}" * 300
     problem = parse_patch(deep, "p")
     assert isinstance(problem, PatchProblem)
-    assert "deeper than" in problem.message
+    assert problem.message == f"not valid JSON: nested deeper than {MAX_DEPTH} levels"
