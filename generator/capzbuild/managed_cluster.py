@@ -9,7 +9,6 @@ to the object built (``migrate`` raising on a bad one, the validator reporting e
 from __future__ import annotations
 
 import base64
-import binascii
 import copy
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -270,7 +269,7 @@ def _ssh_key(mc: dict[str, Any], r: SpecReader, remarks: list[Remark]) -> None:
         return
     try:
         key = base64.b64decode(encoded, validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:  # binascii.Error, UnicodeDecodeError, or text that is not ASCII at all
         remarks.append(
             Remark(
                 UNMAPPED,

@@ -218,6 +218,24 @@ def test_disabled_local_accounts_use_user_credentials() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    "key", ["not base64!", "\u00e9t\u00e9", base64.b64encode(b"\xff").decode()]
+)
+def test_an_unreadable_ssh_key_is_unmapped_not_a_crash(key: str) -> None:
+    """Non-ASCII text used to escape the base64 error handling (found by the option-7 fuzz test)."""
+    text = (
+        "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\n"
+        f"metadata: {{name: c}}\nspec: {{location: eastus, sshPublicKey: {key!r}}}\n"
+    )
+    result = migrate_text(text, source="k")
+    (note,) = (n for n in result.notes if n.path == "spec.sshPublicKey")
+    assert note.reason == "not base64-encoded UTF-8 text; linuxProfile left out"
+    mc = embedded(
+        by_kind(objects(result.text()), "AzureASOManagedControlPlane")[0], "ManagedCluster"
+    )
+    assert "linuxProfile" not in mc["spec"]
+
+
 def test_preview_patches_are_merged() -> None:
     result = migrate_text(
         (INPUTS / "capz-docs-preview.yaml").read_text(encoding="utf-8"), source="p"

@@ -262,3 +262,43 @@ def test_a_hostile_patch_is_refused_by_the_bounded_readers() -> None:
     problem = parse_patch(deep, "p")
     assert isinstance(problem, PatchProblem)
     assert problem.message == f"not valid JSON: nested deeper than {MAX_DEPTH} levels"
+
+
+class _OnlyV1api20240901:
+    """The vendored schemas without the other ManagedCluster versions."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def lookup(self, api_version: str, kind: str) -> Any:
+        if api_version.startswith("containerservice.azure.com/") and not api_version.endswith(
+            "/v1api20240901"
+        ):
+            return None
+        return self.store.lookup(api_version, kind)
+
+    def searched(self) -> list[str]:
+        return list(self.store.searched())
+
+
+def test_a_field_no_available_version_has_is_an_error(store: Any) -> None:
+    """Whether a field is "in no shipped version" is decided by the versions the store has."""
+    text = control_plane('{"spec": {"enableNamespaceResources": true}}')
+    assert patch_findings(text, _OnlyV1api20240901(store)) == [
+        (
+            "CAPZ-ASO-PATCH-SCHEMA",
+            "spec.asoManagedClusterPatches[0]",
+            'spec.enableNamespaceResources: unknown field "enableNamespaceResources" (in no '
+            f"shipped version) {MC}",
+        )
+    ]
+
+
+def test_a_violation_no_patch_wrote_near_goes_to_the_last_patch() -> None:
+    from generator.validate.rules.aso_patch_targets import Patch
+    from generator.validate.rules.aso_patches import _author
+
+    first = Patch(0, ("spec", "p", 0), {"metadata": {"labels": {"a": "b"}}})
+    last = Patch(1, ("spec", "p", 1), {"metadata": {"annotations": {"a": "b"}}})
+    assert _author(("spec", "x"), [first, last]) is last
+    assert _author(("metadata", "labels", "a"), [first, last]) is first
