@@ -1,30 +1,21 @@
-"""Building blocks of the converted objects: embedded ASO resources, metadata carried over from
-the legacy object, and the small spec helpers every converter uses."""
+"""Building blocks of the converted objects: metadata carried over from the legacy object, patches,
+leftover reports, and (re-exported from :mod:`generator.capzbuild.objects`) embedded ASO resources
+and the small spec helpers every converter uses."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
+from generator.capzbuild.objects import embedded as embedded
+from generator.capzbuild.objects import name_if_different as name_if_different
+from generator.capzbuild.objects import set_if as set_if
+from generator.capzbuild.reader import SpecReader
 from generator.errors import YamlError
 from generator.jsonpatch import merge_patch
 from generator.migrate import tables as t
 from generator.migrate.plan import Item, Notes
-from generator.migrate.reader import SpecReader
-from generator.migrate.values import set_path
 from generator.yamlio.load import load_manifest_value
-
-
-def embedded(
-    api_version: str, kind: str, name: str, credential: str, spec: dict[str, Any]
-) -> dict[str, Any]:
-    """An embedded ASO resource whose Azure credentials come from the ``credential`` Secret."""
-    return {
-        "apiVersion": api_version,
-        "kind": kind,
-        "metadata": {"annotations": {t.CREDENTIAL_ANNOTATION: credential}, "name": name},
-        "spec": spec,
-    }
 
 
 def carried_metadata(item: Item) -> dict[str, Any]:
@@ -58,18 +49,6 @@ def strip_server_fields(obj: dict[str, Any]) -> None:
                 annotations.pop(key, None)
             if not annotations:
                 metadata.pop("annotations")
-
-
-def set_if(spec: dict[str, Any], path: str, value: Any) -> None:
-    """Set ``value`` at the dotted ``path`` of ``spec``, unless it is None (absent)."""
-    if value is not None:
-        set_path(spec, path, value)
-
-
-def name_if_different(spec: dict[str, Any], object_name: str, azure_name: str) -> None:
-    """Set ``azureName`` only when it differs from the object's name (ASO's default)."""
-    if azure_name != object_name:
-        spec["azureName"] = azure_name
 
 
 def report_leftovers(reader: SpecReader, item: Item, notes: Notes) -> None:

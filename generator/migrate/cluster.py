@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from generator.capzbuild.reader import SpecReader
+from generator.capzbuild.values import normalized_name
 from generator.findings import PathPart
 from generator.migrate import tables as t
 from generator.migrate.build import (
@@ -17,8 +19,6 @@ from generator.migrate.build import (
     set_if,
 )
 from generator.migrate.plan import ClusterPlan, Item, Notes
-from generator.migrate.reader import SpecReader
-from generator.migrate.values import normalized_name
 
 
 def infrastructure(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from generator.capzbuild.reader import SpecReader
+from generator.capzbuild.values import fleet_id, normalized_name
 from generator.migrate import tables as t
 from generator.migrate.build import embedded, set_if
 from generator.migrate.plan import ClusterPlan, Item, Notes
-from generator.migrate.reader import SpecReader
-from generator.migrate.values import fleet_id, normalized_name
 
 
 def fleets_member(

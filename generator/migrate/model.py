@@ -10,12 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.capzbuild.objects import NOTE as NOTE
+from generator.capzbuild.objects import UNMAPPED as UNMAPPED
 from generator.errors import Location, MigrationError
 from generator.findings import PathPart, format_path
 from generator.yamlio.emit import dump_documents
-
-UNMAPPED = "unmapped"  # a legacy field with no ASO equivalent (or one capzgen could not fill in)
-NOTE = "note"  # something the user should know: a default made explicit, a behaviour change
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,50 @@ from __future__ import annotations
 
 from typing import Final
 
+# Moved to generator.capzbuild.tables (shared with the validator); re-exported for the converters.
+from generator.capzbuild.tables import (
+    AUTOSCALER_DEFAULTS as AUTOSCALER_DEFAULTS,
+)
+from generator.capzbuild.tables import (
+    AUTOSCALER_KEYS as AUTOSCALER_KEYS,
+)
+from generator.capzbuild.tables import (
+    CONTAINER_SERVICE_API as CONTAINER_SERVICE_API,
+)
+from generator.capzbuild.tables import (
+    CONTAINER_SERVICE_PREVIEW_API as CONTAINER_SERVICE_PREVIEW_API,
+)
+from generator.capzbuild.tables import (
+    CONTROL_PLANE_COPIES as CONTROL_PLANE_COPIES,
+)
+from generator.capzbuild.tables import (
+    CONTROL_PLANE_DROPPED as CONTROL_PLANE_DROPPED,
+)
+from generator.capzbuild.tables import (
+    CREDENTIAL_ANNOTATION as CREDENTIAL_ANNOTATION,
+)
+from generator.capzbuild.tables import (
+    DEFAULT_ADMIN_USERNAME as DEFAULT_ADMIN_USERNAME,
+)
+from generator.capzbuild.tables import (
+    MACHINE_POOL_COPIES as MACHINE_POOL_COPIES,
+)
+from generator.capzbuild.tables import (
+    MACHINE_POOL_DEFAULTS as MACHINE_POOL_DEFAULTS,
+)
+from generator.capzbuild.tables import (
+    MACHINE_POOL_DROPPED as MACHINE_POOL_DROPPED,
+)
+from generator.capzbuild.tables import (
+    SKU_TIERS as SKU_TIERS,
+)
+from generator.capzbuild.tables import (
+    SYSCTL_NAMES as SYSCTL_NAMES,
+)
+from generator.capzbuild.tables import (
+    SYSCTL_RENAMES as SYSCTL_RENAMES,
+)
+
 CAPZ_GROUP: Final = "infrastructure.cluster.x-k8s.io"
 CAPZ_V1BETA1: Final = f"{CAPZ_GROUP}/v1beta1"
 CAPZ_V1ALPHA1: Final = f"{CAPZ_GROUP}/v1alpha1"
@@ -17,15 +61,11 @@ CAPZ_V1ALPHA1: Final = f"{CAPZ_GROUP}/v1alpha1"
 # ASO apiVersions of the generated resources: the ones CAPZ v1.26.0's released templates embed, and
 # for kinds they do not embed the ones CAPZ v1.26.0 itself compiles against (reference §0).
 RESOURCE_GROUP_API: Final = "resources.azure.com/v1api20200601"
-CONTAINER_SERVICE_API: Final = "containerservice.azure.com/v1api20240901"
-# enablePreviewFeatures: the preview version CAPZ v1.26.0 uses (no local schema exists for it).
-CONTAINER_SERVICE_PREVIEW_API: Final = "containerservice.azure.com/v20251002preview"
 FLEETS_MEMBER_API: Final = "containerservice.azure.com/v1api20250301"
 EXTENSION_API: Final = "kubernetesconfiguration.azure.com/v1api20230501"
 NETWORK_API: Final = "network.azure.com/v1api20201101"  # VirtualNetwork, VirtualNetworksSubnet
 PRIVATE_ENDPOINT_API: Final = "network.azure.com/v1api20220701"
 
-CREDENTIAL_ANNOTATION: Final = "serviceoperator.azure.com/credential-from"
 REPLICAS_MANAGED_BY: Final = "cluster.x-k8s.io/replicas-managed-by"
 ADOPT_ANNOTATION: Final = "sigs.k8s.io/cluster-api-provider-azure-adopt"
 
@@ -83,214 +123,14 @@ CONTROLLER_ANNOTATIONS: Final = frozenset(
     }
 )
 
-# --- AzureManagedControlPlane -> ManagedCluster (reference §5.3) ---------------------------------
-
-# Plain copies: legacy spec path -> ManagedCluster spec path.
-CONTROL_PLANE_COPIES: Final = (
-    ("nodeResourceGroupName", "nodeResourceGroup"),
-    ("dnsPrefix", "dnsPrefix"),
-    ("networkPlugin", "networkProfile.networkPlugin"),
-    ("networkPluginMode", "networkProfile.networkPluginMode"),
-    ("networkPolicy", "networkProfile.networkPolicy"),
-    ("networkDataplane", "networkProfile.networkDataplane"),
-    ("outboundType", "networkProfile.outboundType"),
-    (
-        "loadBalancerProfile.managedOutboundIPs",
-        "networkProfile.loadBalancerProfile.managedOutboundIPs.count",
-    ),
-    (
-        "loadBalancerProfile.allocatedOutboundPorts",
-        "networkProfile.loadBalancerProfile.allocatedOutboundPorts",
-    ),
-    (
-        "loadBalancerProfile.idleTimeoutInMinutes",
-        "networkProfile.loadBalancerProfile.idleTimeoutInMinutes",
-    ),
-    ("aadProfile.adminGroupObjectIDs", "aadProfile.adminGroupObjectIDs"),
-    ("apiServerAccessProfile.authorizedIPRanges", "apiServerAccessProfile.authorizedIPRanges"),
-    ("apiServerAccessProfile.enablePrivateCluster", "apiServerAccessProfile.enablePrivateCluster"),
-    ("apiServerAccessProfile.privateDNSZone", "apiServerAccessProfile.privateDNSZone"),
-    (
-        "apiServerAccessProfile.enablePrivateClusterPublicFQDN",
-        "apiServerAccessProfile.enablePrivateClusterPublicFQDN",
-    ),
-    (
-        "identity.userAssignedIdentityResourceID",
-        "identity.userAssignedIdentities[0].reference.armId",
-    ),
-    ("kubeletUserAssignedIdentity", "identityProfile.kubeletidentity.resourceReference.armId"),
-    ("httpProxyConfig.httpProxy", "httpProxyConfig.httpProxy"),
-    ("httpProxyConfig.httpsProxy", "httpProxyConfig.httpsProxy"),
-    ("httpProxyConfig.noProxy", "httpProxyConfig.noProxy"),
-    ("httpProxyConfig.trustedCa", "httpProxyConfig.trustedCa"),
-    ("oidcIssuerProfile.enabled", "oidcIssuerProfile.enabled"),
-    ("autoUpgradeProfile.upgradeChannel", "autoUpgradeProfile.upgradeChannel"),
-    ("securityProfile.azureKeyVaultKms.enabled", "securityProfile.azureKeyVaultKms.enabled"),
-    ("securityProfile.azureKeyVaultKms.keyID", "securityProfile.azureKeyVaultKms.keyId"),
-    (
-        "securityProfile.azureKeyVaultKms.keyVaultNetworkAccess",
-        "securityProfile.azureKeyVaultKms.keyVaultNetworkAccess",
-    ),
-    (
-        "securityProfile.azureKeyVaultKms.keyVaultResourceID",
-        "securityProfile.azureKeyVaultKms.keyVaultResourceReference.armId",
-    ),
-    (
-        "securityProfile.defender.logAnalyticsWorkspaceResourceID",
-        "securityProfile.defender.logAnalyticsWorkspaceResourceReference.armId",
-    ),
-    (
-        "securityProfile.defender.securityMonitoring.enabled",
-        "securityProfile.defender.securityMonitoring.enabled",
-    ),
-    ("securityProfile.imageCleaner.enabled", "securityProfile.imageCleaner.enabled"),
-    ("securityProfile.imageCleaner.intervalHours", "securityProfile.imageCleaner.intervalHours"),
-    ("securityProfile.workloadIdentity.enabled", "securityProfile.workloadIdentity.enabled"),
-)
-
-# autoscalerProfile (camelCase, legacy CRD) -> autoScalerProfile (AKS kebab-case keys), with the
-# legacy CRD defaults that apply once the profile object exists (reference §5.3, K25).
-AUTOSCALER_KEYS: Final = {
-    "balanceSimilarNodeGroups": "balance-similar-node-groups",
-    "expander": "expander",
-    "maxEmptyBulkDelete": "max-empty-bulk-delete",
-    "maxGracefulTerminationSec": "max-graceful-termination-sec",
-    "maxNodeProvisionTime": "max-node-provision-time",
-    "maxTotalUnreadyPercentage": "max-total-unready-percentage",
-    "newPodScaleUpDelay": "new-pod-scale-up-delay",
-    "okTotalUnreadyCount": "ok-total-unready-count",
-    "scanInterval": "scan-interval",
-    "scaleDownDelayAfterAdd": "scale-down-delay-after-add",
-    "scaleDownDelayAfterDelete": "scale-down-delay-after-delete",
-    "scaleDownDelayAfterFailure": "scale-down-delay-after-failure",
-    "scaleDownUnneededTime": "scale-down-unneeded-time",
-    "scaleDownUnreadyTime": "scale-down-unready-time",
-    "scaleDownUtilizationThreshold": "scale-down-utilization-threshold",
-    "skipNodesWithLocalStorage": "skip-nodes-with-local-storage",
-    "skipNodesWithSystemPods": "skip-nodes-with-system-pods",
-}
-AUTOSCALER_DEFAULTS: Final = {
-    "balanceSimilarNodeGroups": "false",
-    "expander": "random",
-    "maxEmptyBulkDelete": "10",
-    "maxGracefulTerminationSec": "600",
-    "maxNodeProvisionTime": "15m",
-    "maxTotalUnreadyPercentage": "45",
-    "newPodScaleUpDelay": "0s",
-    "okTotalUnreadyCount": "3",
-    "scaleDownDelayAfterAdd": "10m",
-    "scaleDownDelayAfterDelete": "10s",
-    "scaleDownDelayAfterFailure": "3m",
-    "scaleDownUnneededTime": "10m",
-    "scaleDownUnreadyTime": "20m",
-    "scaleDownUtilizationThreshold": "0.5",
-    "scanInterval": "10s",
-    "skipNodesWithLocalStorage": "false",
-    "skipNodesWithSystemPods": "true",
-}
-
-SKU_TIERS: Final = {
-    "Free": "Free",
-    "Paid": "Standard",
-    "Standard": "Standard",
-    "Premium": "Premium",
-}
 
 # Legacy defaults (internal/api/v1beta1/azuremanagedcontrolplane_default.go, CRD defaults).
 DEFAULT_VNET_CIDR: Final = "10.0.0.0/8"
 DEFAULT_SUBNET_CIDR: Final = "10.240.0.0/16"
 DEFAULT_OVERLAY_VNET_CIDR: Final = "10.224.0.0/12"
 DEFAULT_OVERLAY_SUBNET_CIDR: Final = "10.224.0.0/16"
-DEFAULT_ADMIN_USERNAME: Final = "azureuser"
 DEFAULT_FLEET_GROUP: Final = "default"
 
-# Fields with no per-resource equivalent, or CAPZ-managed ones dropped without a note.
-CONTROL_PLANE_DROPPED: Final = ("controlPlaneEndpoint", "machineTemplate")
-
-# --- AzureManagedMachinePool -> ManagedClustersAgentPool (reference §5.4) -------------------------
-
-MACHINE_POOL_COPIES: Final = (
-    ("mode", "mode"),
-    ("sku", "vmSize"),
-    ("osType", "osType"),
-    ("osDiskType", "osDiskType"),
-    ("availabilityZones", "availabilityZones"),
-    ("nodeLabels", "nodeLabels"),
-    ("maxPods", "maxPods"),
-    ("enableUltraSSD", "enableUltraSSD"),
-    ("enableNodePublicIP", "enableNodePublicIP"),
-    ("enableFIPS", "enableFIPS"),
-    ("enableEncryptionAtHost", "enableEncryptionAtHost"),
-    ("nodePublicIPPrefixID", "nodePublicIPPrefixReference.armId"),
-    ("scaleSetPriority", "scaleSetPriority"),
-    ("scaleDownMode", "scaleDownMode"),
-    ("kubeletDiskType", "kubeletDiskType"),
-    ("additionalTags", "tags"),
-    *(
-        (f"kubeletConfig.{name}", f"kubeletConfig.{name}")
-        for name in (
-            "cpuManagerPolicy",
-            "cpuCfsQuota",
-            "cpuCfsQuotaPeriod",
-            "imageGcHighThreshold",
-            "imageGcLowThreshold",
-            "topologyManagerPolicy",
-            "allowedUnsafeSysctls",
-            "failSwapOn",
-            "containerLogMaxSizeMB",
-            "containerLogMaxFiles",
-            "podMaxPids",
-        )
-    ),
-    *(
-        (f"linuxOSConfig.{name}", f"linuxOSConfig.{name}")
-        for name in ("swapFileSizeMB", "transparentHugePageEnabled", "transparentHugePageDefrag")
-    ),
-)
-# Legacy webhook / CRD defaults materialized on the agent pool (reference §5.4).
-MACHINE_POOL_DEFAULTS: Final = (
-    ("osType", "Linux"),
-    ("osDiskType", "Managed"),
-    ("scaleDownMode", "Delete"),
-)
-
-# linuxOSConfig.sysctls: same names except these (legacy CRD -> ASO schema).
-SYSCTL_RENAMES: Final = {
-    "netIpv4IPLocalPortRange": "netIpv4IpLocalPortRange",
-    "netIpv4TCPFinTimeout": "netIpv4TcpFinTimeout",
-    "netIpv4TCPKeepaliveProbes": "netIpv4TcpKeepaliveProbes",
-    "netIpv4TCPKeepaliveTime": "netIpv4TcpKeepaliveTime",
-    "netIpv4TCPMaxSynBacklog": "netIpv4TcpMaxSynBacklog",
-    "netIpv4TCPMaxTwBuckets": "netIpv4TcpMaxTwBuckets",
-    "netIpv4TCPTwReuse": "netIpv4TcpTwReuse",
-    "netIpv4TCPkeepaliveIntvl": "netIpv4TcpkeepaliveIntvl",
-}
-SYSCTL_NAMES: Final = frozenset(
-    {
-        "fsAioMaxNr",
-        "fsFileMax",
-        "fsInotifyMaxUserWatches",
-        "fsNrOpen",
-        "kernelThreadsMax",
-        "netCoreNetdevMaxBacklog",
-        "netCoreOptmemMax",
-        "netCoreRmemDefault",
-        "netCoreRmemMax",
-        "netCoreSomaxconn",
-        "netCoreWmemDefault",
-        "netCoreWmemMax",
-        "netIpv4NeighDefaultGcThresh1",
-        "netIpv4NeighDefaultGcThresh2",
-        "netIpv4NeighDefaultGcThresh3",
-        "netNetfilterNfConntrackBuckets",
-        "netNetfilterNfConntrackMax",
-        "vmMaxMapCount",
-        "vmSwappiness",
-        "vmVfsCachePressure",
-        *SYSCTL_RENAMES,
-    }
-)
-MACHINE_POOL_DROPPED: Final = ("providerIDList",)
 
 # --- AzureClusterIdentity -> ASO credential Secret (reference §5.6) ------------------------------
 

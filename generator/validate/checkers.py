@@ -59,7 +59,7 @@ def check_capz_rules(context: CheckContext) -> Iterator[Finding]:
     """Disabled rules are not run at all (their findings would be dropped anyway)."""
     for rule_id, rule in RULES.items():
         if context.enabled(rule_id):
-            yield from rule.check(context.manifests)
+            yield from rule.run(context.manifests, context.store)
 
 
 DEFAULT_CHECKERS: tuple[Checker, ...] = (

@@ -270,3 +270,43 @@ def test_long_messages_are_clipped() -> None:
 
     assert clip("x" * 10) == "x" * 10
     assert clip("x" * 600) == "x" * 500 + "... (100 more characters)"
+
+
+LEGACY_PATCHED = """\
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata:
+  name: demo
+  namespace: default
+spec:
+  location: westeurope
+  resourceGroupName: demo
+  subscriptionID: 00000000-0000-0000-0000-000000000000
+  version: v1.31.1
+  identityRef:
+    apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+    kind: AzureClusterIdentity
+    name: demo-identity
+  asoManagedClusterPatches:
+    - '{"spec": {"disableLocalAcounts": true}}'
+    - '{"spec": {"tags": {"team": "a"}'
+"""
+
+
+def test_option7_patches_are_validated_with_the_built_in_schemas(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    """The issue's case: a typo in a patch used to pass with exit 0."""
+    manifest = tmp_path / "legacy.yaml"
+    manifest.write_text(LEGACY_PATCHED)
+    result = run_cli(["validate", str(manifest)])
+    assert result.exit_code == 1, result.stderr
+    assert result.stdout.splitlines() == [
+        f"{manifest}:16: AzureManagedControlPlane/demo: spec.asoManagedClusterPatches[0]: "
+        'spec.disableLocalAcounts: unknown field "disableLocalAcounts" (in no shipped version) '
+        "[containerservice.azure.com/v1api20240901 ManagedCluster] (CAPZ-ASO-PATCH-SCHEMA)",
+        f"{manifest}:17: AzureManagedControlPlane/demo: spec.asoManagedClusterPatches[1]: "
+        "not valid JSON: Expecting ',' delimiter (line 1, column 32 of the patch) "
+        "(CAPZ-ASO-PATCH-JSON)",
+        "1 document checked: 2 errors, 0 warnings",
+    ]

@@ -206,7 +206,23 @@ LEGACY_CASES: dict[str, tuple[str, dict[str, Any], str]] = {
         "AKS_NETWORK_POLICY: azure (Azure Network Policy Manager) requires networkPlugin: azure, "
         "not kubenet (CAPZ-MC-NETWORK-PLUGIN)",
     ),
+    "CAPZ-ASO-PATCH-JSON": (
+        "aks-legacy",
+        {**LEGACY, "ASO_MANAGED_CLUSTER_PATCHES": ['{"spec": {"disableLocalAccounts": true']},
+        "ASO_MANAGED_CLUSTER_PATCHES[0]: not valid JSON: Expecting ',' delimiter (line 1, "
+        "column 39 of the patch) (CAPZ-ASO-PATCH-JSON)",
+    ),
 }
+# Option-7 patches of the pools, in the multi-tenancy flavor (it extends aks-legacy).
+LEGACY_CASES["CAPZ-ASO-PATCH-JSON-POOL"] = (
+    "aks-multi-tenancy",
+    {
+        **TENANCY,
+        "NODE_POOLS": [{**SYSTEM, "asoManagedClustersAgentPoolPatches": ["[1]"]}],
+    },
+    'NODE_POOLS[0].asoManagedClustersAgentPoolPatches[0]: must be a JSON object ({"spec": '
+    "{...}}), not a list (CAPZ-ASO-PATCH-JSON)",
+)
 
 
 def generate(run_cli: Any, tmp_path: Path, flavor: str, values: dict[str, Any], *extra: str) -> Any:
@@ -250,7 +266,7 @@ def test_cli_names_the_variable_and_exits_1(
 def test_every_rule_id_of_the_cases_exists() -> None:
     from generator.validate.rules import RULES
 
-    assert set(CASES) | set(LEGACY_CASES) <= set(RULES)
+    assert set(CASES) | set(LEGACY_CASES) - {"CAPZ-ASO-PATCH-JSON-POOL"} <= set(RULES)
 
 
 def test_checks_run_without_validation_and_honour_disabled_rules(
@@ -394,3 +410,29 @@ def test_builtin_origins_name_declared_variables() -> None:
         "aks-multi-tenancy": True,
         "aks-topology": False,
     }
+
+
+def test_option7_patches_are_validated_in_the_generated_output(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    """Readable patches pass the render-time checks (they have no schema store); the validation
+    of the output applies them to what CAPZ builds and checks the result."""
+    values = {
+        **LEGACY,
+        "ASO_MANAGED_CLUSTER_PATCHES": ['{"spec": {"disableLocalAcounts": true}}'],
+        "NODE_POOLS": [
+            {**SYSTEM, "asoManagedClustersAgentPoolPatches": ['{"spec": {"maxPods": "many"}}']}
+        ],
+    }
+    result = generate(run_cli, tmp_path, "aks-legacy", values)
+    assert result.exit_code == 1, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[:2] == [
+        "<generated>:27: AzureManagedControlPlane/my-cluster: spec.asoManagedClusterPatches[0]: "
+        'spec.disableLocalAcounts: unknown field "disableLocalAcounts" (in no shipped version) '
+        "[containerservice.azure.com/v1api20240901 ManagedCluster] (CAPZ-ASO-PATCH-SCHEMA)",
+        "<generated>:76: AzureManagedMachinePool/my-cluster-system: "
+        'spec.asoManagedClustersAgentPoolPatches[0]: spec.maxPods: expected integer, got string "many" '
+        "[containerservice.azure.com/v1api20240901 ManagedClustersAgentPool] (CAPZ-ASO-PATCH-SCHEMA)",
+    ]

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
+from generator.capzbuild.values import dns_service_ip, normalized_name, quantity_number
 from generator.check import SourceText, check_sources
 from generator.envsubst import substitute
 from generator.errors import MigrationError, YamlError
 from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.tables import CONVERSIONS, SYSCTL_NAMES, SYSCTL_RENAMES
-from generator.migrate.values import dns_service_ip, normalized_name, quantity_number
 from generator.schemastore.store import SchemaStore
 from generator.validate import ValidationOptions
 from generator.validate.rules.versions import REMOVED_VERSIONS
@@ -222,6 +222,24 @@ def test_disabled_local_accounts_use_user_credentials() -> None:
     assert spec["operatorSpec"]["secrets"] == {
         "userCredentials": {"key": "value", "name": "my-cluster-control-plane-user-kubeconfig"}
     }
+
+
+@pytest.mark.parametrize(
+    "key", ["not base64!", "\u00e9t\u00e9", base64.b64encode(b"\xff").decode()]
+)
+def test_an_unreadable_ssh_key_is_unmapped_not_a_crash(key: str) -> None:
+    """Non-ASCII text used to escape the base64 error handling (found by the option-7 fuzz test)."""
+    text = (
+        "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\n"
+        f"metadata: {{name: c}}\nspec: {{location: eastus, sshPublicKey: {key!r}}}\n"
+    )
+    result = migrate_text(text, source="k")
+    (note,) = (n for n in result.notes if n.path == "spec.sshPublicKey")
+    assert note.reason == "not base64-encoded UTF-8 text; linuxProfile left out"
+    mc = embedded(
+        by_kind(objects(result.text()), "AzureASOManagedControlPlane")[0], "ManagedCluster"
+    )
+    assert "linuxProfile" not in mc["spec"]
 
 
 def test_preview_patches_are_merged() -> None:

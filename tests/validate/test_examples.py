@@ -11,7 +11,8 @@
   top-level object. The findings of every rule named in an ``expect`` must match the expectations
   one to one, so the passing objects that examples carry next to the broken ones (named ``good-*``)
   prove the rule's passing case too. ``store: fake`` validates with the fake schema store
-  (missing schemas reported) instead of rules only.
+  (missing schemas reported) instead of rules only; ``store: shared`` with the vendored upstream
+  CRDs and ASO schemas (for rules whose messages come from the real schemas).
 """
 
 from __future__ import annotations
@@ -52,12 +53,12 @@ class Expectation:
 @dataclass(frozen=True)
 class Header:
     expectations: tuple[Expectation, ...]
-    store: bool
+    store: str | None  # "fake", "shared" or None (rules only)
 
 
 def read_header(path: Path) -> Header:
     expectations: list[Expectation] = []
-    store = False
+    store: str | None = None
     for line in path.read_text().splitlines():
         if not line.startswith("#"):
             break
@@ -73,7 +74,8 @@ def read_header(path: Path) -> Header:
                 Expectation(parts[0], "" if parts[1] == "-" else parts[1], parts[2], name)
             )
         elif text.startswith("store:"):
-            store = text.split(":", 1)[1].strip() == "fake"
+            store = text.split(":", 1)[1].strip()
+            assert store in ("fake", "shared"), f"{path}: unknown store {store!r}"
     return Header(tuple(expectations), store)
 
 
@@ -108,14 +110,23 @@ def test_valid_example_passes_the_fake_store(
 
 @pytest.mark.parametrize("path", INVALID, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_invalid_example_produces_declared_findings(
-    path: Path, parse: Callable[..., list[Document]], make_store: Callable[[], Any]
+    path: Path,
+    parse: Callable[..., list[Document]],
+    make_store: Callable[[], Any],
+    request: pytest.FixtureRequest,
 ) -> None:
     header = read_header(path)
     assert header.expectations, f"{path} declares no '# expect:' line"
     assert path.parent.name in {e.rule for e in header.expectations}, "expect the folder's own rule"
     documents = parse(path.read_text(), path.name)
-    store = make_store() if header.store else None
-    findings = validate_documents(documents, store, ValidationOptions(schemas=header.store))
+    store = None
+    if header.store == "fake":
+        store = make_store()
+    elif header.store == "shared":
+        store = request.getfixturevalue("shared_store")
+    findings = validate_documents(
+        documents, store, ValidationOptions(schemas=header.store is not None)
+    )
     declared = {e.rule for e in header.expectations}
     relevant = [f for f in findings if f.rule in declared]
     unmatched = list(relevant)

@@ -90,3 +90,72 @@ def test_schema_checks_never_raise(
     objs = _mutate([doc.obj for doc in template_docs("aks-aso")], data)
     documents = [Document("fuzz.yaml", index, obj) for index, obj in enumerate(objs)]
     validate_documents(documents, make_store(), ValidationOptions(ignore_missing_schemas=True))
+
+
+LEGACY_PATCHED = [
+    {
+        "apiVersion": "cluster.x-k8s.io/v1beta1",
+        "kind": "Cluster",
+        "metadata": {"name": "demo"},
+        "spec": {
+            "clusterNetwork": {"services": {"cidrBlocks": ["10.0.0.0/16"]}},
+            "controlPlaneRef": {"kind": "AzureManagedControlPlane", "name": "demo"},
+        },
+    },
+    {
+        "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",
+        "kind": "AzureManagedControlPlane",
+        "metadata": {"name": "demo"},
+        "spec": {
+            "location": "westeurope",
+            "sshPublicKey": "c3NoLXJzYSBBQUFB",
+            "aadProfile": {"managed": True, "adminGroupObjectIDs": ["a"]},
+            "disableLocalAccounts": True,
+            "oidcIssuerProfile": {"enabled": True},
+            "addonProfiles": [{"name": "azurepolicy", "enabled": True, "config": {"a": "b"}}],
+            "autoscalerProfile": {"expander": "random", "scanInterval": "10s"},
+            "loadBalancerProfile": {"outboundIPs": ["id"], "managedOutboundIPs": 2},
+            "sku": {"tier": "Paid"},
+            "additionalTags": {"team": "a"},
+            "asoManagedClusterPatches": [
+                '{"spec": {"disableLocalAcounts": true, "location": "eastus"}}',
+                "spec:\n  tags: {b: c}\n",
+            ],
+        },
+    },
+    {
+        "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",
+        "kind": "AzureManagedMachinePoolTemplate",
+        "metadata": {"name": "pool"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "mode": "System",
+                    "scaling": {"minSize": 1, "maxSize": 3},
+                    "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}],
+                    "spotMaxPrice": "500m",
+                    "linuxOSConfig": {"sysctls": {"netIpv4TCPFinTimeout": 30}},
+                    "subnetName": "other",
+                    "asoManagedClustersAgentPoolPatches": ['{"spec": {"count": "x"}}'],
+                }
+            }
+        },
+    },
+]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_option7_patch_rules_never_raise(
+    data: st.DataObject, make_store: Callable[[], Any]
+) -> None:
+    """The legacy spec is mapped to the object CAPZ builds before the patches are checked: any
+    value of any type must end in findings, never in an exception."""
+    objs = _mutate(LEGACY_PATCHED, data)
+    documents = [Document("fuzz.yaml", index, obj) for index, obj in enumerate(objs)]
+    findings = validate_documents(
+        documents, make_store(), ValidationOptions(ignore_missing_schemas=True)
+    )
+    assert all(finding.message for finding in findings)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from generator.validate.rules import (
     access,
     aso,
+    aso_patches,
     autoscale,
     azure_values,
     clusteridentity,
@@ -44,6 +45,7 @@ _MODULES = (
     siblings,
     clusteridentity,
     aso,
+    aso_patches,
 )
 
 

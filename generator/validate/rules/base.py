@@ -13,6 +13,10 @@ from typing import Protocol
 
 from generator.findings import Finding, JsonPath, Severity, Subject
 from generator.model.manifests import ManifestSet
+from generator.schemastore.types import SchemaLookup
+
+SchemaCheck = Callable[[ManifestSet, SchemaLookup | None], Iterable[Finding]]
+"""A check that also validates against schemas: given the run's store, None when there is none."""
 
 
 class Located(Protocol):
@@ -32,12 +36,24 @@ class Located(Protocol):
 @dataclass(frozen=True)
 class Rule:
     """One rule: its ID (``CAPZ-...``, or ``ASO-...`` for ASO's own admission checks), the one-line
-    description ``--list-rules`` shows, the one severity it reports with, and the check itself."""
+    description ``--list-rules`` shows, the one severity it reports with, and the check itself.
+
+    A rule that needs the run's schemas (the option-7 patch rules validate what CAPZ would build)
+    also has ``schema_check``; :meth:`run` hands it the store, and ``check`` (which has none) is
+    what runs where no store exists, such as a flavor's render-time checks.
+    """
 
     id: str
     description: str
     severity: Severity
     check: Callable[[ManifestSet], Iterable[Finding]]
+    schema_check: SchemaCheck | None = None
+
+    def run(self, manifests: ManifestSet, store: SchemaLookup | None) -> Iterable[Finding]:
+        """The rule's findings on ``manifests``, validating with ``store`` if the rule uses one."""
+        if self.schema_check is not None:
+            return self.schema_check(manifests, store)
+        return self.check(manifests)
 
     def at(self, where: Located, rel: JsonPath, message: str, hint: str | None = None) -> Finding:
         """A finding at ``rel`` inside ``where`` (path made absolute from the document root)."""

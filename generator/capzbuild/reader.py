@@ -1,27 +1,38 @@
 """Reading a legacy spec field by field while recording what was read.
 
-Whatever a converter never reads is, by construction, a field it could not map: the engine lists
-those leaves as ``unmapped`` instead of dropping them silently.
+Whatever a converter never reads is, by construction, a field it could not map: ``capzgen
+migrate`` lists those leaves as ``unmapped`` instead of dropping them silently.
+
+Errors are made by the reader's :class:`ErrorSource`: ``migrate`` passes the input object's origin
+(its errors are :class:`~generator.errors.MigrationError`), the validator one whose errors it
+catches to leave the malformed field to the schema check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
 
+from generator.capzbuild.values import get_path, parse_path
 from generator.findings import PathPart, format_path
-from generator.migrate.model import Origin
-from generator.migrate.values import get_path, parse_path
+
+
+class ErrorSource(Protocol):
+    """Where a spec came from, able to make the exception for a bad value at a path in it."""
+
+    def error(self, message: str, path: Sequence[PathPart] = ()) -> Exception:
+        """The exception (not raised) for ``message`` at ``path`` in the object."""
+        ...
 
 
 class SpecReader:
     """A legacy object's ``spec`` read through typed accessors that record what was read.
 
     Accessors return None (an empty list for :meth:`sequence`) for an absent field and raise
-    :class:`MigrationError`, located in the input, for a value of the wrong type.
+    the origin's error, located in the input, for a value of the wrong type.
     """
 
-    def __init__(self, spec: dict[str, Any], origin: Origin, base: list[PathPart]) -> None:
+    def __init__(self, spec: dict[str, Any], origin: ErrorSource, base: list[PathPart]) -> None:
         self.spec = spec
         self.origin = origin
         self.base = base  # path of ``spec`` inside the object, e.g. ["spec"]
