@@ -28,7 +28,7 @@ from generator.fsio import write_atomically
 from generator.yamlio.load import load_json
 from generator.yamlio.source import read_bytes
 
-FORMAT = 1
+FORMAT = 2  # 2: trees without pass-through levels (generator.cel.runtime.parse)
 MAX_CACHE_BYTES = 8 << 20
 
 Encoded = list[Any]

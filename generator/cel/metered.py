@@ -183,6 +183,15 @@ class MeteredEvaluator(Evaluator):
                 self.meter.charge(MAP_LITERAL_COST)
         return super().primary(tree)
 
+    def literal(self, tree: lark.Tree[Any]) -> Any:
+        """A constant: 0, and converted once (CEL values are immutable)."""
+        value = getattr(tree, _LITERAL, _UNSET)
+        if value is _UNSET:
+            value = super().literal(tree)
+            if not isinstance(value, CELEvalError):
+                setattr(tree, _LITERAL, value)
+        return value
+
     def conditionaland(self, tree: lark.Tree[Any]) -> Any:
         """``a && b``: ``b`` is not evaluated when ``a`` is false."""
         return self._logical(tree, "_&&_", stop_at=False)
@@ -226,6 +235,8 @@ class MeteredEvaluator(Evaluator):
         return result
 
 
+_LITERAL = "capzgen_literal"  # where a literal node keeps its converted value
+_UNSET = object()
 _RELATIONS = {
     "relation_lt": "_<_",
     "relation_le": "_<=_",
