@@ -111,43 +111,17 @@ class MeteredEvaluator(Evaluator):
             return self._vars[name]
         return super().ident_value(name, root_scope)
 
-    # Nodes with one child only pass its value on; cel-python's generic way costs a list and a
-    # cast with a subscripted type (hashed on every call) per node.
-    def expr(self, tree: lark.Tree[Any]) -> Any:
-        """``a ? b : c``, or its one child."""
-        if len(tree.children) == 1:
-            return self.visit(tree.children[0])
-        return super().expr(tree)
-
-    def member(self, tree: lark.Tree[Any]) -> Any:
-        """Always one child."""
-        return self.visit(tree.children[0])
-
-    def unary(self, tree: lark.Tree[Any]) -> Any:
-        """``!a``, ``-a``, or its one child."""
-        if len(tree.children) == 1:
-            return self.visit(tree.children[0])
-        return super().unary(tree)
-
-    def addition(self, tree: lark.Tree[Any]) -> Any:
-        """``a + b``, ``a - b``, or its one child."""
-        if len(tree.children) == 1:
-            return self.visit(tree.children[0])
-        return super().addition(tree)
-
-    def multiplication(self, tree: lark.Tree[Any]) -> Any:
-        """``a * b``, ``a / b``, ``a % b``, or its one child."""
-        if len(tree.children) == 1:
-            return self.visit(tree.children[0])
-        return super().multiplication(tree)
-
     def relation(self, tree: lark.Tree[Any]) -> Any:
-        """Comparisons and ``in``, or its one child."""
-        if len(tree.children) == 1:
-            return self.visit(tree.children[0])
+        """Comparisons and ``in``, without cel-python's per-call cast to a subscripted type.
+
+        (Levels with one child are gone from streamlined trees, see
+        :func:`generator.cel.runtime.parse`; cel-python handles any that are left.)
+        """
+        if len(tree.children) != 2:
+            return super().relation(tree)
         operator_tree, right_tree = tree.children
         name = _RELATIONS.get(operator_tree.data) if isinstance(operator_tree, lark.Tree) else None
-        if name is None or not isinstance(right_tree, lark.Tree):
+        if name is None or not isinstance(right_tree, lark.Tree):  # pragma: no cover - grammar
             return super().relation(tree)
         left = self.visit(operator_tree.children[0])
         right = self.visit(right_tree)

@@ -10,7 +10,7 @@ import pytest
 
 from generator.cel.cost import estimate_cost
 from generator.cel.limits import MAX_REQUEST_SIZE_BYTES, CostLimits, Meter
-from generator.cel.runtime import compile_program, parse, to_cel
+from generator.cel.runtime import CelEvaluationError, compile_program, parse, to_cel
 from generator.cel.shapes import Shape
 from generator.cel.tree import build_tree
 
@@ -135,3 +135,63 @@ def test_the_estimate_bounds_what_the_meter_counts(rule: str, value: list[str]) 
     meter.start_call()
     compile_program(rule).evaluate(to_cel(value, schema), meter)
     assert 0 < meter.total <= estimate(rule, schema)
+
+
+SAMPLE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "a": {"type": "boolean"},
+        "n": {"type": "integer"},
+        "s": {"type": "string", "maxLength": 8},
+        "l": {"type": "array", "maxItems": 4, "items": {"type": "integer"}},
+        "m": {
+            "type": "object",
+            "maxProperties": 3,
+            "additionalProperties": {"type": "integer"},
+        },
+    },
+}
+SAMPLE = {"a": True, "n": 2, "s": "ab", "l": [1, 2], "m": {"x": 1}}
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "self.a ? self.n == 2 : self.s == ''",
+        "-self.n < 0 && !(self.n == 0)",
+        "self.n * 2 / 1 % 5 == 4",
+        "self.n + 1 - 1 == self.n",
+        "self.s + 'x' == 'abx'",
+        "self.l + [3] == [1, 2, 3]",
+        "{'k': self.n}['k'] == self.n",
+        "self.l[0] == 1 && self.m['x'] == 1",
+        "dyn(self.n) == 2",
+        "self.m.all(k, k.size() > 0)",
+        "self.s.lowerAscii().split('b').size() == 2",
+        "self.s.charAt(0) == 'a' && self.s.upperAscii().startsWith('A')",
+        "self.l.exists_one(x, x == 1)",
+        "self.l.filter(x, x > 1).map(y, y * 2) == [4]",
+        "has(self.missing) || self.s.contains('b')",
+        "self.l.isSorted() && self.l.sum() == 3 && self.s.find('b') == 'b'",
+        "size(self.s) == 2 && 1 in self.l && 'x' in self.m",
+        "int(self.s.size()) == 2 && string(self.n) == '2'",
+    ],
+)
+def test_estimates_bound_the_meter_across_the_language(rule: str) -> None:
+    meter = Meter(CostLimits())
+    meter.start_call()
+    assert compile_program(rule).evaluate(to_cel(SAMPLE, SAMPLE_SCHEMA), meter)
+    assert 0 < meter.total <= estimate(rule, SAMPLE_SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ("self.n < 'a'", "no matching overload"),
+        ("self.n.all(x, true)", "cannot iterate over"),
+        ("1 && 2", "no matching overload for _&&_"),
+    ],
+)
+def test_type_errors_are_evaluation_errors(rule: str, problem: str) -> None:
+    with pytest.raises(CelEvaluationError, match=problem):
+        compile_program(rule).evaluate(to_cel(SAMPLE, SAMPLE_SCHEMA))
