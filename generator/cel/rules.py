@@ -15,13 +15,10 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import lark
-from celpy.evaluation import base_functions
-
-from generator.cel.extensions import EXTENSIONS
-from generator.cel.runtime import CelSyntaxError, parse
+if TYPE_CHECKING:
+    import lark
 
 VALIDATIONS = "x-kubernetes-validations"
 
@@ -105,8 +102,15 @@ class Analysis:
         return self.status is RuleStatus.EVALUABLE
 
 
+@functools.lru_cache(maxsize=1)
 def known_functions() -> frozenset[str]:
     """Names an evaluable rule may call: cel-python's functions, the macros and the extensions."""
+    # lazy: cel-python loads only when a rule is analysed (this module is on the walker's path)
+    from celpy.evaluation import base_functions
+
+    # lazy: as above
+    from generator.cel.extensions import EXTENSIONS
+
     names = {name for name in base_functions if name.isidentifier()}
     return frozenset(names | MACROS | set(EXTENSIONS))
 
@@ -114,10 +118,23 @@ def known_functions() -> frozenset[str]:
 @functools.lru_cache(maxsize=4096)
 def analyze(expression: str) -> Analysis:
     """Whether ``expression`` can be evaluated here (memoised: CRDs repeat their rules a lot)."""
+    # lazy: cel-python loads only when a rule is analysed (this module is on the walker's path)
+    from generator.cel.runtime import CelSyntaxError, parse
+
     try:
         tree = parse(expression)
     except CelSyntaxError as error:
-        return Analysis(RuleStatus.UNSUPPORTED, f"syntax cel-python cannot parse: {error}")
+        return syntax_error(str(error))
+    return analyze_tree(tree)
+
+
+def syntax_error(message: str) -> Analysis:
+    """The verdict on a rule cel-python cannot parse."""
+    return Analysis(RuleStatus.UNSUPPORTED, f"syntax cel-python cannot parse: {message}")
+
+
+def analyze_tree(tree: lark.Tree[Any]) -> Analysis:
+    """The verdict on a parsed rule: transition, unsupported (naming the functions) or evaluable."""
     known = known_functions()
     missing: list[str] = []
     transition = False
@@ -159,17 +176,21 @@ def _position(child: Any) -> int:
 
 
 def _token(child: Any) -> str:
-    return str(child.value) if isinstance(child, lark.Token) else str(child)
+    return str(getattr(child, "value", child))
 
 
 def _bare_ident(member: Any) -> str | None:
     """The identifier when ``member`` is nothing but an identifier (``format`` in
     ``format.dns1123Label()``)."""
     node = member
-    while isinstance(node, lark.Tree) and node.data in ("member", "primary"):
+    while _is_tree(node) and node.data in ("member", "primary"):
         if len(node.children) != 1:
             return None
         node = node.children[0]
-    if isinstance(node, lark.Tree) and node.data == "ident":
+    if _is_tree(node) and node.data == "ident":
         return _token(node.children[0])
     return None
+
+
+def _is_tree(node: Any) -> bool:
+    return hasattr(node, "data") and hasattr(node, "children")

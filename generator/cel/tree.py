@@ -5,8 +5,12 @@ with a few rules deep inside (Cluster's ``machineHealthCheck`` conditions) costs
 lookups per object. The tree follows the structural keywords Kubernetes attaches rules to:
 ``properties``, ``additionalProperties`` (map values) and ``items``; local ``$ref``s
 (``#/$defs/...``, used by bundled core schemas) are followed with a guard against recursion.
-Each rule is analysed and compiled once per process (:mod:`generator.cel.runtime` caches by text),
-and each tree once per schema object.
+
+Building the tree needs no CEL machinery: each rule is only located (its schema path, and how many
+times it can run in one object, which the API server's cost limit multiplies its cost by). The
+rules of a schema are parsed, analysed and estimated together (:mod:`generator.cel.prepare`) when
+the first of them is about to be evaluated, so neither cel-python nor its parser is loaded for
+objects none of whose rules apply. Each tree is built once per schema object.
 """
 
 from __future__ import annotations
@@ -15,10 +19,15 @@ import contextlib
 import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from generator.cel.rules import Analysis, CelRule, analyze, rules_of
-from generator.cel.runtime import CelSyntaxError, Program, compile_program
+from generator.cel.rules import CelRule, rules_of
+from generator.cel.shapes import Shape, cardinality_step
+from generator.findings import format_path
+
+if TYPE_CHECKING:
+    from generator.cel.prepare import Prepared, RuleSetCost
 
 # How a schema node leads to a child: through a named property, to every map value
 # (``additionalProperties``) or to every list item (``items``).
@@ -27,21 +36,60 @@ VALUES = "values"
 ITEMS = "items"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class CompiledRule:
-    """A rule ready to run: its analysis and, when evaluable, its compiled programs.
+    """A rule where it sits in the schema; :meth:`prepared` parses, analyses and estimates it.
 
-    ``program`` is None for a rule that is not evaluable; ``message_program`` is None unless the
-    rule has a ``messageExpression`` that is evaluable too (the static ``message`` is used then).
+    ``location`` is the rule's place as an object path (``spec.items[*].name``); ``enclosing``
+    the lists and maps around it, whose sizes multiply into :attr:`cardinality`.
     """
 
     rule: CelRule
-    analysis: Analysis
-    program: Program | None  # None unless evaluable
-    message_program: Program | None = None  # messageExpression, when it is evaluable too
+    schema: Mapping[str, Any]
+    location: str
+    enclosing: tuple[Mapping[str, Any], ...]
+    rule_set: RuleSet = field(repr=False)
     # Outcomes by value (CEL is pure: the result depends on ``self`` only). Filled by
     # generator.cel.validate; 1,000 clusters repeat the same few values.
-    memo: dict[Any, tuple[str, str]] = field(default_factory=dict, repr=False)
+    memo: dict[Any, tuple[str, str, int]] = field(default_factory=dict, repr=False)
+
+    @property
+    def cardinality(self) -> int:
+        """The most times the rule runs in one object, as the API server bounds it."""
+        total = 1
+        for node in self.enclosing:
+            total *= cardinality_step(Shape(node, self.rule_set.root))
+        return total
+
+    def prepared(self) -> Prepared:
+        """The rule's analysis, programs and cost estimate (its whole schema's, on first use)."""
+        return self.rule_set.prepared()[id(self)]
+
+
+class RuleSet:
+    """All rules of one schema, prepared together on first use (see the module docstring)."""
+
+    def __init__(self, root: Mapping[str, Any], cache_folder: Path | None) -> None:
+        self.root = root
+        self.cache_folder = cache_folder
+        self.rules: list[CompiledRule] = []
+        self._prepared: dict[int, Prepared] | None = None
+        self._cost: RuleSetCost | None = None
+
+    def prepared(self) -> dict[int, Prepared]:
+        """Every rule's preparation, by ``id`` of its :class:`CompiledRule`."""
+        if self._prepared is None:
+            # lazy: cel-python, its parser and the estimator load only when a rule is evaluated
+            from generator.cel.prepare import prepare_rules
+
+            self._prepared, self._cost = prepare_rules(self.rules, self.root, self.cache_folder)
+        return self._prepared
+
+    def cost(self) -> RuleSetCost:
+        """The estimated cost of the whole schema's rules (prepares them)."""
+        self.prepared()
+        assert self._cost is not None
+        return self._cost
 
 
 @dataclass(eq=False)
@@ -57,24 +105,7 @@ class CelNode:
     properties: dict[str, CelNode] = field(default_factory=dict)
     values: CelNode | None = None  # additionalProperties
     items: CelNode | None = None
-
-
-def compile_rule(rule: CelRule) -> CompiledRule:
-    """Analyse ``rule`` and compile it (and its ``messageExpression``) when it can be evaluated."""
-    analysis = analyze(rule.rule)
-    if not analysis.evaluable:
-        return CompiledRule(rule, analysis, None)
-    message_program = None
-    if rule.message_expression is not None and analyze(rule.message_expression).evaluable:
-        message_program = _program(rule.message_expression)
-    return CompiledRule(rule, analysis, _program(rule.rule), message_program)
-
-
-def _program(expression: str) -> Program | None:
-    try:
-        return compile_program(expression)
-    except CelSyntaxError:  # pragma: no cover - analyze() parsed it already
-        return None
+    rule_set: RuleSet | None = field(default=None, repr=False)
 
 
 def children(node: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:
@@ -105,13 +136,28 @@ def resolve_ref(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str
     return target if isinstance(target, Mapping) else None
 
 
+def step_path(path: str, step: str, name: str) -> str:
+    """``path`` one step down, as ``capzgen schemas list --cel`` and findings name places."""
+    if step == VALUES:
+        return f"{path}.*" if path else "*"
+    if step == ITEMS:
+        return f"{path}[*]"
+    text = format_path((name,))
+    if text.startswith("["):
+        return f"{path}{text}"
+    return f"{path}.{text}" if path else text
+
+
 class _Builder:
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], cache_folder: Path | None) -> None:
         self.root = root
+        self.rule_set = RuleSet(root, cache_folder)
         self.done: dict[int, CelNode | None] = {}
         self.active: set[int] = set()
 
-    def build(self, node: Any) -> CelNode | None:
+    def build(
+        self, node: Any, path: str = "", enclosing: tuple[Mapping[str, Any], ...] = ()
+    ) -> CelNode | None:
         if not isinstance(node, Mapping):
             return None
         key = id(node)
@@ -121,16 +167,20 @@ class _Builder:
             return None
         self.active.add(key)
         try:
-            result = self._build(node)
+            result = self._build(node, path, enclosing)
         finally:
             self.active.discard(key)
         self.done[key] = result
         return result
 
-    def _build(self, node: Mapping[str, Any]) -> CelNode | None:
-        out = CelNode(schema=node, rules=tuple(compile_rule(r) for r in rules_of(node)))
+    def _build(
+        self, node: Mapping[str, Any], path: str, enclosing: tuple[Mapping[str, Any], ...]
+    ) -> CelNode | None:
+        rules = tuple(self._locate(rule, node, path, enclosing) for rule in rules_of(node))
+        out = CelNode(schema=node, rules=rules)
         for step, name, sub in children(node):
-            child = self.build(sub)
+            inner = enclosing if step == PROPERTY else (*enclosing, node)
+            child = self.build(sub, step_path(path, step, name), inner)
             if child is None:
                 continue
             if step == VALUES:
@@ -141,12 +191,23 @@ class _Builder:
                 out.properties[name] = child
         target = resolve_ref(node, self.root)
         if target is not None:
-            referenced = self.build(target)
+            referenced = self.build(target, path, enclosing)
             if referenced is not None:
                 out = _merge(out, referenced)
         if not (out.rules or out.properties or out.values or out.items):
             return None
         return out
+
+    def _locate(
+        self,
+        rule: CelRule,
+        node: Mapping[str, Any],
+        path: str,
+        enclosing: tuple[Mapping[str, Any], ...],
+    ) -> CompiledRule:
+        compiled = CompiledRule(rule, node, path, enclosing, self.rule_set)
+        self.rule_set.rules.append(compiled)
+        return compiled
 
 
 def _merge(own: CelNode, other: CelNode) -> CelNode:
@@ -170,16 +231,23 @@ def _merge_optional(a: CelNode | None, b: CelNode | None) -> CelNode | None:
     return _merge(a, b)
 
 
-def build_tree(schema: Mapping[str, Any]) -> CelNode | None:
+def build_tree(schema: Mapping[str, Any], cache_folder: Path | None = None) -> CelNode | None:
     """The rule tree of a whole converted schema; None when it carries no rule at all."""
-    return _Builder(schema).build(schema)
+    builder = _Builder(schema, cache_folder)
+    tree = builder.build(schema)
+    if tree is not None:
+        tree.rule_set = builder.rule_set
+    return tree
 
 
 _TREES: weakref.WeakKeyDictionary[Any, CelNode | None] = weakref.WeakKeyDictionary()
 
 
-def tree_for(handle: Any) -> CelNode | None:
-    """The rule tree of a schema handle (anything with a ``schema`` dict), built once per handle."""
+def tree_for(handle: Any, cache_folder: Path | None = None) -> CelNode | None:
+    """The rule tree of a schema handle (anything with a ``schema`` dict), built once per handle.
+
+    ``cache_folder`` is where parse trees of the schema's rules may be kept between runs.
+    """
     schema = getattr(handle, "schema", None)
     if not isinstance(schema, Mapping):
         return None
@@ -188,8 +256,8 @@ def tree_for(handle: Any) -> CelNode | None:
     except KeyError:
         pass
     except TypeError:  # not weak-referenceable or not hashable: build without caching
-        return build_tree(schema)
-    tree = build_tree(schema)
+        return build_tree(schema, cache_folder)
+    tree = build_tree(schema, cache_folder)
     with contextlib.suppress(TypeError):
         _TREES[handle] = tree
     return tree

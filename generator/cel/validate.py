@@ -17,7 +17,13 @@ alone allows it:
 * transition rules (``oldSelf``) and rules using functions cel-python lacks are not evaluated; they
   are listed by ``capzgen schemas list --cel`` and logged at info level (``-v``);
 * inside CAPZ ``*Template`` kinds, values holding Go-template text (``{{ ... }}``) are not given to
-  rules, as for schema patterns: their final value is unknown.
+  rules, as for schema patterns: their final value is unknown;
+* the API server's cost limits apply (rule ``cel-cost``, :mod:`generator.cel.cost_findings`): a
+  rule whose estimated cost makes the API server refuse its CRD is reported instead of evaluated,
+  and every evaluation runs on a meter that stops it past the per-call limit, the per-object budget
+  or capzgen's wall-clock bound.
+
+Nothing of cel-python is loaded until a rule is about to be evaluated.
 """
 
 from __future__ import annotations
@@ -26,12 +32,14 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from celpy import celtypes
-
-from generator.cel.runtime import CelEvaluationError, matches_type, to_cel
-from generator.cel.tree import CelNode, CompiledRule, tree_for
+from generator.cel import cost_findings
+from generator.cel.limits import CALL, CostExceeded, CostLimits, Meter
+from generator.cel.tree import CelNode, CompiledRule, RuleSet, tree_for
+from generator.cel.values import matches_type
 from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
@@ -44,18 +52,37 @@ RULE_ID = "cel"
 ORIGIN = "cel"
 
 
-def check_cel(manifests: ManifestSet, store: SchemaLookup) -> list[Finding]:
-    """CEL findings of every object and embedded resource of ``manifests``."""
+@dataclass
+class _Run:
+    """What one validation shares across objects: limits, cache folder, rules logged as skipped."""
+
+    limits: CostLimits
+    cache_folder: Path | None
+    skipped: set[str] = field(default_factory=set)
+
+
+def check_cel(
+    manifests: ManifestSet,
+    store: SchemaLookup,
+    *,
+    limits: CostLimits | None = None,
+    cache_folder: Path | None = None,
+) -> list[Finding]:
+    """CEL findings of every object and embedded resource of ``manifests``.
+
+    ``limits`` are the API server's unless given; ``cache_folder`` is where the rules' parse trees
+    (and cel-python's grammar analysis) may be kept between runs.
+    """
+    run = _Run(limits or CostLimits(), cache_folder)
     findings: list[Finding] = []
-    skipped: set[str] = set()
     for top in manifests.objects:
-        findings.extend(_check(top, store, skipped))
+        findings.extend(_check(top, store, run))
         for resource in top.resources:
-            findings.extend(_check(resource, store, skipped))
+            findings.extend(_check(resource, store, run))
     return findings
 
 
-def _check(where: TopObject | AsoResource, store: SchemaLookup, skipped: set[str]) -> list[Finding]:
+def _check(where: TopObject | AsoResource, store: SchemaLookup, run: _Run) -> list[Finding]:
     obj = where.obj
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
@@ -63,28 +90,43 @@ def _check(where: TopObject | AsoResource, store: SchemaLookup, skipped: set[str
     if not valid_api_version(api_version):
         return []
     handle = store.lookup(api_version, kind)
-    tree = tree_for(handle) if handle is not None else None
+    tree = tree_for(handle, run.cache_folder) if handle is not None else None
     if tree is None:
         return []
     top = where.top if isinstance(where, AsoResource) else where
     walker = _Walker(
         subject=lambda: where.subject,
         in_template=top.kind in kinds.TEMPLATE_KINDS,
-        skipped=skipped,
+        run=run,
+        crd=cost_findings.crd_name(handle),
+        root_path=where.path,
     )
-    walker.walk(obj, tree, where.path)
+    try:
+        walker.walk(obj, tree, where.path)
+    except CostExceeded as stop:
+        walker.findings.append(cost_findings.stopped_object(stop, walker.subject, where.path))
     return walker.findings
 
 
 class _Walker:
     def __init__(
-        self, *, subject: Callable[[], Subject], in_template: bool, skipped: set[str]
+        self,
+        *,
+        subject: Callable[[], Subject],
+        in_template: bool,
+        run: _Run,
+        crd: str,
+        root_path: JsonPath,
     ) -> None:
         self._subject_of = subject
+        self.root_path = root_path
         self._subject: Subject | None = None
         self.in_template = in_template
-        self.skipped = skipped
+        self.run = run
+        self.crd = crd
+        self.meter = Meter(run.limits)
         self.findings: list[Finding] = []
+        self.reported: set[int] = set()  # rules (and rule sets) already reported as too costly
 
     @property
     def subject(self) -> Subject:
@@ -121,21 +163,80 @@ class _Walker:
         converted: list[Any] = []  # converted once, for the first rule that needs it
         key = _memo_key(value)
         for compiled in node.rules:
-            if compiled.program is None:
-                self._note_skipped(compiled)
+            if not self._runnable(compiled, path):
                 continue
             outcome = compiled.memo.get(key) if key is not None else None
             if outcome is None:
-                outcome = _outcome(compiled, value, node, converted)
+                outcome = self._outcome(compiled, value, node, converted)
                 if key is not None:
                     if len(compiled.memo) >= _MEMO_LIMIT:
                         compiled.memo.clear()
                     compiled.memo[key] = outcome
-            verdict, text = outcome
-            if verdict == _FAIL:
-                self._violation(compiled, text, path)
-            elif verdict == _ERROR:
-                self._warn(compiled, path, text)
+            else:
+                self.meter.replay(outcome[2])
+            self._report(compiled, outcome, path)
+
+    def _runnable(self, compiled: CompiledRule, path: JsonPath) -> bool:
+        """Whether to evaluate ``compiled`` (reporting why not, once per object, when too costly)."""
+        self._check_rule_set(compiled.rule_set, path)
+        prepared = compiled.prepared()
+        if prepared.program is None:
+            self._note_skipped(compiled)
+            return False
+        if prepared.total <= self.run.limits.static_per_rule:
+            return True
+        if id(compiled) not in self.reported:
+            self.reported.add(id(compiled))
+            assert prepared.cost is not None
+            message, hint = cost_findings.over_rule_limit(
+                compiled, prepared.cost, prepared.total, self.run.limits, self.crd
+            )
+            self._add(Severity.ERROR, cost_findings.RULE_ID, message, path, hint)
+        return False
+
+    def _check_rule_set(self, rule_set: RuleSet, path: JsonPath) -> None:
+        if id(rule_set) in self.reported:
+            return
+        self.reported.add(id(rule_set))
+        total = rule_set.cost().total
+        if total > self.run.limits.static_per_crd:
+            self.findings.append(
+                cost_findings.over_crd_limit(
+                    total, self.run.limits, self.crd, self.subject, self.root_path
+                )
+            )
+
+    def _outcome(
+        self, compiled: CompiledRule, value: Any, node: CelNode, converted: list[Any]
+    ) -> tuple[str, str, int]:
+        """``(verdict, text, cost)``: pass, fail with the finding's message, error with the
+        problem, or stopped at the per-call limit."""
+        self.meter.start_call()
+        try:
+            verdict, text = _evaluate(compiled, value, node, converted, self.meter)
+        except CostExceeded as stop:
+            if stop.scope != CALL:
+                raise
+            message = cost_findings.stopped_call(compiled, stop.cost, self.run.limits)
+            return _STOPPED, message, stop.cost
+        return verdict, text, self.meter.call
+
+    def _report(
+        self, compiled: CompiledRule, outcome: tuple[str, str, int], path: JsonPath
+    ) -> None:
+        verdict, text, _ = outcome
+        if verdict == _FAIL:
+            self._violation(compiled, text, path)
+        elif verdict == _ERROR:
+            self._add(
+                Severity.WARNING,
+                RULE_ID,
+                f"CEL rule could not be evaluated: {text} (rule: {compiled.rule.rule}); "
+                "the API server rejects the object if its evaluation fails too",
+                path,
+            )
+        elif verdict == _STOPPED:
+            self._add(Severity.ERROR, cost_findings.RULE_ID, text, path)
 
     def _violation(self, compiled: CompiledRule, message: str, path: JsonPath) -> None:
         rule = compiled.rule
@@ -144,39 +245,24 @@ class _Walker:
             relative = parse_field_path(rule.field_path)
             if relative is not None:
                 where = (*path, *relative)
-        self.findings.append(
-            Finding(
-                Severity.ERROR,
-                RULE_ID,
-                message,
-                self.subject,
-                where,
-                origin=ORIGIN,
-                hint=f"reason: {rule.reason}" if rule.reason else None,
-            )
-        )
+        hint = f"reason: {rule.reason}" if rule.reason else None
+        self._add(Severity.ERROR, RULE_ID, message, where, hint)
 
-    def _warn(self, compiled: CompiledRule, path: JsonPath, problem: str) -> None:
+    def _add(
+        self, severity: Severity, rule: str, message: str, path: JsonPath, hint: str | None = None
+    ) -> None:
         self.findings.append(
-            Finding(
-                Severity.WARNING,
-                RULE_ID,
-                f"CEL rule could not be evaluated: {problem} (rule: {compiled.rule.rule}); "
-                "the API server rejects the object if its evaluation fails too",
-                self.subject,
-                path,
-                origin=ORIGIN,
-            )
+            Finding(severity, rule, message, self.subject, path, origin=ORIGIN, hint=hint)
         )
 
     def _note_skipped(self, compiled: CompiledRule) -> None:
         text = compiled.rule.rule
-        if text not in self.skipped:
-            self.skipped.add(text)
-            log.info("CEL rule not evaluated (%s): %s", compiled.analysis.detail, text)
+        if text not in self.run.skipped:
+            self.run.skipped.add(text)
+            log.info("CEL rule not evaluated (%s): %s", compiled.prepared().analysis.detail, text)
 
 
-_PASS, _FAIL, _ERROR = "pass", "fail", "error"
+_PASS, _FAIL, _ERROR, _STOPPED = "pass", "fail", "error", "stopped"
 _MEMO_LIMIT = 4096
 _MEMO_MAX_KEY = 8192
 
@@ -192,11 +278,15 @@ def _memo_key(value: Any) -> Any:
     return text if len(text) <= _MEMO_MAX_KEY else None
 
 
-def _outcome(
-    compiled: CompiledRule, value: Any, node: CelNode, converted: list[Any]
+def _evaluate(
+    compiled: CompiledRule, value: Any, node: CelNode, converted: list[Any], meter: Meter
 ) -> tuple[str, str]:
-    """``(verdict, text)``: pass, fail with the finding's message, or error with the problem."""
-    program = compiled.program
+    """``(verdict, text)`` of one evaluation on ``meter``."""
+    # lazy: cel-python loads only when a rule is evaluated
+    from generator.cel.runtime import CelEvaluationError, is_bool, to_cel
+
+    prepared = compiled.prepared()
+    program = prepared.program
     assert program is not None
     if not converted:
         try:
@@ -204,22 +294,25 @@ def _outcome(
         except (TypeError, ValueError) as error:
             return _ERROR, str(error)
     try:
-        result = program.evaluate(converted[0])
+        result = program.evaluate(converted[0], meter)
     except CelEvaluationError as error:
         return _ERROR, str(error)
-    if not isinstance(result, (bool, celtypes.BoolType)):
+    if not is_bool(result):
         return _ERROR, f"the rule returned {type(result).__name__}, not a bool"
     if bool(result):
         return _PASS, ""
-    return _FAIL, compiled.rule.failure_message(_message_from(compiled, converted[0]))
+    return _FAIL, compiled.rule.failure_message(_message_from(compiled, converted[0], meter))
 
 
-def _message_from(compiled: CompiledRule, converted: Any) -> str | None:
-    program = compiled.message_program
+def _message_from(compiled: CompiledRule, converted: Any, meter: Meter) -> str | None:
+    # lazy: as above (already loaded by the evaluation)
+    from generator.cel.runtime import CelEvaluationError
+
+    program = compiled.prepared().message_program
     if program is None:
         return None
     try:
-        result = program.evaluate(converted)
+        result = program.evaluate(converted, meter)
     except CelEvaluationError as error:
         log.info("messageExpression %r failed: %s", compiled.rule.message_expression, error)
         return None

@@ -71,7 +71,8 @@ def schemas(ctx: click.Context, schema_dirs: tuple[Path, ...]) -> None:
     "show_cel",
     is_flag=True,
     help="List every CEL rule (x-kubernetes-validations) instead, with whether capzgen evaluates "
-    "it: evaluable, unsupported (and why) or transition (needs the stored object).",
+    "it: evaluable, unsupported (and why) or transition (needs the stored object), and its "
+    "estimated cost as the API server computes it.",
 )
 @click.pass_context
 def list_command(
@@ -127,6 +128,8 @@ def _list_cel(store: Any, output: str) -> None:
             f"{entry.gvk.api_version} {entry.gvk.kind}  {entry.path or '(object)'}  {status}\n"
             f"    rule: {entry.rule.rule}"
         )
+        if entry.cost is not None:
+            click.echo(f"    {_cost_text(entry)}")
     counts = dict.fromkeys(("evaluable", "unsupported", "transition"), 0)
     for entry in entries:
         counts[entry.status.value] += 1
@@ -134,6 +137,17 @@ def _list_cel(store: Any, output: str) -> None:
         f"{len(entries)} CEL rule(s): {counts['evaluable']} evaluable, "
         f"{counts['unsupported']} unsupported, {counts['transition']} transition"
     )
+
+
+def _cost_text(entry: Any) -> str:
+    """``cost: N`` per evaluation, times the evaluations per object, and whether that is over the
+    API server's limit per rule."""
+    text = f"estimated cost: {entry.cost:,}"
+    if entry.cardinality > 1:
+        text += f" x {entry.cardinality:,} evaluations = {entry.total_cost:,}"
+    if entry.over_limit:
+        text += " (over the API server's limit of 10,000,000 per rule: the CRD is refused)"
+    return text
 
 
 @schemas.command("import")

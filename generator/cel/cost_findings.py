@@ -1,0 +1,99 @@
+"""The findings of rule ``cel-cost``: CEL rules and evaluations over the API server's cost limits.
+
+Three of them are the API server's own verdicts (:mod:`generator.cel.limits` cites the numbers):
+
+* a rule whose estimated cost, times the number of times it can run in one object, is over the
+  limit per rule makes the API server refuse the CRD: the rule is reported and not evaluated;
+* the rules of one CRD together over the limit per CRD: the same refusal, reported once per object;
+* an evaluation past the per-call limit, or all evaluations of one object past the per-object
+  budget: the API server stops and rejects the object, and so does capzgen.
+
+The fourth is capzgen's own safety net, the wall-clock bound per object, and only a warning: it
+says nothing about what the API server would do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.cel.limits import TIME, CostExceeded, CostLimits
+from generator.cel.tree import CompiledRule
+from generator.findings import Finding, JsonPath, Severity, Subject
+
+RULE_ID = "cel-cost"
+ORIGIN = "cel"
+_BOUNDS_HINT = (
+    "add maxItems, maxProperties and maxLength to the schema where the rule's lists, maps and "
+    "strings are declared, or simplify the rule"
+)
+
+
+def crd_name(handle: Any) -> str:
+    """How findings name the CRD of a schema handle: ``group/version Kind (source)``."""
+    gvk = getattr(handle, "gvk", None)
+    source = getattr(handle, "source", None)
+    name = f"{gvk.api_version} {gvk.kind}" if gvk is not None else "the schema"
+    return f"{name} ({source})" if source else name
+
+
+def over_rule_limit(
+    compiled: CompiledRule, cost: int, total: int, limits: CostLimits, crd: str
+) -> tuple[str, str]:
+    """Message and hint for a rule the API server's CRD check refuses."""
+    cardinality = compiled.cardinality
+    product = f" ({cost:,} per evaluation x {cardinality:,} evaluations)" if cardinality > 1 else ""
+    where = compiled.location or "(object)"
+    message = (
+        f"CEL rule not evaluated: its estimated cost {total:,}{product} exceeds the API server's "
+        f"limit of {limits.static_per_rule:,} per rule, so the CRD {crd} is refused "
+        f"(rule at {where}: {compiled.rule.rule})"
+    )
+    return message, _BOUNDS_HINT
+
+
+def over_crd_limit(
+    total: int, limits: CostLimits, crd: str, subject: Subject, path: JsonPath
+) -> Finding:
+    """The finding for a schema whose rules together are over the per-CRD limit."""
+    return Finding(
+        Severity.ERROR,
+        RULE_ID,
+        f"the CEL rules of the CRD {crd} have an estimated total cost of {total:,}, over the "
+        f"API server's limit of {limits.static_per_crd:,} per CRD, so the CRD is refused",
+        subject,
+        path,
+        origin=ORIGIN,
+        hint=_BOUNDS_HINT,
+    )
+
+
+def stopped_call(compiled: CompiledRule, cost: int, limits: CostLimits) -> str:
+    """The message for one evaluation stopped at the per-call limit."""
+    return (
+        f"CEL evaluation stopped after cost {cost:,} > per-call limit {limits.per_call:,}; "
+        f"the API server stops it too and rejects the object (rule: {compiled.rule.rule})"
+    )
+
+
+def stopped_object(stop: CostExceeded, subject: Subject, path: JsonPath) -> Finding:
+    """The finding for an object whose evaluations went past the budget or the time bound."""
+    if stop.scope == TIME:
+        return Finding(
+            Severity.WARNING,
+            RULE_ID,
+            f"CEL evaluation stopped after {stop.limit:g} s (cost {stop.cost:,} so far, within "
+            "the API server's limits); the object's remaining rules were not evaluated",
+            subject,
+            path,
+            origin=ORIGIN,
+        )
+    return Finding(
+        Severity.ERROR,
+        RULE_ID,
+        f"CEL evaluation stopped after cost {stop.cost:,} > per-object budget "
+        f"{int(stop.limit):,}; the API server rejects the object, and its remaining rules were "
+        "not evaluated",
+        subject,
+        path,
+        origin=ORIGIN,
+    )

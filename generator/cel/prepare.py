@@ -1,0 +1,105 @@
+"""Getting the rules of one schema ready to run: parse, analyse, estimate, as the API server does
+when the CRD is written.
+
+Trees come from the schema's :class:`~generator.cel.astcache.AstFile` when an earlier run stored
+them; cel-python's parser is built (from Lark's grammar cache in the same folder) only for texts
+that are not there. Each rule's worst-case cost (:mod:`generator.cel.cost`) times the number of
+times it can run in one object is what the API server compares with its limit per rule, and the
+sum over the schema with its limit per CRD (:mod:`generator.cel.limits`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import lark
+
+from generator.cel.astcache import AstFile
+from generator.cel.cost import estimate_cost
+from generator.cel.rules import Analysis, analyze_tree, syntax_error
+from generator.cel.runtime import CelSyntaxError, Program, parse, preload_parser
+
+if TYPE_CHECKING:
+    from generator.cel.tree import CompiledRule
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """One rule ready to run: its analysis, its programs when evaluable, its estimated cost.
+
+    ``cost`` is the worst case of one evaluation (None when the rule does not parse) and
+    ``total`` that times the rule's cardinality, the figure the API server limits;
+    ``message_program`` is None unless a ``messageExpression`` is evaluable too.
+    """
+
+    analysis: Analysis
+    program: Program | None
+    message_program: Program | None
+    cost: int | None
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSetCost:
+    """The estimated cost of all rules of a schema (rules and message expressions)."""
+
+    total: int
+
+
+class _Trees:
+    """Parse trees by text: from the cache file, else parsed (and stored for the next run)."""
+
+    def __init__(self, cache_folder: Path | None, texts: Sequence[str]) -> None:
+        self.cache_folder = cache_folder
+        self.file = AstFile(cache_folder, texts)
+        self.parser_ready = False
+
+    def get(self, text: str) -> lark.Tree[Any] | str:
+        """The tree of ``text``, or the message of its syntax error."""
+        stored = self.file.get(text)
+        if stored is not None:
+            return stored
+        if not self.parser_ready:
+            preload_parser(self.cache_folder)
+            self.parser_ready = True
+        try:
+            found: lark.Tree[Any] | str = parse(text)
+        except CelSyntaxError as error:
+            found = str(error)
+        self.file.put(text, found)
+        return found
+
+
+def prepare_rules(
+    rules: Sequence[CompiledRule], root: Mapping[str, Any], cache_folder: Path | None
+) -> tuple[dict[int, Prepared], RuleSetCost]:
+    """Every rule of one schema prepared (by ``id`` of its rule), and the schema's total cost."""
+    texts = [r.rule.rule for r in rules]
+    texts += [r.rule.message_expression for r in rules if r.rule.message_expression]
+    trees = _Trees(cache_folder, texts)
+    prepared = {id(rule): _prepare(rule, root, trees) for rule in rules}
+    trees.file.save()
+    return prepared, RuleSetCost(sum(p.total for p in prepared.values()))
+
+
+def _prepare(compiled: CompiledRule, root: Mapping[str, Any], trees: _Trees) -> Prepared:
+    rule = compiled.rule
+    tree = trees.get(rule.rule)
+    if isinstance(tree, str):
+        return Prepared(syntax_error(tree), None, None, None, 0)
+    analysis = analyze_tree(tree)
+    cost = estimate_cost(tree, compiled.schema, root)
+    cardinality = compiled.cardinality
+    total = cost * cardinality
+    program = Program(rule.rule, tree) if analysis.evaluable else None
+    message_program = None
+    if rule.message_expression is not None:
+        message_tree = trees.get(rule.message_expression)
+        if not isinstance(message_tree, str):
+            total += estimate_cost(message_tree, compiled.schema, root) * cardinality
+            if analyze_tree(message_tree).evaluable:
+                message_program = Program(rule.message_expression, message_tree)
+    return Prepared(analysis, program, message_program, cost, total)
