@@ -23,9 +23,14 @@ from generator.validate.schema_check import ENGINE_RULE_IDS
 DEFAULT_OPTIONS = ValidationOptions()  # every check on, nothing ignored
 
 
+# The CEL checker's findings (generator.cel: rule evaluation, and the API server's cost limits);
+# named here so that listing them does not import the CEL machinery.
+CEL_RULE_IDS = ("cel", "cel-cost")
+
+
 def known_rule_ids() -> list[str]:
     """Every ID ``--disable-rule`` accepts: the engine's own checks, then the CAPZ rules in order."""
-    return [*ENGINE_RULE_IDS, *RULES]
+    return [*ENGINE_RULE_IDS, *CEL_RULE_IDS, *RULES]
 
 
 def validate_documents(

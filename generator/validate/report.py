@@ -10,6 +10,14 @@ from generator.findings import Finding, hint_lines, summarize
 from generator.validate.rules import RULES
 from generator.validate.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
 
+_CEL_RULES = (
+    ("cel", "error", "Objects satisfy their CRDs' CEL rules (x-kubernetes-validations)"),
+    (
+        "cel-cost",
+        "error",
+        "CEL rules stay within the API server's cost limits (estimated and at run time)",
+    ),
+)
 _ENGINE_RULES = (
     (YAML, "error", "A document is a mapping (a Kubernetes object)"),
     (
@@ -76,6 +84,7 @@ def describe_rules() -> str:
     """A fixed-width table: rule id, severity, description."""
     rows = [
         *_ENGINE_RULES,
+        *_CEL_RULES,
         *((rule.id, rule.severity.value, rule.description) for rule in RULES.values()),
     ]
     width = max(len(row[0]) for row in rows)
