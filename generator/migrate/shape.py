@@ -35,14 +35,46 @@ class Fitted:
     dropped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def fit(value: Any, schema: dict[str, Any], base: list[PathPart] | None = None) -> Fitted:
-    """``value`` reduced to what ``schema`` accepts (see the module docstring)."""
+READ_ONLY_REASON = "read-only (set by Azure): dropped"
+
+
+def fit(
+    value: Any,
+    schema: dict[str, Any],
+    base: list[PathPart] | None = None,
+    read_only: frozenset[str] = frozenset(),
+) -> Fitted:
+    """``value`` reduced to what ``schema`` accepts (see the module docstring); keys named in
+    ``read_only`` are dropped wherever they appear, even where the spec schema lists them."""
     result = Fitted(None)
-    result.value = _fit(value, schema, list(base or []), result.dropped)
+    result.value = _Fitter(read_only, result.dropped).fit(value, schema, list(base or []))
     return result
 
 
-def _fit(value: Any, schema: dict[str, Any], path: list[PathPart], dropped: list[Any]) -> Any:
+def spelled_as(key: str, properties: dict[str, Any]) -> str | None:
+    """The schema's spelling of ``key``: the Azure CLI prints ``osDiskSizeGb``, ``enableRbac``
+    and ``balanceSimilarNodeGroups`` where the REST API (and ASO) say ``osDiskSizeGB``,
+    ``enableRBAC`` and ``balance-similar-node-groups``."""
+    if key in properties:
+        return key
+    folded = key.replace("-", "").replace("_", "").lower()
+    for name in properties:
+        if name.replace("-", "").replace("_", "").lower() == folded:
+            return name
+    return None
+
+
+class _Fitter:
+    def __init__(self, read_only: frozenset[str], dropped: list[tuple[str, str]]) -> None:
+        self.read_only = read_only
+        self.dropped = dropped
+
+    def fit(self, value: Any, schema: dict[str, Any], path: list[PathPart]) -> Any:
+        return _fit(value, schema, path, self)
+
+
+def _fit(value: Any, schema: dict[str, Any], path: list[PathPart], fitter: _Fitter) -> Any:
+    dropped = fitter.dropped
     if schema.get("x-kubernetes-preserve-unknown-fields"):
         return copy.deepcopy(value)
     expected = schema.get("type")
@@ -50,12 +82,12 @@ def _fit(value: Any, schema: dict[str, Any], path: list[PathPart], dropped: list
         dropped.append((format_path(path), f"a {expected} in the ASO schema"))
         return None
     if isinstance(value, dict):
-        return _fit_object(value, schema, path, dropped)
+        return _fit_object(value, schema, path, fitter)
     if isinstance(value, list):
         items = schema.get("items")
         if not isinstance(items, dict):
             return copy.deepcopy(value)
-        fitted = [_fit(v, items, [*path, i], dropped) for i, v in enumerate(value)]
+        fitted = [_fit(v, items, [*path, i], fitter) for i, v in enumerate(value)]
         return [v for v in fitted if v is not None]
     return _enum_case(value, schema)
 
@@ -79,8 +111,9 @@ def _enum_case(value: Any, schema: dict[str, Any]) -> Any:
 
 
 def _fit_object(
-    value: dict[str, Any], schema: dict[str, Any], path: list[PathPart], dropped: list[Any]
+    value: dict[str, Any], schema: dict[str, Any], path: list[PathPart], fitter: _Fitter
 ) -> dict[str, Any] | None:
+    dropped = fitter.dropped
     properties = schema.get("properties")
     extra = schema.get("additionalProperties")
     out: dict[str, Any] = {}
@@ -88,12 +121,16 @@ def _fit_object(
         if item is None:
             continue
         where = [*path, key]
-        if isinstance(properties, dict) and key in properties:
-            fitted = _fit(item, properties[key], where, dropped)
+        spelled = spelled_as(key, properties) if isinstance(properties, dict) else None
+        if key in fitter.read_only:
+            dropped.append((format_path(where), READ_ONLY_REASON))
+            continue
+        if isinstance(properties, dict) and spelled is not None:
+            key, fitted = spelled, _fit(item, properties[spelled], where, fitter)
         elif isinstance(properties, dict) and _reference_key(key, properties):
-            key, fitted = _as_reference(key, item, properties, where, dropped)
+            key, fitted = _as_reference(key, item, properties, where, fitter)
         elif isinstance(extra, dict):
-            fitted = _fit(item, extra, where, dropped)
+            fitted = _fit(item, extra, where, fitter)
         elif extra is True or (properties is None and extra is None):
             fitted = copy.deepcopy(item)
         else:
@@ -107,18 +144,23 @@ def _fit_object(
 
 
 def _reference_key(key: str, properties: dict[str, Any]) -> str | None:
-    """``fooID`` / ``fooId`` -> ``fooReference`` when the schema has that reference."""
+    """``fooID`` / ``fooId`` -> ``fooReference`` (``id`` -> ``reference``) when the schema has
+    that reference."""
+    if key == "id" and "reference" in properties:
+        return "reference"
     for suffix in ("ID", "Id"):
-        if key.endswith(suffix) and f"{key[: -len(suffix)]}Reference" in properties:
-            return f"{key[: -len(suffix)]}Reference"
+        if key.endswith(suffix):
+            found = spelled_as(f"{key[: -len(suffix)]}Reference", properties)
+            if found is not None:
+                return found
     return None
 
 
 def _as_reference(
-    key: str, item: Any, properties: dict[str, Any], where: list[PathPart], dropped: list[Any]
+    key: str, item: Any, properties: dict[str, Any], where: list[PathPart], fitter: _Fitter
 ) -> tuple[str, Any]:
     target = _reference_key(key, properties) or key
     if not isinstance(item, str) or not item:
-        dropped.append((format_path(where), "an ARM ID string was expected"))
+        fitter.dropped.append((format_path(where), "an ARM ID string was expected"))
         return target, None
-    return target, _fit({"armId": item}, properties[target], [*where[:-1], target], dropped)
+    return target, _fit({"armId": item}, properties[target], [*where[:-1], target], fitter)
