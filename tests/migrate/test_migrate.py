@@ -635,7 +635,16 @@ def test_cli_write_to_stdin_and_credential_secret(tmp_path: Path, run_cli: Any) 
     out = tmp_path / "out.yaml"
     source = (INPUTS / "capz-docs-specification.yaml").read_text(encoding="utf-8")
     result = run_cli(
-        ["migrate", "-", "--write-to", str(out), "-n", "new", "--credential-secret", "shared-creds"],
+        [
+            "migrate",
+            "-",
+            "--write-to",
+            str(out),
+            "-n",
+            "new",
+            "--credential-secret",
+            "shared-creds",
+        ],
         stdin=source,
     )
     assert result.exit_code == 0, result.stderr
