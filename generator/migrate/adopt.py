@@ -31,8 +31,8 @@ from generator.schemastore.store import SchemaStore
 # Fields of a ManagedClustersAgentPool spec that are not part of an agent pool profile.
 _POOL_ONLY = ("azureName", "owner", "operatorSpec")
 COMPUTED_PROFILES_CAVEAT = (
-    "computed from the AzureManagedMachinePools because no --live dump was given: count, "
-    "orchestratorVersion and every setting AKS defaulted (osDiskType, maxPods, osSKU, "
+    "computed from the AzureManagedMachinePools (count from their MachinePools' replicas) because "
+    "no --live dump was given: count, orchestratorVersion and every setting AKS defaulted (osDiskType, maxPods, osSKU, "
     "kubeletDiskType, upgradeSettings...) may differ from the live cluster; prefer "
     "`--live` with the output of `kubectl get managedcluster.containerservice.azure.com/<name> -o json`"
 )
@@ -121,7 +121,7 @@ def _managed_cluster(
     if live is not None and live.agent_pool_profiles is not None:
         spec["agentPoolProfiles"] = _live_profiles(live, profile_schema, mc, notes)
     else:
-        profiles = [_profile(pool.converted) for pool in plan.pools]
+        profiles = [_profile(plan, pool.converted) for pool in plan.pools]
         spec["agentPoolProfiles"] = [_subnet_by_id(p, plan, mc, notes) for p in profiles]
         notes.add(
             "note",
@@ -168,10 +168,16 @@ def _live_profiles(
     return list(fitted.value)
 
 
-def _profile(pool_object: dict[str, Any]) -> dict[str, Any]:
-    spec = embedded_of(pool_object, "ManagedClustersAgentPool")["spec"]
+def _profile(plan: ClusterPlan, pool_object: dict[str, Any]) -> dict[str, Any]:
+    """An agent pool profile from a converted pool; ``count`` from its MachinePool's replicas
+    (CAPZ keeps the count there, not on the agent pool)."""
+    resource = embedded_of(pool_object, "ManagedClustersAgentPool")
+    spec = resource["spec"]
     profile = {"name": spec.get("azureName")}
     profile.update({k: v for k, v in spec.items() if k not in _POOL_ONLY})
+    replicas = plan.pool_replicas.get(resource["metadata"]["name"])
+    if replicas is not None and "count" not in profile:
+        profile["count"] = replicas
     return profile
 
 

@@ -36,6 +36,7 @@ READ_ONLY: Final = frozenset(
         "principalId", "issuerURL", "issuerUrl", "eTag", "etag", "resourceGroup", "systemData",
     }
 )  # fmt: skip
+AKS_LABEL_PREFIX: Final = "kubernetes.azure.com/"
 # Top-level keys that are not ManagedCluster settings at all.
 _ENVELOPE: Final = ("id", "name", "type", "resourceGroup", "systemData", "properties")
 
@@ -142,6 +143,9 @@ def _managed_cluster(
     fitted = fit(settings, schema, read_only=READ_ONLY)
     _report(fitted.dropped, "ManagedCluster", mc_name, notes)
     spec = dict(fitted.value or {})
+    for index, profile in enumerate(spec.get("agentPoolProfiles", [])):
+        where = f"agentPoolProfiles[{index}]."
+        _drop_aks_labels(profile, "ManagedCluster", mc_name, where, notes)
     spec["azureName"] = cluster["name"]
     spec["owner"] = {"name": rg["metadata"]["name"]}
     return {
@@ -174,6 +178,7 @@ def _agent_pool(
     fitted = fit(settings, _spec_schema(store, "ManagedClustersAgentPool"), read_only=READ_ONLY)
     _report(fitted.dropped, "ManagedClustersAgentPool", object_name, notes)
     spec = dict(fitted.value or {})
+    _drop_aks_labels(spec, "ManagedClustersAgentPool", object_name, "", notes)
     spec["azureName"] = azure_name
     spec["owner"] = {"name": mc_name}
     return {
@@ -182,6 +187,24 @@ def _agent_pool(
         "metadata": _metadata(object_name, namespace, secret, adopt=True),
         "spec": spec,
     }
+
+
+def _drop_aks_labels(
+    pool: dict[str, Any], kind: str, name: str, where: str, notes: list[Note]
+) -> None:
+    """AKS labels its nodes under ``kubernetes.azure.com/`` itself (a spot pool's
+    ``scalesetpriority``) and ``az`` reports them, but a pool may not set them (CAPZ refuses the
+    reserved prefix)."""
+    labels = pool.get("nodeLabels")
+    if not isinstance(labels, dict):
+        return
+    for key in [k for k in labels if k.startswith(AKS_LABEL_PREFIX)]:
+        del labels[key]
+        notes.append(
+            Note(NOTE, kind, name, f'{where}nodeLabels["{key}"]', "set by AKS itself: dropped")
+        )
+    if not labels:
+        del pool["nodeLabels"]
 
 
 def _report(dropped: list[tuple[str, str]], kind: str, name: str, notes: list[Note]) -> None:

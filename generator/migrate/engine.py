@@ -352,6 +352,9 @@ class _Migration:
             if owner is not None:
                 by_item[id(owner)] = pool
                 plan.machine_pool_names.append(owner.name)
+                replicas = _dig(owner.obj, "spec", "replicas")
+                if isinstance(replicas, int) and not isinstance(replicas, bool):
+                    plan.pool_replicas[pool.object_name] = replicas
         return by_item
 
     def _rewrite_capi(
