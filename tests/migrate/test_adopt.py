@@ -156,7 +156,9 @@ def test_subnet_without_subscription_is_reported(store: SchemaStore) -> None:
 
 
 def live_dump(**changes: Any) -> dict[str, Any]:
-    dump: dict[str, Any] = json.loads((LIVE / "capz-docs-specification.json").read_text(encoding="utf-8"))
+    dump: dict[str, Any] = json.loads(
+        (LIVE / "capz-docs-specification.json").read_text(encoding="utf-8")
+    )
     dump["metadata"]["annotations"].update(changes)
     return dump
 
