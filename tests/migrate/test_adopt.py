@@ -383,3 +383,54 @@ def test_invalid_output_is_refused_naming_the_patch(
         "spec.asoManagedClusterPatches[1]"
     ) in result.stderr
     assert "nothing was written" in result.stderr
+
+
+POOL_PATCH_TYPO = """\
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata:
+  name: my-cluster
+spec:
+  location: eastus
+  version: v1.33.1
+  subscriptionID: 00000000-0000-0000-0000-000000000001
+  asoManagedClusterPatches:
+  - '{"spec": {"networkProfile": {"networkPolicy": "cilium"}}}'
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata:
+  name: pool0
+  labels:
+    cluster.x-k8s.io/cluster-name: my-cluster
+spec:
+  mode: System
+  sku: Standard_D2s_v3
+  asoManagedClustersAgentPoolPatches:
+  - '{"spec": {"maxPod": 40}}'
+"""
+
+
+def test_agent_pool_patch_typo_names_the_pool_patch(run_cli: Any, tmp_path: Path) -> None:
+    source = tmp_path / "typo.yaml"
+    source.write_text(POOL_PATCH_TYPO, encoding="utf-8")
+    result = run_cli(["migrate", str(source), "-n", "new"])
+    assert result.exit_code == 1
+    assert (
+        "ManagedClustersAgentPool/pool0: spec.maxPod is set by AzureManagedMachinePool/pool0 "
+        "spec.asoManagedClustersAgentPoolPatches[0]"
+    ) in result.stderr
+    assert "asoManagedClusterPatches" not in result.stderr
+
+
+def test_live_profiles_without_a_schema_are_copied_and_reported(corpus_dir: Path) -> None:
+    text = case_text("capz-docs-preview", corpus_dir)
+    dump = live_dump()
+    dump["metadata"]["name"] = "my-cluster"
+    live = tuple(read_live(read_items(json.dumps(dump), "live.json"), "live.json"))
+    store = SchemaStore.from_search_path([])
+    options = MigrationOptions(namespace="migrated", adopt=True, live=live, schemas=store)
+    result = migrate_text(text, source="preview", options=options)
+    mc = objects(result.text())[1]
+    assert mc["spec"]["agentPoolProfiles"] == dump["status"]["agentPoolProfiles"]
+    assert any("copied from the live status unchanged" in n.reason for n in result.unmapped)
