@@ -57,7 +57,33 @@ def adopt_all(
         mc_schema = handle.schema if handle is not None else None
         found = find_live(live, plan.mc_name)
         objects += adoption_objects(plan, namespace, found, mc_schema, notes)
+        _note_not_adopted(plan, notes)
     return objects
+
+
+def _note_not_adopted(plan: ClusterPlan, notes: Notes) -> None:
+    """CAPZ records only the ManagedCluster, its ResourceGroup and agent pools when it adopts
+    (adopting-clusters.md, caveats): say which other resources the cluster had."""
+    resources = plan.aso_control_plane.get("spec", {}).get("resources", [])
+    others = [r for r in [*resources, *plan.infra_resources] if r.get("kind") != "ManagedCluster"]
+    others = [
+        r
+        for r in others
+        if not (
+            r.get("kind") == "ResourceGroup"
+            and r.get("spec", {}).get("azureName", r["metadata"]["name"]) == plan.resource_group
+        )
+    ]
+    for resource in others:
+        notes.add(
+            "note",
+            str(resource.get("kind")),
+            str(resource["metadata"]["name"]),
+            "(object)",
+            "not an adoption object: CAPZ adopts only the ManagedCluster, its ResourceGroup and "
+            "agent pools; add it to the scaffolded AzureASOManaged* spec.resources afterwards "
+            "(the declarative output, without --adopt, has it)",
+        )
 
 
 def adoption_objects(
