@@ -87,6 +87,7 @@ _COMMANDS: dict[str, str] = {
     "flavors": "generator.cli.flavors:flavors",
     "release": "generator.cli.release:release",
     "migrate": "generator.cli.migrate:migrate",
+    "adopt": "generator.cli.adopt:adopt",
     "kubeconform": "generator.cli.kubeconform:kubeconform",
     "completion": "generator.cli.completion:completion_command",
 }
@@ -97,6 +98,7 @@ _SHORT_HELP: dict[str, str] = {
     "flavors": "List and describe the available flavors.",
     "release": "Export every flavor as a clusterctl provider repository.",
     "migrate": "Convert legacy AzureManaged* manifests to the ASO-based API.",
+    "adopt": "Adoption objects for an existing AKS cluster (from az JSON).",
     "kubeconform": "Run kubeconform with capzgen's schemas (passthrough).",
     "completion": "Print a bash, zsh or fish completion script.",
 }

@@ -1,13 +1,19 @@
-"""``capzgen migrate``: legacy AzureManaged* manifests -> the AzureASOManaged* API."""
+"""``capzgen migrate``: legacy AzureManaged* manifests -> the AzureASOManaged* API, or (``--adopt``)
+the adoption objects of CAPZ's migration procedure."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from generator.cli.common import emit
 from generator.cli.completion import complete_paths
+from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
 from generator.errors import UsageError
 from generator.migrate import MigrationOptions, migrate_text
+from generator.migrate.engine import read_items
+from generator.migrate.live import LiveCluster, read_live
+from generator.migrate.patch_origin import explain, patch_paths
 from generator.names import is_dns1123_label, is_dns1123_subdomain
 from generator.yamlio.load import read_source
 
@@ -23,44 +29,114 @@ from generator.yamlio.load import read_source
     "-n",
     "--namespace",
     metavar="NS",
-    help="Put every migrated object into namespace NS (CAPZ's procedure adopts into a new namespace).",
+    help="The NEW namespace for every migrated object (required for legacy clusters: CAPZ's "
+    "procedure adopts into a namespace other than the old one).",
+)
+@click.option(
+    "--adopt",
+    is_flag=True,
+    help="Write the adoption objects of CAPZ's procedure (ResourceGroup, ManagedCluster, agent "
+    "pools, in apply order) instead of AzureASOManaged* manifests.",
+)
+@click.option(
+    "--live",
+    "live_path",
+    metavar="FILE",
+    help="`kubectl get managedcluster.containerservice.azure.com/NAME -o json` of the old cluster "
+    "(or a List of its ASO objects): agentPoolProfiles and the credential Secret come from it.",
 )
 @click.option(
     "--credential-secret",
     metavar="NAME",
-    help="ASO credential Secret named by every embedded resource  [default: <cluster>-aso-credentials]",
+    help="ASO credential Secret named by every resource  [default: the live objects' "
+    "credential-from, else <cluster>-aso-secret as legacy CAPZ named it]",
+)
+@click.option(
+    "--output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: one JSON document on stdout with the manifests (unless --write-to), notes, "
+    "credential keys and checklist steps.",
+)
+@click.option(
+    "--schema-dir",
+    "schema_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Extra schemas for validating the output (as for `capzgen validate`).",
+)
+@click.option(
+    "--ignore-missing-schemas",
+    is_flag=True,
+    help="Validate the output even if some kinds have no schema (they are reported as skipped).",
 )
 def migrate(
-    source: str, write_to: str | None, namespace: str | None, credential_secret: str | None
-) -> None:
+    source: str,
+    write_to: str | None,
+    namespace: str | None,
+    adopt: bool,
+    live_path: str | None,
+    credential_secret: str | None,
+    output: str,
+    schema_dirs: tuple[Path, ...],
+    ignore_missing_schemas: bool,
+) -> int:
     """Convert legacy AKS manifests in FILE (or stdin) to CAPZ's ASO-based API.
 
     \b
-    * AzureManagedControlPlane/Cluster/MachinePool -> AzureASOManaged* with embedded
-      ResourceGroup, VirtualNetwork, ManagedCluster, ManagedClustersAgentPools (and FleetsMember,
-      Extensions, PrivateEndpoints when used); Cluster and MachinePool references follow;
-      asoManaged*Patches are applied as JSON merge patches.
+    * AzureManagedControlPlane/Cluster/MachinePool (also the exp.infrastructure.cluster.x-k8s.io
+      group of older docs) -> AzureASOManaged* with embedded ResourceGroup, VirtualNetwork,
+      ManagedCluster, ManagedClustersAgentPools (and FleetsMember, Extensions, PrivateEndpoints
+      when used); Cluster and MachinePool references follow; asoManaged*Patches are applied.
+    * --adopt: instead, the objects CAPZ's procedure applies in the new namespace: ResourceGroup,
+      ManagedCluster (adopt annotation, agentPoolProfiles), ManagedClustersAgentPools.
     * AzureASOManaged* v1alpha1 (and every reference to them) -> v1beta1.
     * Embedded ASO resources on apiVersions ASO v2.18.0 no longer serves -> served versions.
 
-    The manifests go to stdout (or --write-to). On stderr: fields that could not be mapped
-    ("unmapped: Kind/name: path: reason"), the keys of the ASO credential Secret to create, and
-    the steps still to do on the live management cluster. Nothing is applied anywhere.
+    The output is validated first; when it is invalid only the findings are printed (exit 1) and
+    nothing is written. On stderr: unmapped fields, the credential Secret's keys and the checklist
+    of CAPZ's procedure for the live management cluster. Nothing is applied anywhere.
     """
+    _check_names(namespace, credential_secret)
+    if adopt and namespace is None:
+        msg = "--adopt needs -n/--namespace: the new namespace CAPZ adopts the cluster into"
+        raise UsageError(msg)
+    text = read_source(source)
+    name = "<stdin>" if source == "-" else source
+    target = (write_to or "").strip()
+    store = schema_store(schema_dirs)
+    options = MigrationOptions(
+        namespace=namespace,
+        credential_secret=credential_secret,
+        output_name=target if target not in ("", "-") else "<the migrated manifests>",
+        adopt=adopt,
+        live=_live(live_path),
+        schemas=store,
+    )
+    result = migrate_text(text, source=name, options=options)
+    if result.credentials and namespace is None:
+        msg = "migrating a legacy cluster needs -n/--namespace: the new namespace to adopt it into"
+        raise UsageError(msg)
+    checked = validate_output(result.text(), "<migrated manifests>", store, ignore_missing_schemas)
+    if checked.has_errors:
+        return refuse(checked, explain(checked.findings, patch_paths(read_items(text, name))))
+    report = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)
+    deliver(result.text(), write_to, report, result.report_data() if output == "json" else None)
+    return 0
+
+
+def _check_names(namespace: str | None, credential_secret: str | None) -> None:
     if namespace is not None and not is_dns1123_label(namespace):
         msg = f"invalid --namespace {namespace!r}: must be a DNS-1123 label"
         raise UsageError(msg)
     if credential_secret is not None and not is_dns1123_subdomain(credential_secret):
         msg = f"invalid --credential-secret {credential_secret!r}: must be a Secret name (DNS-1123 subdomain)"
         raise UsageError(msg)
-    text = read_source(source)
-    name = "<stdin>" if source == "-" else source
-    target = (write_to or "").strip()
-    options = MigrationOptions(
-        namespace=namespace,
-        credential_secret=credential_secret,
-        output_name=target if target not in ("", "-") else "<the migrated manifests>",
-    )
-    result = migrate_text(text, source=name, options=options)
-    emit(result.text(), write_to)
-    click.echo(result.report(), err=True, nl=False)
+
+
+def _live(path: str | None) -> tuple[LiveCluster, ...]:
+    if path is None:
+        return ()
+    name = "<stdin>" if path == "-" else path
+    return tuple(read_live(read_items(read_source(path), name), name))

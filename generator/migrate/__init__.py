@@ -11,6 +11,10 @@
 * :mod:`~generator.migrate.versions` — v1alpha1 -> v1beta1 and removed ASO apiVersions;
 * :mod:`~generator.migrate.credentials` (AzureClusterIdentity -> credential Secret keys),
   :mod:`~generator.migrate.checklist` — what goes to stderr;
+* :mod:`~generator.migrate.adopt` (``--adopt``: the objects of CAPZ's adoption procedure),
+  :mod:`~generator.migrate.live` (``--live``), :mod:`~generator.migrate.legacy_groups` (``exp.*``
+  groups), :mod:`~generator.migrate.patch_origin` (naming the patch behind an invalid field);
+* :mod:`~generator.migrate.az` and :mod:`~generator.migrate.shape` — ``capzgen adopt --from-az``;
 * :mod:`~generator.migrate.engine` — :func:`migrate_text`, which wires them.
 
 The package never prints or writes; the CLI (``generator.cli.migrate``) does.

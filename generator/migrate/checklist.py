@@ -26,24 +26,33 @@ _DISARM_ORDER = (
 )
 
 
-def adoption_checklist(plan: ClusterPlan, new_namespace: str | None, output: str) -> Checklist:
-    """CAPZ's adoption procedure for one migrated cluster, step by step, with its own names."""
+def adoption_checklist(
+    plan: ClusterPlan, new_namespace: str | None, output: str, *, adopt: bool = False
+) -> Checklist:
+    """CAPZ's migration procedure for one cluster, in the doc's order, with its own names.
+
+    ``adopt``: ``output`` holds the adoption objects (``migrate --adopt``); otherwise it holds the
+    declarative AzureASOManaged* manifests, applied once CAPZ has adopted the cluster.
+    """
     old_ns = plan.namespace or "default"
     new_ns = new_namespace or "<new-namespace>"
     title = (
-        f"Adoption checklist for Cluster {old_ns}/{plan.cluster_name} "
+        f"Migration checklist for Cluster {old_ns}/{plan.cluster_name} "
         "(capzgen changed nothing on the live cluster; run these against the management cluster):"
     )
     checklist = Checklist(title)
     checklist.steps += [
         *_pause(plan, old_ns),
         _disarm(plan, old_ns),
-        f"Create namespace {new_ns} and in it the ASO credential Secret {plan.credential_secret} "
-        f"(keys listed above; copy them from Secret {old_ns}/{plan.cluster_name}-aso-secret).",
-        _adopt(plan, old_ns, new_ns, output),
-        _apply(plan, new_ns, output),
-        _delete(plan, old_ns),
+        f"Create the new namespace: kubectl create namespace {new_ns}",
+        _copy_secret(plan, old_ns, new_ns),
+        *_adopt(plan, old_ns, new_ns, output, adopt),
+        f"Wait until the new Cluster is Available: kubectl -n {new_ns} wait "
+        f"cluster/{plan.mc_name} --for=condition=Available --timeout=30m",
     ]
+    if not adopt:
+        checklist.steps.append(_apply(plan, new_ns, output))
+    checklist.steps += [_delete(plan, old_ns), _verify(plan, old_ns)]
     return checklist
 
 
@@ -56,37 +65,66 @@ def _pause(plan: ClusterPlan, old_ns: str) -> list[str]:
         f"Pause the Cluster: kubectl -n {old_ns} patch cluster {plan.cluster_name} --type merge "
         """-p '{"spec":{"paused":true}}'""",
         f"Wait until the annotation {_UNPAUSE_WAIT} is gone from {', '.join(waited)} "
-        f"(namespace {old_ns}).",
+        f"(namespace {old_ns}):\n"
+        f"kubectl -n {old_ns} get {' '.join(waited)} -o jsonpath='{{..metadata.annotations}}'",
     ]
 
 
 def _disarm(plan: ClusterPlan, old_ns: str) -> str:
     kubectl_old = f"kubectl -n {old_ns}"
     old_objects = sorted(plan.legacy_aso_objects, key=lambda o: (_DISARM_ORDER.index(o[0]), o[1]))
-    listed = ", ".join(f"{kind.lower()}/{name}" for kind, name in old_objects)
+    listed = " ".join(f"{kind.lower()}/{name}" for kind, name in old_objects)
     return (
-        f"Disarm the ASO objects legacy CAPZ created in namespace {old_ns}, before creating anything "
-        f"new ({listed}; also any Extension objects of the cluster):\n"
-        f"{kubectl_old} annotate <kind>/<name> serviceoperator.azure.com/reconcile-policy=skip --overwrite\n"
-        f"""{kubectl_old} patch <kind>/<name> --type merge -p '{{"metadata":{{"finalizers":null}}}}'"""
+        f"Before creating anything new, stop ASO from acting on the old objects in {old_ns} "
+        "(also any Extension objects of the cluster):\n"
+        f"{kubectl_old} annotate {listed} serviceoperator.azure.com/reconcile-policy=skip --overwrite\n"
+        f"{kubectl_old} patch {listed} --type merge "
+        """-p '{"metadata":{"finalizers":null}}'"""
     )
 
 
-def _adopt(plan: ClusterPlan, old_ns: str, new_ns: str, output: str) -> str:
-    rg_name = next(name for kind, name in plan.legacy_aso_objects if kind == "ResourceGroup")
-    agent_pools = [pool.object_name for pool in plan.pools]
+def _copy_secret(plan: ClusterPlan, old_ns: str, new_ns: str) -> str:
+    secret = plan.credential_secret
     return (
-        f"Adopt the AKS resources into {new_ns}, in this order, using the objects embedded in "
-        f"{output}:\n"
-        f"a) apply ResourceGroup {rg_name} (and the other objects of AzureASOManagedCluster "
-        f"{plan.aso_cluster_name or plan.cluster_name}) alone and wait until it is Ready;\n"
-        f'b) apply ManagedCluster {plan.mc_name} with annotation {t.ADOPT_ANNOTATION}: "true" and '
-        f"spec.agentPoolProfiles copied from\n"
-        f"   kubectl -n {old_ns} get managedcluster {plan.mc_name} -o jsonpath='{{.status.agentPoolProfiles}}'\n"
-        f"   then wait until CAPZ has created Cluster, AzureASOManagedCluster and "
-        f"AzureASOManagedControlPlane {plan.mc_name};\n"
-        f"c) apply ManagedClustersAgentPool {', '.join(agent_pools) or '(none)'} with the same "
-        "annotation and wait until their MachinePools report AVAILABLE=True."
+        f"Copy the ASO credential Secret {secret} into {new_ns}, keeping its name (keys listed "
+        "above):\n"
+        f"kubectl -n {old_ns} get secret {secret} -o json | jq 'del(.metadata.namespace, "
+        ".metadata.uid, .metadata.resourceVersion, .metadata.creationTimestamp, "
+        f".metadata.ownerReferences, .metadata.managedFields)' | kubectl -n {new_ns} apply -f -"
+    )
+
+
+def _adopt(plan: ClusterPlan, old_ns: str, new_ns: str, output: str, adopt: bool) -> list[str]:
+    rg_name = next(name for kind, name in plan.legacy_aso_objects if kind == "ResourceGroup")
+    pools = " ".join(f"managedclustersagentpool/{pool.object_name}" for pool in plan.pools)
+    kubectl = f"kubectl -n {new_ns}"
+    source = (
+        f"the objects of {output} in this order"
+        if adopt
+        else (
+            "the adoption objects (`capzgen migrate --adopt`; the file given here is for your "
+            "GitOps repository)"
+        )
+    )
+    return [
+        f"Apply ResourceGroup {rg_name} from {source}, alone, and wait until it is Ready:\n"
+        f"{kubectl} wait resourcegroup/{rg_name} --for=condition=Ready --timeout=10m",
+        f'Apply ManagedCluster {plan.mc_name} (annotation {t.ADOPT_ANNOTATION}: "true", '
+        "spec.agentPoolProfiles from the old object's status), then wait until CAPZ has created "
+        f"Cluster, AzureASOManagedCluster and AzureASOManagedControlPlane {plan.mc_name}:\n"
+        f"{kubectl} wait azureasomanagedcontrolplane/{plan.mc_name} --for=create --timeout=10m",
+        f"Apply the agent pools ({pools or 'none'}) with the same annotation and wait until "
+        f"their MachinePools report AVAILABLE=True:\n{kubectl} get machinepools",
+    ]
+
+
+def _verify(plan: ClusterPlan, old_ns: str) -> str:
+    old = " ".join(sorted({kind.lower() for kind, _ in plan.legacy_aso_objects}))
+    return (
+        f"Verify: the old ASO objects are gone from {old_ns} and the Azure resources remain:\n"
+        f"kubectl -n {old_ns} get {old.replace(' ', ',')}\n"
+        f"az aks show --resource-group {plan.resource_group} --name {plan.control_plane.name} "
+        "--query provisioningState"
     )
 
 
@@ -114,21 +152,37 @@ def _apply(plan: ClusterPlan, new_ns: str, output: str) -> str:
 
 
 def _delete(plan: ClusterPlan, old_ns: str) -> str:
+    """The doc's forced deletion: delete without waiting (CAPI ignores paused objects), then drop
+    finalizers pools first, control plane, and the Cluster last."""
     kubectl_old = f"kubectl -n {old_ns}"
-    deleted = [
-        f"cluster/{plan.cluster_name}",
-        *([f"azuremanagedcluster/{plan.legacy_infra_name}"] if plan.legacy_infra_name else []),
-        f"azuremanagedcontrolplane/{plan.control_plane.name}",
-        *(f"machinepool/{name}" for name in plan.machine_pool_names),
-        *(f"azuremanagedmachinepool/{pool.item.name}" for pool in plan.pools),
+    pools = " ".join(pool.item.name for pool in plan.pools)
+    machine_pools = " ".join(plan.machine_pool_names)
+    null = """--type merge -p '{"metadata":{"finalizers":null}}'"""
+    lines = [
+        f"Force-delete the old objects in {old_ns} (the Azure resources stay):",
+        f"{kubectl_old} delete cluster {plan.cluster_name} --wait=false",
     ]
-    return (
-        f"Force-delete the old objects in {old_ns} (the Azure resources stay):\n"
-        f"{kubectl_old} delete {' '.join(deleted)} --wait=false\n"
-        f"then remove the finalizers of each of them: {kubectl_old} patch <kind>/<name> --type merge "
-        """-p '{"metadata":{"finalizers":null}}'\n"""
-        f"and check that the old ASO objects in {old_ns} are gone while the Azure resources remain."
+    if plan.legacy_infra_name:
+        lines.append(
+            f"{kubectl_old} delete azuremanagedcluster {plan.legacy_infra_name} --wait=false"
+        )
+    lines.append(
+        f"{kubectl_old} delete azuremanagedcontrolplane {plan.control_plane.name} --wait=false"
     )
+    if machine_pools:
+        lines.append(f"{kubectl_old} delete machinepool {machine_pools} --wait=false")
+    if pools:
+        lines += [
+            f"{kubectl_old} delete azuremanagedmachinepool {pools} --wait=false",
+            f"{kubectl_old} patch azuremanagedmachinepool {pools} {null}",
+        ]
+    if machine_pools:
+        lines.append(f"{kubectl_old} patch machinepool {machine_pools} {null}")
+    lines += [
+        f"{kubectl_old} patch azuremanagedcontrolplane {plan.control_plane.name} {null}",
+        f"{kubectl_old} patch cluster {plan.cluster_name} {null}",
+    ]
+    return "\n".join(lines)
 
 
 def version_checklist(alpha: int, bumped: int) -> Checklist:

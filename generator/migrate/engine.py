@@ -13,19 +13,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from generator.capzbuild.values import normalized_name
 from generator.errors import Location, MigrationError
 from generator.findings import format_path
 from generator.migrate import tables as t
+from generator.migrate.adopt import adopt_all
 from generator.migrate.build import strip_server_fields
 from generator.migrate.capi import rewrite_machine_pool, rewrite_ref
 from generator.migrate.checklist import adoption_checklist, version_checklist
 from generator.migrate.cluster import convert_cluster_infra
 from generator.migrate.control_plane import plan_cluster
 from generator.migrate.credentials import credential_need, find_identity
+from generator.migrate.legacy_groups import read_as_current
+from generator.migrate.live import LiveCluster, find_live
 from generator.migrate.machine_pool import convert_machine_pool
 from generator.migrate.model import NOTE, MigrationResult, Origin
 from generator.migrate.plan import ClusterPlan, Item, Notes
 from generator.migrate.versions import bump_object, rewrite_alpha
+from generator.schemastore.store import SchemaStore
 from generator.transform import CLUSTER_SCOPED_KINDS
 from generator.yamlio.load import load_documents
 
@@ -37,8 +42,11 @@ class MigrationOptions:
     """``capzgen migrate``'s choices: target namespace, Secret name, output name in checklists."""
 
     namespace: str | None = None  # move every object there (the new namespace of §5.7)
-    credential_secret: str | None = None  # default: <cluster>-aso-credentials
+    credential_secret: str | None = None  # default: the live one, else legacy <cluster>-aso-secret
     output_name: str = "<migrated manifests>"  # how the checklist refers to the output
+    adopt: bool = False  # write the adoption objects of the procedure instead (needs namespace)
+    live: tuple[LiveCluster, ...] = ()  # the old ManagedClusters (``--live``)
+    schemas: SchemaStore | None = None  # to fit live status profiles onto the spec schema
 
 
 def migrate_text(
@@ -156,6 +164,7 @@ class _Migration:
         self.capi_pools = [i for i in items if _capi(i, "MachinePool")]
         self.identities = [i for i in items if _capz(i, t.LEGACY_IDENTITY)]
         self.plans: list[ClusterPlan] = []
+        read_as_current(items, self.notes)
 
     def run(self) -> MigrationResult:
         replacements: dict[int, list[dict[str, Any]]] = {}
@@ -179,7 +188,9 @@ class _Migration:
                 objects.append(copy.deepcopy(item.obj))
                 changed.append(False)
         alpha, bumped = self._move_versions(objects, changed)
-        if self.options.namespace:
+        if self.options.adopt:
+            objects = self._adoption_objects()
+        elif self.options.namespace:
             for obj in objects:
                 _move_namespace(obj, self.options.namespace)
         if not self.plans and not alpha and not bumped:
@@ -201,9 +212,41 @@ class _Migration:
             if not _capz(item, t.LEGACY_CONTROL_PLANE):
                 continue
             cluster = self._cluster_for(item, "controlPlaneRef", t.LEGACY_CONTROL_PLANE)
-            plan = plan_cluster(item, cluster, self.options.credential_secret, self.notes)
+            plan = plan_cluster(item, cluster, self._secret_for(item, cluster), self.notes)
+            self._refuse_source_namespace(plan)
             self.plans.append(plan)
             replacements[index] = [plan.aso_control_plane]
+
+    def _secret_for(self, cp: Item, cluster: Item | None) -> str:
+        """The credential Secret keeps its name: given, from the live objects, else the one legacy
+        CAPZ generated (``<cluster>-aso-secret``)."""
+        if self.options.credential_secret:
+            return self.options.credential_secret
+        live = find_live(self.options.live, normalized_name(cp.name))
+        if live is not None and live.credential_secret:
+            return live.credential_secret
+        return f"{cluster.name if cluster is not None else cp.name}-aso-secret"
+
+    def _refuse_source_namespace(self, plan: ClusterPlan) -> None:
+        if self.options.namespace and self.options.namespace == (plan.namespace or "default"):
+            msg = (
+                f"--namespace {self.options.namespace} is the namespace of the legacy cluster "
+                f"{plan.cluster_name}: CAPZ's procedure adopts into a new namespace"
+            )
+            raise plan.control_plane.origin.error(
+                msg, hint="choose a namespace that does not hold the old objects"
+            )
+
+    def _adoption_objects(self) -> list[dict[str, Any]]:
+        options = self.options
+        return adopt_all(
+            self.plans,
+            options.namespace,
+            options.live,
+            options.schemas,
+            self.notes,
+            Location(file=self.source),
+        )
 
     def _cluster_for(self, item: Item, ref_field: str, kind: str) -> Item | None:
         for cluster in self.clusters:
@@ -309,6 +352,9 @@ class _Migration:
             if owner is not None:
                 by_item[id(owner)] = pool
                 plan.machine_pool_names.append(owner.name)
+                replicas = _dig(owner.obj, "spec", "replicas")
+                if isinstance(replicas, int) and not isinstance(replicas, bool):
+                    plan.pool_replicas[pool.object_name] = replicas
         return by_item
 
     def _rewrite_capi(
@@ -396,7 +442,9 @@ class _Migration:
             namespace = self.options.namespace or plan.namespace or "default"
             result.credentials.append(credential_need(plan, self.identities, namespace, self.notes))
             result.checklists.append(
-                adoption_checklist(plan, self.options.namespace, self.options.output_name)
+                adoption_checklist(
+                    plan, self.options.namespace, self.options.output_name, adopt=self.options.adopt
+                )
             )
         if alpha or bumped:
             result.checklists.append(version_checklist(alpha, bumped))

@@ -70,6 +70,14 @@ class Checklist:
     title: str
     steps: list[str] = field(default_factory=list)
 
+    def to_data(self) -> dict[str, Any]:
+        """The checklist for ``--output json``: each step's text and its command lines apart."""
+        steps = []
+        for number, step in enumerate(self.steps, start=1):
+            head, *rest = step.split("\n")
+            steps.append({"number": number, "text": head, "commands": rest})
+        return {"title": self.title, "steps": steps}
+
     def to_lines(self) -> list[str]:
         """The title, then numbered steps; continuation lines of a step are indented under it."""
         lines = [self.title]
@@ -98,6 +106,32 @@ class MigrationResult:
     def text(self) -> str:
         """The migrated manifests as multi-document YAML (deterministic, keys sorted)."""
         return str(dump_documents(self.objects))
+
+    def report_data(self) -> dict[str, Any]:
+        """Everything :meth:`report` prints, as data (``--output json``)."""
+        return {
+            "summary": self.summary,
+            "notes": [
+                {
+                    "category": n.category,
+                    "kind": n.kind,
+                    "name": n.name,
+                    "path": n.path,
+                    "reason": n.reason,
+                }
+                for n in self.notes
+            ],
+            "credentials": [
+                {
+                    "namespace": c.namespace,
+                    "name": c.name,
+                    "cluster": c.cluster,
+                    "keys": {k.key: k.source for k in c.keys},
+                }
+                for c in self.credentials
+            ],
+            "checklists": [c.to_data() for c in self.checklists],
+        }
 
     def report(self) -> str:
         """Everything for stderr: summary, notes, credential needs, then the checklists."""

@@ -106,6 +106,8 @@ class ClusterPlan:
     aso_cluster_name: str | None = None
     legacy_infra_name: str | None = None  # the AzureManagedCluster, when the input has one
     machine_pool_names: list[str] = field(default_factory=list)
+    # agent pool object name -> its MachinePool's spec.replicas (the adoption's profile count)
+    pool_replicas: dict[str, int] = field(default_factory=dict)
 
     @property
     def namespace(self) -> str | None:
