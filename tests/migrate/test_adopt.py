@@ -91,6 +91,8 @@ def test_every_adoption_output_validates(case: str, corpus_dir: Path, store: Sch
         f.to_text()
         for f in report.findings
         if not (f.rule == "no-schema" and any(v in f.message for v in NO_LOCAL_SCHEMA))
+        # the CAPZ docs' examples keep Kubernetes 1.21.2: the version warning is right
+        and f.rule != "CAPZ-K8S-VERSION-SUPPORTED"
     ]
     assert findings == []
 
