@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from generator import kustomization
 from generator.documents import Document
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, Severity, Subject, sort_findings, summarize
-from generator.kustomization import collect_inputs, is_kustomization_file
 from generator.schemastore.types import SchemaLookup
 from generator.validate import ValidationOptions, validate_documents
 from generator.yamlio.load import iter_files, load_documents, read_source
@@ -151,8 +151,8 @@ def _expand(path: str, findings: list[Finding]) -> tuple[list[str], bool]:
     met while reading a kustomization file are added to ``findings``."""
     if path == "-":
         return ["-"], False
-    if os.path.isdir(path) or is_kustomization_file(path):
-        inputs = collect_inputs(path)
+    if os.path.isdir(path) or kustomization.is_kustomization_file(path):
+        inputs = kustomization.collect_inputs(path)
         findings.extend(inputs.findings)
         return inputs.files, True
     return iter_files([path]), False

@@ -69,19 +69,18 @@ def test_identity_exporting_its_subscription_id_is_valid(
     assert "0 errors, 0 warnings" in result.stdout
 
 
-def test_role_assignment_by_well_known_name_passes_the_schema(
+def test_role_assignment_by_well_known_name_is_valid(
     run_cli: Callable[..., Any], tmp_path: Path
 ) -> None:
-    """The schema accepts ``wellKnownName``. ASO-REFERENCE (generator/validate/rules/aso.py, not
-    this change's to edit) still wants armId or group/kind/name, so it is turned off here."""
+    """The schema accepts ``wellKnownName`` and ASO-REFERENCE takes it as a whole reference."""
     path = write(tmp_path, "ra.yaml", ROLE_ASSIGNMENT)
-    result = run_cli(["validate", path, "--disable-rule", "ASO-REFERENCE", "--output", "json"])
+    result = run_cli(["validate", path, "--output", "json"])
     assert result.exit_code == 0, result.stdout
     assert json.loads(result.stdout)["findings"] == []
     # Both served versions have the field.
     preview = ROLE_ASSIGNMENT.replace("v1api20220401", "v1api20200801preview")
     path = write(tmp_path, "ra-preview.yaml", preview)
-    assert run_cli(["validate", path, "--disable-rule", "ASO-REFERENCE"]).exit_code == 0
+    assert run_cli(["validate", path]).exit_code == 0
 
 
 @pytest.mark.parametrize(
