@@ -51,9 +51,17 @@ def _string(name: str, value: Any) -> str:
 
 
 def _integer(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole:
         return _raise(f"{name}: expected an integer, got {go_print(value)}")
     return int(value)
+
+
+def _bounded(size: int) -> None:
+    """Refuse to build a string longer than the whole output may be (before building it)."""
+    if size > MAX_OUTPUT:
+        msg = f"a value longer than {MAX_OUTPUT:,} characters"
+        raise Unsupported(msg)
 
 
 def _raise(message: str) -> NoReturn:
@@ -137,6 +145,8 @@ def _compare(args: list[Any]) -> bool:
 
 
 def _and(args: list[Any]) -> Any:
+    if not args:
+        return _raise("and: wrong number of args: want at least 1 got 0")
     for arg in args[:-1]:
         if not truth(arg):
             return arg
@@ -144,6 +154,8 @@ def _and(args: list[Any]) -> Any:
 
 
 def _or(args: list[Any]) -> Any:
+    if not args:
+        return _raise("or: wrong number of args: want at least 1 got 0")
     for arg in args[:-1]:
         if truth(arg):
             return arg
@@ -159,9 +171,20 @@ def _len(args: list[Any]) -> int:
 def _indent(args: list[Any], newline: bool) -> str:
     if len(args) != 2:
         return _raise("indent: wrong number of args: want 2")
-    pad = " " * _integer("indent", args[0])
-    text = pad + _string("indent", args[1]).replace("\n", "\n" + pad)
+    width, text = _integer("indent", args[0]), _string("indent", args[1])
+    _bounded(len(text) + (text.count("\n") + 1) * max(width, 0))
+    pad = " " * width
+    text = pad + text.replace("\n", "\n" + pad)
     return "\n" + text if newline else text
+
+
+def _replace(args: list[Any]) -> str:
+    if len(args) != 3:
+        return _raise("replace: wrong number of args: want 3")
+    old, new, text = (_string("replace", arg) for arg in args)
+    count = text.count(old) if old else len(text) + 1
+    _bounded(len(text) + count * len(new))
+    return text.replace(old, new)
 
 
 def _one(name: str, convert: Callable[[Any], Any]) -> Callable[[list[Any]], Any]:
@@ -189,13 +212,7 @@ FUNCTIONS: dict[str, Callable[[list[Any]], Any]] = {
     "upper": _one("upper", lambda v: _string("upper", v).upper()),
     "lower": _one("lower", lambda v: _string("lower", v).lower()),
     "trim": _one("trim", lambda v: _string("trim", v).strip()),
-    "replace": lambda args: (
-        _string("replace", args[2]).replace(
-            _string("replace", args[0]), _string("replace", args[1])
-        )
-        if len(args) == 3
-        else _raise("replace: want 3 args")
-    ),
+    "replace": _replace,
     "indent": lambda args: _indent(args, newline=False),
     "nindent": lambda args: _indent(args, newline=True),
     "toYaml": _one("toYaml", to_yaml),
@@ -267,6 +284,8 @@ class _Run:
 
     def command(self, command: tuple[Operand, ...], dot: Any, piped: list[Any]) -> Any:
         head = command[0]
+        if head.kind == "literal" and head.value is None and len(command) == 1:
+            return _raise("nil is not a command")
         if head.kind != "function":
             if len(command) > 1 or piped:
                 return _raise("can't give argument to non-function")
@@ -290,7 +309,8 @@ class _Run:
             if isinstance(node, str):
                 self.emit(node)
             elif isinstance(node, Pipeline):
-                self.emit(go_print(self.pipeline(node, dot)))
+                value = self.pipeline(node, dot)
+                self.emit("<no value>" if value is None else go_print(value))
             else:
                 self.block(node, dot)
 

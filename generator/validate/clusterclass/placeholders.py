@@ -78,12 +78,19 @@ def builtins(role: Role, class_name: str | None) -> dict[str, Any]:
     return data
 
 
+def _float(value: int | float) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond float64: Go's JSON decoder refuses it too
+        return float("inf") if value > 0 else float("-inf")
+
+
 def _floats(value: Any) -> Any:
     """Numbers as Go sees them after a JSON round trip: all ``float64``."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        return float(value)
+        return _float(value)
     if isinstance(value, list):
         return [_floats(item) for item in value]
     if isinstance(value, dict):
@@ -105,7 +112,7 @@ def _from_type(schema: dict[str, Any], depth: int) -> Any:
         return [placeholder(items, depth + 1)] if items is not None else []
     if kind in ("integer", "number"):
         low = schema.get("minimum")
-        return float(low) if isinstance(low, int | float) and not isinstance(low, bool) else 1.0
+        return _float(low) if isinstance(low, int | float) and not isinstance(low, bool) else 1.0
     if kind == "boolean":
         return True  # the branch a feature flag guards is the one worth checking
     return "placeholder" if schema.get("x-kubernetes-int-or-string") is not True else 1.0
