@@ -6,8 +6,8 @@ template object found in the same set, or to an empty skeleton of its kind when 
 After each operation the patched template is checked by the validator's own object checks
 (``check``: shape and schema of the template and of its embedded ASO resources, CEL, the rules);
 a finding the unpatched template does not have is reported once, against the operation that
-first produced it, if the fully patched template still has it. ``enabledIf`` is not evaluated:
-every patch is checked as if enabled. Once an operation cannot be applied to a template (its value
+first produced it, if the fully patched template still has it. ``enabledIf`` is rendered (it must
+not fail nor read undefined values) but not judged: every patch is checked as if enabled. Once an operation cannot be applied to a template (its value
 fails, is not checked, or the operation does not apply), the later operations on that template
 are still rendered, but neither applied nor is the template's final state judged: what was left
 out may be exactly what it needs.
@@ -31,9 +31,13 @@ from generator.findings import Finding, JsonPath, Severity, format_path
 from generator.jsonpatch import PatchFailure, apply_json_patch
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, as_str
-from generator.validate.clusterclass.placeholders import builtins, variables
+from generator.validate.clusterclass.placeholders import Role, builtins, variables
 from generator.validate.clusterclass.targets import Target, class_targets, matches
-from generator.validate.clusterclass.values import ValueProblem, patch_value
+from generator.validate.clusterclass.values import (
+    ValueProblem,
+    enabled_if_problem,
+    patch_value,
+)
 
 TEMPLATE = "CC-PATCH-TEMPLATE"
 UNCHECKED = "CC-PATCH-UNCHECKED"
@@ -151,8 +155,29 @@ class ClassPatches:
         if finding not in self.findings:
             self.findings.append(finding)
 
+    def _check_enabled_if(self) -> None:
+        """Each ``enabledIf`` renders, with every builtin group set (its patch may select
+        templates of any role)."""
+        every = {
+            **builtins(Role("machinePool"), self.cc.name),
+            **builtins(Role("machineDeployment"), self.cc.name),
+            **builtins(Role("controlPlane"), self.cc.name),
+        }
+        data = {**self.variables, "builtin": every}
+        for i, patch in enumerate(as_list((self.cc.spec or {}).get("patches")) or ()):
+            text = (as_dict(patch) or {}).get("enabledIf")
+            problem = enabled_if_problem(text, data) if isinstance(text, str) else None
+            if problem is not None:
+                severity, rule = (
+                    (Severity.WARNING, UNCHECKED)
+                    if problem.unsupported
+                    else (Severity.ERROR, TEMPLATE)
+                )
+                self._report(severity, rule, ("spec", "patches", i, "enabledIf"), problem.message)
+
     def run(self) -> list[Finding]:
         """Apply every operation to the templates it selects; the findings, in patch order."""
+        self._check_enabled_if()
         for operation, selector, path in _operations(self.cc):
             if operation is None:
                 self._report(

@@ -112,3 +112,23 @@ def patch_value(patch: dict[str, Any], data: dict[str, Any], source: str) -> Pat
         raise ValueProblem(msg)
     value = patch["value"] if value_from is None else _value_from(value_from, data, source)
     return PatchValue({"op": op, "path": path, "value": value})
+
+
+def enabled_if_problem(text: str, data: dict[str, Any]) -> ValueProblem | None:
+    """What is wrong with a patch's ``enabledIf`` template, rendered with ``data`` (whether the
+    patch is enabled is not judged: every patch is checked)."""
+    try:
+        result = render(text, data)
+    except Unsupported as error:
+        msg = f"enabledIf uses {error.what}, which capzgen does not evaluate: not checked"
+        return ValueProblem(msg, unsupported=True)
+    except TemplateFailure as error:
+        return ValueProblem(f"enabledIf fails: {error.message}")
+    if result.undefined:
+        names = ", ".join(f".{name}" for name in result.undefined)
+        msg = (
+            f"enabledIf reads {names}: no ClusterClass variable or builtin value of that name "
+            "(CAPI renders <no value>, and the patch is never enabled)"
+        )
+        return ValueProblem(msg)
+    return None
