@@ -17,12 +17,14 @@ import yaml
 from generator.documents import Document
 from generator.findings import Finding, Severity, format_path
 from generator.model.manifests import ManifestSet
-from generator.validate import validate_documents
+from generator.schemastore.store import SchemaStore
+from generator.validate import ValidationOptions, validate_documents
 from generator.validate.checkers import DEFAULT_CHECKERS, check_class_patches
 from generator.validate.clusterclass import patches
 from generator.validate.clusterclass.patches import check_class_patches as class_findings
 from tests.conftest import CliResult
 from tests.flavors.flavor_testing import render_text, substitute
+from tests.schemastore.helpers import make_crd
 from tests.validate.conftest import EXAMPLES, parse_documents
 
 CLASS_VALUES = {
@@ -396,3 +398,47 @@ def test_after_an_operation_fails_later_ones_are_only_rendered() -> None:
         "spec.patches[0].definitions[0].jsonPatches[0].valueFrom.variable",
         "spec.patches[0].definitions[0].jsonPatches[2].valueFrom.template",
     ]
+
+
+def test_template_kinds_get_the_cel_rules_of_embedded_resources(
+    tmp_path: Path, cached_settings: Any
+) -> None:
+    rule = {"rule": "self.dnsPrefix.size() <= 8", "message": "dnsPrefix is too long"}
+    spec = {
+        "type": "object",
+        "x-kubernetes-validations": [rule],
+        "properties": {"dnsPrefix": {"type": "string"}},
+    }
+    root = {"type": "object", "properties": {"spec": spec}}
+    group, version = "containerservice.azure.com", "v1api20240901"
+    definition = make_crd(root, group=group, kind="ManagedCluster", versions=((version, True),))
+    (tmp_path / "crd.yaml").write_text(yaml.safe_dump(definition))
+    store = SchemaStore.from_search_path([tmp_path], cached_settings)
+
+    def cluster(dns_prefix: str) -> dict[str, Any]:
+        resource = {
+            "apiVersion": "containerservice.azure.com/v1api20240901",
+            "kind": "ManagedCluster",
+            "metadata": {"name": "mc"},
+            "spec": {"dnsPrefix": dns_prefix},
+        }
+        return {
+            "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",
+            "kind": "AzureASOManagedControlPlane",
+            "metadata": {"name": "cp"},
+            "spec": {"resources": [resource]},
+        }
+
+    def cel(obj: dict[str, Any], prefix: tuple[str, ...]) -> list[tuple[str, str, str]]:
+        options = ValidationOptions(ignore_missing_schemas=True)
+        found = validate_documents([Document("x.yaml", 0, obj)], store, options)
+        return _inside([f for f in found if f.rule == "cel"], prefix)
+
+    plain = cel(cluster("much-too-long"), ("spec", "resources"))
+    assert [(path, message.split(" (rule")[0]) for _, path, message in plain] == [
+        ("[0].spec", "dnsPrefix is too long")
+    ]
+    template_prefix = ("spec", "template", "spec", "resources")
+    assert cel(_as_template(cluster("much-too-long")), template_prefix) == plain
+    # Go-template text is known only per Cluster: not given to the rule inside a template
+    assert cel(_as_template(cluster("{{ .builtin.cluster.name }}")), template_prefix) == []
