@@ -13,6 +13,7 @@ import yaml
 from generator.check import SourceText, check_sources
 from generator.envsubst import substitute
 from generator.errors import MigrationError, YamlError
+from generator.findings import format_path
 from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.tables import CONVERSIONS, SYSCTL_NAMES, SYSCTL_RENAMES
 from generator.migrate.values import dns_service_ip, normalized_name, quantity_number
@@ -83,14 +84,34 @@ def test_output_validates(case: str, corpus_dir: Path, schema_store: SchemaStore
     report = check_sources(
         [SourceText("out.yaml", result.text())], schema_store, ValidationOptions()
     )
+    # A field migrate reports as unmapped inside a ClusterClass patch template (Go-template text
+    # it leaves for a hand edit) is found again when the patch is applied and checked: expected.
+    announced = [
+        f
+        for f in report.findings
+        for note in result.unmapped
+        if (note.kind, note.name) == (f.subject.kind, f.subject.name)
+        and note.path.startswith(format_path(f.path) + ".valueFrom.template (")
+        and note.path.partition(" (")[2].rstrip(")") in f.message
+    ]
     errors = [
         f.to_text()
         for f in report.findings
         if f.is_error
+        and f not in announced
         and not (f.rule == "no-schema" and any(v in f.message for v in NO_LOCAL_SCHEMA))
     ]
     assert errors == []
-    assert [f.to_text() for f in report.findings if not f.is_error] == []
+    assert len(announced) == (case == "aso-v1alpha1-clusterclass")
+    # The hand-written v1alpha1 ClusterClass input names no credential Secret in its patch
+    # templates, before migration as after: the patch check warns about it, as for any template.
+    warnings = [
+        f.to_text()
+        for f in report.findings
+        if not f.is_error
+        and not (f.rule == "CAPZ-CRED-MISSING" and f.subject.kind == "ClusterClass")
+    ]
+    assert warnings == []
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -29,6 +29,7 @@ from typing import Any
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, Severity, format_path
 from generator.jsonpatch import PatchFailure, apply_json_patch
+from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, as_str
 from generator.validate.clusterclass.placeholders import Role, builtins, variables
@@ -272,7 +273,7 @@ class ClassPatches:
 def check_class_patches(ms: ManifestSet, check: ObjectCheck) -> list[Finding]:
     """The patch findings of every ClusterClass of ``ms``."""
     findings: list[Finding] = []
-    for cc in ms.objects_of("ClusterClass"):
+    for cc in ms.objects_of(kinds.CLUSTER_CLASS):
         if not ms.is_copy(cc):
             findings.extend(ClassPatches(cc, ms, check).run())
     return findings
