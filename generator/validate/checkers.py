@@ -7,14 +7,19 @@
   non-mapping item is reported only when the object's own schema has not already said so;
 * :func:`check_cel`: the schemas' CEL rules (``cel``; :mod:`generator.cel`);
 * :func:`check_capz_rules`: the CAPZ semantic rules over the whole set
-  (:mod:`generator.validate.rules`).
+  (:mod:`generator.validate.rules`);
+* :func:`check_class_patches`: every ClusterClass's inline patches applied to its templates, and
+  the patched templates checked by the three checkers above (:mod:`generator.validate.clusterclass`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from generator.documents import Document
 from generator.findings import Finding
+from generator.model.manifests import ManifestSet
+from generator.validate.clusterclass import patches
 from generator.validate.context import CheckContext, Checker
 from generator.validate.rules import RULES
 from generator.validate.schema_check import SchemaSettings, check_non_mapping, check_object
@@ -61,9 +66,22 @@ def check_capz_rules(context: CheckContext) -> Iterator[Finding]:
             yield from rule.run(context.manifests, context.store)
 
 
+def check_class_patches(context: CheckContext) -> list[Finding]:
+    """Rules ``CC-PATCH-*``, and the findings of the other checkers on the patched templates."""
+
+    def check(document: Document) -> list[Finding]:
+        one = context._replace(documents=(document,), manifests=ManifestSet((document,)))
+        return [f for checker in _OBJECT_CHECKERS for f in checker(one)]
+
+    found = patches.check_class_patches(context.manifests, check)
+    return [f for f in found if context.enabled(f.rule)]
+
+
+_OBJECT_CHECKERS: tuple[Checker, ...] = (check_objects, check_cel, check_capz_rules)
 DEFAULT_CHECKERS: tuple[Checker, ...] = (
     check_documents,
     check_objects,
     check_cel,
     check_capz_rules,
+    check_class_patches,
 )

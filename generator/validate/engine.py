@@ -16,6 +16,7 @@ from generator.findings import Finding, sort_findings
 from generator.model.manifests import ManifestSet
 from generator.schemastore.types import SchemaLookup
 from generator.validate.checkers import DEFAULT_CHECKERS, check_capz_rules
+from generator.validate.clusterclass.patches import RULE_IDS as CLASS_PATCH_RULE_IDS
 from generator.validate.context import CheckContext, Checker, ValidationOptions
 from generator.validate.rules import RULES
 from generator.validate.schema_check import ENGINE_RULE_IDS
@@ -29,8 +30,9 @@ CEL_RULE_IDS = ("cel", "cel-cost")
 
 
 def known_rule_ids() -> list[str]:
-    """Every ID ``--disable-rule`` accepts: the engine's own checks, then the CAPZ rules in order."""
-    return [*ENGINE_RULE_IDS, *CEL_RULE_IDS, *RULES]
+    """Every ID ``--disable-rule`` accepts: the engine's own checks, the CEL checks, the CAPZ
+    rules in order, then the ClusterClass patch rules."""
+    return [*ENGINE_RULE_IDS, *CEL_RULE_IDS, *RULES, *CLASS_PATCH_RULE_IDS]
 
 
 def validate_documents(

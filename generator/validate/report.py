@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from generator.errors import CapzgenError
 from generator.findings import Finding, hint_lines, summarize
+from generator.validate.clusterclass.patches import DESCRIPTIONS as CLASS_PATCH_RULES
 from generator.validate.rules import RULES
 from generator.validate.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
 
@@ -86,6 +87,7 @@ def describe_rules() -> str:
         *_ENGINE_RULES,
         *_CEL_RULES,
         *((rule.id, rule.severity.value, rule.description) for rule in RULES.values()),
+        *CLASS_PATCH_RULES,
     ]
     width = max(len(row[0]) for row in rows)
     lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DESCRIPTION"]

@@ -14,6 +14,7 @@ from generator.capzbuild.values import dns_service_ip, normalized_name, quantity
 from generator.check import SourceText, check_sources
 from generator.envsubst import substitute
 from generator.errors import MigrationError, YamlError
+from generator.findings import format_path
 from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.tables import CONVERSIONS, SYSCTL_NAMES, SYSCTL_RENAMES
 from generator.schemastore.store import SchemaStore
@@ -73,7 +74,10 @@ def test_golden(case: str, corpus_dir: Path, run_cli: Any, snapshot: Any, tmp_pa
     source = tmp_path / f"{case}.yaml"
     source.write_text(case_text(case, corpus_dir), encoding="utf-8")
     result = run_cli(["migrate", str(source), *case_args(case)])
-    assert result.exit_code == 0, result.stderr
+    # This input keeps a field migrate cannot map inside a ClusterClass patch template (reported
+    # as unmapped); applied and checked, the patch is invalid, so nothing is written (exit 1).
+    refused = case == "aso-v1alpha1-clusterclass"
+    assert result.exit_code == (1 if refused else 0), result.stderr
     snapshot.snapshot_dir = GOLDEN
     snapshot.assert_match(result.stdout, f"{case}.yaml")
     snapshot.assert_match(result.stderr.replace(str(tmp_path), "<tmp>"), f"{case}.stderr.txt")
@@ -88,20 +92,37 @@ def test_output_validates(case: str, corpus_dir: Path, schema_store: SchemaStore
     report = check_sources(
         [SourceText("out.yaml", result.text())], schema_store, ValidationOptions()
     )
+    # A field migrate reports as unmapped inside a ClusterClass patch template (Go-template text
+    # it leaves for a hand edit) is found again when the patch is applied and checked: expected.
+    announced = [
+        f
+        for f in report.findings
+        for note in result.unmapped
+        if (note.kind, note.name) == (f.subject.kind, f.subject.name)
+        and note.path.startswith(format_path(f.path) + ".valueFrom.template (")
+        and note.path.partition(" (")[2].rstrip(")") in f.message
+    ]
     errors = [
         f.to_text()
         for f in report.findings
         if f.is_error
+        and f not in announced
         and not (f.rule == "no-schema" and any(v in f.message for v in NO_LOCAL_SCHEMA))
     ]
     assert errors == []
+    assert len(announced) == (case == "aso-v1alpha1-clusterclass")
     # CAPZ's docs examples carry old Kubernetes versions (v1.21.2), which migration keeps as
-    # written: CAPZ-K8S-VERSION-SUPPORTED rightly warns about them, and only it may.
-    assert [
+    # written: CAPZ-K8S-VERSION-SUPPORTED rightly warns about them. The hand-written v1alpha1
+    # ClusterClass input names no credential Secret in its patch templates, before migration as
+    # after: the patch check warns about it, as for any template.
+    warnings = [
         f.to_text()
         for f in report.findings
-        if not f.is_error and f.rule != "CAPZ-K8S-VERSION-SUPPORTED"
-    ] == []
+        if not f.is_error
+        and f.rule != "CAPZ-K8S-VERSION-SUPPORTED"
+        and not (f.rule == "CAPZ-CRED-MISSING" and f.subject.kind == "ClusterClass")
+    ]
+    assert warnings == []
 
 
 @pytest.mark.parametrize("case", CASES)

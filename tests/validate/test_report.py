@@ -69,4 +69,5 @@ def test_describe_rules_lists_every_rule() -> None:
     assert " error " in pool_name and "(C14, K3, O4)" in pool_name
     mixed = next(line for line in table if line.startswith("CAPZ-NS-MIXED "))
     assert " warning " in mixed
-    assert len(table) == 1 + 6 + len(RULES)  # header, engine and CEL checks, CAPZ rules
+    # header, engine and CEL checks, CAPZ rules, the two ClusterClass patch rules
+    assert len(table) == 1 + 6 + len(RULES) + 2

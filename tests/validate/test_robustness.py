@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -157,5 +159,23 @@ def test_option7_patch_rules_never_raise(
     documents = [Document("fuzz.yaml", index, obj) for index, obj in enumerate(objs)]
     findings = validate_documents(
         documents, make_store(), ValidationOptions(ignore_missing_schemas=True)
+    )
+    assert all(finding.message for finding in findings)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_clusterclass_patch_checks_never_raise(
+    data: st.DataObject, make_store: Callable[[], Any]
+) -> None:
+    # A ClusterClass with variables and patches (templates, variables, values), mutated anywhere.
+    path = Path(__file__).parent / "examples" / "valid" / "clusterclass-patches.yaml"
+    objs = _mutate(list(yaml.safe_load_all(path.read_text())), data)
+    documents = [Document("fuzz.yaml", index, obj) for index, obj in enumerate(objs)]
+    store = make_store() if data.draw(st.booleans()) else None
+    findings = validate_documents(
+        documents, store, ValidationOptions(schemas=store is not None, ignore_missing_schemas=True)
     )
     assert all(finding.message for finding in findings)
