@@ -16,9 +16,10 @@ may only carry a comment after it (``--- a: 1`` is valid YAML, but clusterctl re
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, Final
 
 import ryaml
 import yaml
@@ -27,13 +28,14 @@ from generator.documents import Document
 from generator.errors import Location, YamlError
 from generator.yamlio.detect import needs_precise
 from generator.yamlio.gcpause import gc_paused
-from generator.yamlio.limits import MAX_BYTES, MAX_DEPTH, MAX_NODES
+from generator.yamlio.limits import MAX_BYTES, MAX_DEPTH, MAX_EXPANDED_BYTES, MAX_NODES
 from generator.yamlio.precise import parse_documents
 from generator.yamlio.source import iter_files, read_source
 
 __all__ = [
     "MAX_BYTES",
     "MAX_DEPTH",
+    "MAX_EXPANDED_BYTES",
     "MAX_NODES",
     "iter_files",
     "load_documents",
@@ -123,6 +125,24 @@ def _shallow(text: str, separators: list[int]) -> bool:
     )
 
 
+_NODE_SITES: Final = ("\n", ",", ":", "-", "?", "[", "{")
+
+
+def few_nodes(text: str, limit: int = MAX_NODES) -> bool:
+    """Whether ``text`` surely holds at most ``limit`` nodes, judged from a few byte counts.
+
+    Every node starts a line or follows one of ``, : - ? [ {`` on its line, and no such place
+    starts more than two nodes (``a: b`` at a line start opens a mapping and its first key), so
+    twice the number of these places is an upper bound. ryaml builds a whole stream before
+    Python sees any of it (16 million numbers are 5 GB in its tree), so a text that may hold
+    more nodes than the bound goes to the precise path, which counts them exactly as it reads
+    and stops at the bound.
+    """
+    if 2 * (len(text) + 1) <= limit:
+        return True
+    return 2 * (1 + sum(text.count(site) for site in _NODE_SITES)) <= limit
+
+
 def _ryaml_loads_all(text: str) -> list[Any]:
     """ryaml's public ``loads_all``.
 
@@ -134,8 +154,14 @@ def _ryaml_loads_all(text: str) -> list[Any]:
 
 
 def _fast_documents(text: str, source: str, found: Layout) -> list[Document] | None:
-    """ryaml's reading, or None when it fails or disagrees on the number of documents."""
-    if not _shallow(text, found.separators):
+    """ryaml's reading, or None when it fails or disagrees on the number of documents.
+
+    ryaml has no bounds of its own, so each is settled before it runs: size by the reader,
+    nesting by :func:`_shallow`, nodes by :func:`few_nodes`, and alias expansion (nodes and
+    characters) by never giving it a text with an alias: :func:`needs_precise` sends every
+    ``&anchor`` and ``*alias`` to the precise path, which counts both.
+    """
+    if not (_shallow(text, found.separators) and few_nodes(text)):
         return None
     try:
         with gc_paused():
@@ -166,7 +192,13 @@ def load_documents(text: str, *, source: str) -> list[Document]:
         if documents is not None:
             return documents
     with gc_paused():
-        return parse_documents(text, source=source, max_depth=MAX_DEPTH, max_nodes=MAX_NODES)
+        return parse_documents(
+            text,
+            source=source,
+            max_depth=MAX_DEPTH,
+            max_nodes=MAX_NODES,
+            max_expanded_bytes=MAX_EXPANDED_BYTES,
+        )
 
 
 class _ValueLoader(yaml.CSafeLoader):
@@ -209,8 +241,31 @@ def load_value(text: str, *, source: str) -> Any:
         raise YamlError(msg, location=Location(file=source, line=line)) from None
 
 
+# A JSON string: no quote or backslash, or a backslash and any one character. The two
+# alternatives never match the same character, so the scan is linear.
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _json_nodes(text: str) -> int:
+    """Most values (and keys) ``text`` can hold as JSON, without building any of them.
+
+    A value other than the first follows a ``[``, a ``,`` or a ``:`` outside strings; keys follow
+    a ``{`` or a ``,``. Counting those characters over the whole text first is an upper bound
+    that settles almost every input; only a text it cannot clear is counted again with its
+    strings blanked out (one linear pass).
+    """
+    if 2 * (1 + sum(text.count(site) for site in "[{,:")) <= MAX_NODES:
+        return 0
+    bare = _JSON_STRING.sub('""', text)
+    return 1 + sum(bare.count(site) for site in "[{,:")
+
+
 def load_json(text: str, *, source: str) -> Any:
-    """Strict JSON (no YAML leniency) within the same depth bound; errors carry line and column."""
+    """Strict JSON (no YAML leniency) within the depth and node bounds, checked before the value
+    is built; errors carry line and column."""
+    if _json_nodes(text) > MAX_NODES:
+        msg = f"more than {MAX_NODES:,} values in one JSON text"
+        raise YamlError(msg, location=Location(file=source))
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:

@@ -33,6 +33,7 @@ from yaml.events import (
 
 from generator.documents import Document
 from generator.errors import Location, YamlError
+from generator.yamlio.limits import MAX_EXPANDED_BYTES
 from generator.yamlio.scalars import InvalidKey, key_text, resolve_plain
 
 _NO_KEY: Final = object()
@@ -72,12 +73,13 @@ class _DuplicateKey(Exception):
 
 
 class _Anchor:
-    __slots__ = ("height", "size", "value")
+    __slots__ = ("chars", "height", "size", "value")
 
     def __init__(self, value: Any, size: int) -> None:
         self.value = value
         self.size = size
-        self.height: int | None = None
+        self.height = -1  # measured at the first alias, see _measure
+        self.chars = 0
 
 
 def _fail(message: str, source: str, mark: Any, document: int) -> YamlError:
@@ -101,12 +103,23 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def _height(value: Any) -> int:
+def _measure(value: Any) -> tuple[int, int]:
+    """Nesting height of an anchored value and the characters of its scalars, keys included.
+
+    Each alias adds the characters to the stream's expanded size: a copied string is shared,
+    not duplicated, in memory here, but every later step (schema checks, JSON, output) pays for
+    each occurrence. Anchored values are at most MAX_DEPTH deep, so recursion is safe.
+    """
+    if type(value) is str:
+        return 0, len(value)
     if type(value) is dict:
-        return 1 + max((_height(item) for item in value.values()), default=0)
+        pairs = [(len(key), *_measure(item)) for key, item in value.items()]
+        height = max((pair[1] for pair in pairs), default=0)
+        return 1 + height, sum(pair[0] + pair[2] for pair in pairs)
     if type(value) is list:
-        return 1 + max((_height(item) for item in value), default=0)
-    return 0
+        parts = [_measure(item) for item in value]
+        return 1 + max((part[0] for part in parts), default=0), sum(part[1] for part in parts)
+    return 0, 1
 
 
 def _tagged_scalar(event: ScalarEvent) -> Any:
@@ -140,13 +153,13 @@ def _tagged_scalar(event: ScalarEvent) -> Any:
 class _Builder:
     """Turns one stream of events into documents. One instance per call; not reusable."""
 
-    def __init__(self, text: str, source: str, max_depth: int, max_nodes: int, track: bool):
+    def __init__(self, text: str, source: str, limits: tuple[int, int, int], track: bool):
         self.text = text
         self.source = source
-        self.max_depth = max_depth
-        self.max_nodes = max_nodes
+        self.max_depth, self.max_nodes, self.max_chars = limits
         self.track = track
         self.document = -1
+        self.chars = len(text)  # scalars written in the text never hold more characters than it
 
     def fail(self, message: str, mark: Any) -> YamlError:
         return _fail(message, self.source, mark, self.document)
@@ -161,12 +174,12 @@ class _Builder:
         """
         loader = yaml.CSafeLoader(self.text)
         get_event = loader.get_event
-        source, max_depth, track = self.source, self.max_depth, self.track
+        source, track = self.source, self.track
+        max_depth, max_nodes = self.max_depth, self.max_nodes
         docs: list[Document] = []
         stack: list[_Frame] = []
         anchors: dict[str, _Anchor] = {}
         nodes = 0
-        expanded = 0
         root: Any = None
         root_line = doc_line = 1
         try:
@@ -176,6 +189,8 @@ class _Builder:
                 merge_key = False
                 if cls is ScalarEvent:
                     nodes += 1
+                    if nodes > max_nodes:
+                        raise self.fail(self._too_many(), event.start_mark)
                     if event.tag is None:
                         if event.implicit[0]:
                             value = resolve_plain(event.value)
@@ -208,6 +223,8 @@ class _Builder:
                     if track and is_map:
                         frame.key_lines = {}
                     nodes += 1
+                    if nodes > max_nodes:
+                        raise self.fail(self._too_many(), event.start_mark)
                     stack.append(frame)
                     continue
                 elif cls is MappingEndEvent or cls is SequenceEndEvent:
@@ -222,8 +239,8 @@ class _Builder:
                     entry = anchors.get(event.anchor)
                     if entry is None:
                         raise self.fail(self._alias_problem(event.anchor, stack), event.start_mark)
-                    if entry.height is None:
-                        entry.height = _height(entry.value)
+                    if entry.height < 0:
+                        entry.height, entry.chars = _measure(entry.value)
                     if len(stack) + entry.height > max_depth:
                         msg = (
                             f"document nests deeper than {max_depth} levels "
@@ -233,11 +250,8 @@ class _Builder:
                             msg,
                             event.start_mark,
                         )
-                    expanded += entry.size
                     nodes += entry.size
-                    if expanded > self.max_nodes:
-                        msg = f"alias expansion exceeds {self.max_nodes} nodes"
-                        raise self.fail(msg, event.start_mark)
+                    self._expand(entry, nodes, event)
                     value = _copy(entry.value)
                     if not stack:
                         root = value
@@ -296,6 +310,22 @@ class _Builder:
             loader.dispose()
         return docs
 
+    def _too_many(self) -> str:
+        return f"more than {self.max_nodes:,} nodes (scalars, lists and mappings) in one stream"
+
+    def _expand(self, entry: _Anchor, nodes: int, event: Any) -> None:
+        """Count one alias: its nodes (already added to ``nodes``) and its characters."""
+        if nodes > self.max_nodes:
+            msg = f"alias expansion exceeds {self.max_nodes:,} nodes in one stream"
+            raise self.fail(msg, event.start_mark)
+        self.chars += entry.chars
+        if self.chars > self.max_chars:
+            msg = (
+                f"alias expansion exceeds {self.max_chars >> 20} MiB: *{event.anchor} copies "
+                f"{entry.chars:,} characters each time it is used"
+            )
+            raise self.fail(msg, event.start_mark)
+
     def _alias_problem(self, name: str, stack: list[_Frame]) -> str:
         if any(frame.anchor == name for frame in stack):
             return f"alias *{name} refers to a node that contains it"
@@ -339,12 +369,24 @@ class _Builder:
         )
 
 
-def parse_documents(text: str, *, source: str, max_depth: int, max_nodes: int) -> list[Document]:
-    """Every document of ``text`` with go-yaml v2 values; YamlError with a location otherwise."""
+def parse_documents(
+    text: str,
+    *,
+    source: str,
+    max_depth: int,
+    max_nodes: int,
+    max_expanded_bytes: int = MAX_EXPANDED_BYTES,
+) -> list[Document]:
+    """Every document of ``text`` with go-yaml v2 values; YamlError with a location otherwise.
+
+    ``max_nodes`` counts every node, written or copied by an alias, as it is read: a stream over
+    the bound stops there, before the rest of its value is built.
+    """
+    limits = (max_depth, max_nodes, max_expanded_bytes)
     try:
-        return _Builder(text, source, max_depth, max_nodes, track=False).run()
+        return _Builder(text, source, limits, track=False).run()
     except _DuplicateKey:
-        return _Builder(text, source, max_depth, max_nodes, track=True).run()
+        return _Builder(text, source, limits, track=True).run()
     except UnicodeEncodeError as exc:
         line = text.count("\n", 0, exc.start) + 1
         msg = f"text contains an unpaired surrogate U+{ord(text[exc.start]):04X}"
