@@ -128,19 +128,25 @@ def _shallow(text: str, separators: list[int]) -> bool:
 _NODE_SITES: Final = ("\n", ",", ":", "-", "?", "[", "{")
 
 
-def few_nodes(text: str, limit: int = MAX_NODES) -> bool:
-    """Whether ``text`` surely holds at most ``limit`` nodes, judged from a few byte counts.
+def node_estimate(text: str) -> int:
+    """An upper bound of the nodes in ``text``, from a few byte counts.
 
     Every node starts a line or follows one of ``, : - ? [ {`` on its line, and no such place
     starts more than two nodes (``a: b`` at a line start opens a mapping and its first key), so
-    twice the number of these places is an upper bound. ryaml builds a whole stream before
-    Python sees any of it (16 million numbers are 5 GB in its tree), so a text that may hold
-    more nodes than the bound goes to the precise path, which counts them exactly as it reads
-    and stops at the bound.
+    twice the number of these places bounds the count.
     """
-    if 2 * (len(text) + 1) <= limit:
-        return True
-    return 2 * (1 + sum(text.count(site) for site in _NODE_SITES)) <= limit
+    return 2 * (1 + sum(text.count(site) for site in _NODE_SITES))
+
+
+def few_nodes(text: str, limit: int = MAX_NODES) -> bool:
+    """Whether ``text`` surely holds at most ``limit`` nodes.
+
+    ryaml builds a whole stream before Python sees any of it (16 million numbers are 5 GB in
+    its tree), so a text that may hold more nodes than the bound goes to the precise path, which
+    counts them exactly as it reads and stops at the bound. A text under ``limit / 2``
+    characters needs no counting: a place is at least one character.
+    """
+    return 2 * (len(text) + 1) <= limit or node_estimate(text) <= limit
 
 
 def _ryaml_loads_all(text: str) -> list[Any]:
