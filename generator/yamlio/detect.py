@@ -79,8 +79,9 @@ _ZERO: Final = re.compile(
 # A token that starts like a number ("+", "-", ".", a digit) at a scalar boundary and holds an
 # underscore before the next boundary. The lookbehind lets a match start only where a token
 # starts and the run stops at the first underscore or boundary, so each character is looked at
-# a bounded number of times: linear in the text, whatever the tokens look like.
-_NUMERIC_UNDERSCORE: Final = re.compile(rf"(?<![^{_BOUNDARY}])[+\-.0-9][^{_BOUNDARY}_]*_")
+# a bounded number of times: linear in the text, whatever the tokens look like. The pattern
+# starts with its character set, which the engine finds at C speed.
+_NUMERIC_UNDERSCORE: Final = re.compile(rf"[+\-.0-9](?<![^{_BOUNDARY}][+\-.0-9])[^{_BOUNDARY}_]*_")
 _HEX_UNDERSCORE: Final = re.compile(r"0[xX][0-9a-fA-F]*_")
 _PROPERTIES: Final = tuple(
     re.compile(rf"{char}(?<![^{_BOUNDARY}]{char})") for char in (r"&", r"\*", "!")
