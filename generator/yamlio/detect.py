@@ -101,8 +101,12 @@ def _numeric_underscore(text: str) -> bool:
     return bool(_HEX_UNDERSCORE.search(text) or _NUMERIC_UNDERSCORE.search(text))
 
 
-def _structure(text: str) -> bool:
-    """Directives, document end markers and unusual line breaks: leave them to libyaml."""
+def stream_markers(text: str) -> bool:
+    """Directives, document end markers and unusual line breaks: leave them to libyaml.
+
+    They also decide where documents start and end, so a stream holding one is read whole by
+    the precise parser rather than cut at its ``---`` lines.
+    """
     if text.startswith(("%", "...")) or ("%" in text and "\n%" in text):
         return True
     if _DOCUMENT_END.search(text):
@@ -147,7 +151,7 @@ def _keys(data: bytes) -> bool:
 
 def needs_precise(text: str) -> bool:
     """Whether ``text`` may resolve differently under go-yaml v2 than under YAML 1.2 (ryaml)."""
-    if _structure(text) or _properties(text):
+    if stream_markers(text) or _properties(text):
         return True
     if _ZERO.search(text) or ("_" in text and _numeric_underscore(text)):
         return True

@@ -26,10 +26,10 @@ import yaml
 
 from generator.documents import Document
 from generator.errors import Location, YamlError
-from generator.yamlio.detect import needs_precise
+from generator.yamlio.detect import needs_precise, stream_markers
 from generator.yamlio.gcpause import gc_paused
 from generator.yamlio.limits import MAX_BYTES, MAX_DEPTH, MAX_EXPANDED_BYTES, MAX_NODES
-from generator.yamlio.precise import parse_documents
+from generator.yamlio.precise import Budget, Part, parse_documents
 from generator.yamlio.source import iter_files, read_source
 
 __all__ = [
@@ -159,7 +159,9 @@ def _ryaml_loads_all(text: str) -> list[Any]:
     return ryaml.loads_all(text)  # type: ignore[attr-defined]
 
 
-def _fast_documents(text: str, source: str, found: Layout) -> list[Document] | None:
+def _fast_documents(
+    text: str, source: str, found: Layout, first_index: int = 0
+) -> list[Document] | None:
     """ryaml's reading, or None when it fails or disagrees on the number of documents.
 
     ryaml has no bounds of its own, so each is settled before it runs: size by the reader,
@@ -179,8 +181,45 @@ def _fast_documents(text: str, source: str, found: Layout) -> list[Document] | N
         return None
     return [
         Document(source, index, obj, start_line=line)
-        for index, (obj, line) in enumerate(zip(objects, found.starts, strict=True))
+        for index, (obj, line) in enumerate(zip(objects, found.starts, strict=True), first_index)
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Consecutive documents that go to the same parser: text[start:end], documents first..."""
+
+    start: int
+    end: int
+    precise: bool
+    first: int  # index of its first document in the stream
+    layout: Layout  # separators relative to ``start``, start lines in the whole stream
+
+
+def _groups(text: str, found: Layout) -> list[_Group]:
+    """The stream cut at its ``---`` lines, each document judged by :func:`needs_precise` alone,
+    and neighbours with the same verdict joined (one ryaml call per run of fast documents).
+
+    A text before the first ``---`` that holds no document (comments) goes with the first one.
+    """
+    cuts = found.separators
+    if cuts and len(found.starts) == len(cuts):
+        cuts = cuts[1:]  # no implicit first document: its comments join the first one
+    bounds = [0, *cuts, len(text)]
+    groups: list[_Group] = []
+    for index, (start, end) in enumerate(pairwise(bounds)):
+        precise = needs_precise(text[start:end])
+        if groups and groups[-1].precise == precise:
+            last = groups[-1]
+            separators = [*last.layout.separators, start - last.start]
+            starts = [*last.layout.starts, found.starts[index]]
+            groups[-1] = _Group(last.start, end, precise, last.first, Layout(separators, starts))
+        else:
+            separators = [0] if text.startswith("---", start) else []
+            groups.append(
+                _Group(start, end, precise, index, Layout(separators, [found.starts[index]]))
+            )
+    return groups
 
 
 def load_documents(text: str, *, source: str) -> list[Document]:
@@ -193,10 +232,26 @@ def load_documents(text: str, *, source: str) -> list[Document]:
     if text.startswith("\ufeff"):
         text = text[1:]
     found = layout(text, source)
-    if not needs_precise(text):
-        documents = _fast_documents(text, source, found)
-        if documents is not None:
-            return documents
+    if not found.starts or stream_markers(text) or not few_nodes(text):
+        return _precise(text, source)  # the precise path counts every node of a dense stream
+    documents: list[Document] = []
+    budget = Budget()
+    for group in _groups(text, found):
+        part = text[group.start : group.end]
+        fast = None if group.precise else _fast_documents(part, source, group.layout, group.first)
+        if fast is None:
+            where = Part(text.count("\n", 0, group.start) + 1, group.first)
+            documents.extend(_precise(part, source, where, budget))
+        else:
+            budget.nodes += node_estimate(part)
+            budget.chars += len(part)
+            documents.extend(fast)
+    return documents
+
+
+def _precise(
+    text: str, source: str, part: Part | None = None, budget: Budget | None = None
+) -> list[Document]:
     with gc_paused():
         return parse_documents(
             text,
@@ -204,6 +259,8 @@ def load_documents(text: str, *, source: str) -> list[Document]:
             max_depth=MAX_DEPTH,
             max_nodes=MAX_NODES,
             max_expanded_bytes=MAX_EXPANDED_BYTES,
+            part=part,
+            budget=budget,
         )
 
 
