@@ -190,6 +190,17 @@ def _fast_documents(
     ]
 
 
+def document_spans(text: str, found: Layout) -> list[tuple[int, int]]:
+    """Start and end offset of every document of ``text``, cut at its ``---`` lines.
+
+    A text before the first ``---`` that holds no document (comments) goes with the first one.
+    """
+    cuts = found.separators
+    if cuts and len(found.starts) == len(cuts):
+        cuts = cuts[1:]  # no implicit first document
+    return list(pairwise([0, *cuts, len(text)]))
+
+
 @dataclass(frozen=True, slots=True)
 class _Group:
     """Consecutive documents that go to the same parser: text[start:end], documents first..."""
@@ -203,16 +214,9 @@ class _Group:
 
 def _groups(text: str, found: Layout) -> list[_Group]:
     """The stream cut at its ``---`` lines, each document judged by :func:`needs_precise` alone,
-    and neighbours with the same verdict joined (one ryaml call per run of fast documents).
-
-    A text before the first ``---`` that holds no document (comments) goes with the first one.
-    """
-    cuts = found.separators
-    if cuts and len(found.starts) == len(cuts):
-        cuts = cuts[1:]  # no implicit first document: its comments join the first one
-    bounds = [0, *cuts, len(text)]
+    and neighbours with the same verdict joined (one ryaml call per run of fast documents)."""
     groups: list[_Group] = []
-    for index, (start, end) in enumerate(pairwise(bounds)):
+    for index, (start, end) in enumerate(document_spans(text, found)):
         precise = needs_precise(text[start:end])
         if groups and groups[-1].precise == precise:
             last = groups[-1]
