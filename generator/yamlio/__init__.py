@@ -4,6 +4,7 @@ from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import (
     MAX_BYTES,
     MAX_DEPTH,
+    MAX_EXPANDED_BYTES,
     MAX_NODES,
     iter_files,
     load_documents,
@@ -14,6 +15,7 @@ from generator.yamlio.locate import LineLocator
 __all__ = [
     "MAX_BYTES",
     "MAX_DEPTH",
+    "MAX_EXPANDED_BYTES",
     "MAX_NODES",
     "LineLocator",
     "dump_documents",

@@ -76,9 +76,13 @@ _WORD_KEYS: Final = tuple(
 _ZERO: Final = re.compile(
     rf"0(?<![^{_BOUNDARY}+\-]0)(?<![^\"']:0)(?<![^{_BOUNDARY}][+\-]0)(?:[0-9_XOB]|[xX][0-9a-fA-F_]*[ \t]*:(?:\s|\Z))"
 )
-_UNDERSCORE: Final = re.compile(r"_(?<=[0-9+\-._xXoObB]_)")
+# A token that starts like a number ("+", "-", ".", a digit) at a scalar boundary and holds an
+# underscore before the next boundary. The lookbehind lets a match start only where a token
+# starts and the run stops at the first underscore or boundary, so each character is looked at
+# a bounded number of times: linear in the text, whatever the tokens look like. The pattern
+# starts with its character set, which the engine finds at C speed.
+_NUMERIC_UNDERSCORE: Final = re.compile(rf"[+\-.0-9](?<![^{_BOUNDARY}][+\-.0-9])[^{_BOUNDARY}_]*_")
 _HEX_UNDERSCORE: Final = re.compile(r"0[xX][0-9a-fA-F]*_")
-_TOKEN_TAIL: Final = re.compile(rf"[^{_BOUNDARY}]*\Z")
 _PROPERTIES: Final = tuple(
     re.compile(rf"{char}(?<![^{_BOUNDARY}]{char})") for char in (r"&", r"\*", "!")
 )
@@ -89,23 +93,20 @@ _UNICODE_BREAKS: Final = re.compile("[\x85\u2028\u2029]")
 
 
 def _numeric_underscore(text: str) -> bool:
-    """True when an underscore sits in a token that starts like a number (go-yaml drops it)."""
-    if _HEX_UNDERSCORE.search(text):
-        return True
-    for match in _UNDERSCORE.finditer(text):
-        end = match.start()
-        start = max(0, end - 80)
-        tail = _TOKEN_TAIL.search(text, start, end)
-        token = tail.group() if tail else ""
-        if start > 0 and len(token) == end - start:
-            return True  # a token longer than the window: be safe
-        if token and token[0] in "+-.0123456789":
-            return True
-    return False
+    """True when an underscore sits in a token that starts like a number (go-yaml drops it).
+
+    Generous on purpose: ``1a_b`` is a string for both parsers but is sent to the precise one
+    anyway, which costs only speed; one linear scan matters more than a tight rule.
+    """
+    return bool(_HEX_UNDERSCORE.search(text) or _NUMERIC_UNDERSCORE.search(text))
 
 
-def _structure(text: str) -> bool:
-    """Directives, document end markers and unusual line breaks: leave them to libyaml."""
+def stream_markers(text: str) -> bool:
+    """Directives, document end markers and unusual line breaks: leave them to libyaml.
+
+    They also decide where documents start and end, so a stream holding one is read whole by
+    the precise parser rather than cut at its ``---`` lines.
+    """
     if text.startswith(("%", "...")) or ("%" in text and "\n%" in text):
         return True
     if _DOCUMENT_END.search(text):
@@ -150,7 +151,7 @@ def _keys(data: bytes) -> bool:
 
 def needs_precise(text: str) -> bool:
     """Whether ``text`` may resolve differently under go-yaml v2 than under YAML 1.2 (ryaml)."""
-    if _structure(text) or _properties(text):
+    if stream_markers(text) or _properties(text):
         return True
     if _ZERO.search(text) or ("_" in text and _numeric_underscore(text)):
         return True

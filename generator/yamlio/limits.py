@@ -11,6 +11,14 @@ MAX_DEPTH: Final = 128
 """Deepest nesting of mappings and sequences. CRD schemas nest ~40 levels; 128 is also ryaml's
 own limit, so both parsers accept exactly the same documents."""
 
-MAX_NODES: Final = 2_000_000
-"""Most nodes alias expansion may add to one stream ("billion laughs"). Nodes written out in
-the text are already bounded by MAX_BYTES, so only the copies made for aliases are counted."""
+MAX_NODES: Final = 3_000_000
+"""Most nodes (mappings, sequences, scalars) in one stream, those written in the text and the
+copies made for aliases ("billion laughs") together. Counted while parsing, before the value is
+built. Real inputs hold a node per 30-50 bytes (CRDs, manifests), under 1,200,000 nodes in a
+full MAX_BYTES file; a 32 MiB list of 16 million one-digit numbers is refused."""
+
+MAX_EXPANDED_BYTES: Final = 64 * 1024 * 1024
+"""Largest size of one stream after alias expansion, counted as the characters of every scalar
+(keys included) that aliases copy, on top of the text itself. An anchored 1 MB string aliased
+3,000 times reads as a few KB of YAML but 3 GB of values for every later step (schema checks,
+JSON, output), so it is refused while parsing."""

@@ -9,6 +9,11 @@ Two parsers read the same text into the same values:
   used otherwise and whenever the fast path fails for any reason, so every error message comes
   from one place and carries a line, a column and the document index.
 
+The choice is made per document: a stream the scan clears is read by ryaml in one call; otherwise
+it is cut at its ``---`` lines, each document is scanned on its own, and only the documents that
+need it are read precisely (one ``yes`` in a 7,000-document fleet no longer sends all of them to
+the slower parser). Both paths share one node and expanded-size budget per stream.
+
 Both paths see the separator rule of clusterctl's splitter first: a line starting with ``---``
 may only carry a comment after it (``--- a: 1`` is valid YAML, but clusterctl refuses it).
 """
@@ -16,24 +21,26 @@ may only carry a comment after it (``--- a: 1`` is valid YAML, but clusterctl re
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, Final
 
 import ryaml
 import yaml
 
 from generator.documents import Document
 from generator.errors import Location, YamlError
-from generator.yamlio.detect import needs_precise
+from generator.yamlio.detect import needs_precise, stream_markers
 from generator.yamlio.gcpause import gc_paused
-from generator.yamlio.limits import MAX_BYTES, MAX_DEPTH, MAX_NODES
-from generator.yamlio.precise import parse_documents
+from generator.yamlio.limits import MAX_BYTES, MAX_DEPTH, MAX_EXPANDED_BYTES, MAX_NODES
+from generator.yamlio.precise import Budget, Part, parse_documents
 from generator.yamlio.source import iter_files, read_source
 
 __all__ = [
     "MAX_BYTES",
     "MAX_DEPTH",
+    "MAX_EXPANDED_BYTES",
     "MAX_NODES",
     "iter_files",
     "load_documents",
@@ -123,6 +130,30 @@ def _shallow(text: str, separators: list[int]) -> bool:
     )
 
 
+_NODE_SITES: Final = ("\n", ",", ":", "-", "?", "[", "{")
+
+
+def node_estimate(text: str) -> int:
+    """An upper bound of the nodes in ``text``, from a few byte counts.
+
+    Every node starts a line or follows one of ``, : - ? [ {`` on its line, and no such place
+    starts more than two nodes (``a: b`` at a line start opens a mapping and its first key), so
+    twice the number of these places bounds the count.
+    """
+    return 2 * (1 + sum(text.count(site) for site in _NODE_SITES))
+
+
+def few_nodes(text: str, limit: int = MAX_NODES) -> bool:
+    """Whether ``text`` surely holds at most ``limit`` nodes.
+
+    ryaml builds a whole stream before Python sees any of it (16 million numbers are 5 GB in
+    its tree), so a text that may hold more nodes than the bound goes to the precise path, which
+    counts them exactly as it reads and stops at the bound. A text under ``limit / 2``
+    characters needs no counting: a place is at least one character.
+    """
+    return 2 * (len(text) + 1) <= limit or node_estimate(text) <= limit
+
+
 def _ryaml_loads_all(text: str) -> list[Any]:
     """ryaml's public ``loads_all``.
 
@@ -133,9 +164,17 @@ def _ryaml_loads_all(text: str) -> list[Any]:
     return ryaml.loads_all(text)  # type: ignore[attr-defined]
 
 
-def _fast_documents(text: str, source: str, found: Layout) -> list[Document] | None:
-    """ryaml's reading, or None when it fails or disagrees on the number of documents."""
-    if not _shallow(text, found.separators):
+def _fast_documents(
+    text: str, source: str, found: Layout, first_index: int = 0
+) -> list[Document] | None:
+    """ryaml's reading, or None when it fails or disagrees on the number of documents.
+
+    ryaml has no bounds of its own, so each is settled before it runs: size by the reader,
+    nesting by :func:`_shallow`, nodes by :func:`few_nodes`, and alias expansion (nodes and
+    characters) by never giving it a text with an alias: :func:`needs_precise` sends every
+    ``&anchor`` and ``*alias`` to the precise path, which counts both.
+    """
+    if not (_shallow(text, found.separators) and few_nodes(text)):
         return None
     try:
         with gc_paused():
@@ -147,8 +186,49 @@ def _fast_documents(text: str, source: str, found: Layout) -> list[Document] | N
         return None
     return [
         Document(source, index, obj, start_line=line)
-        for index, (obj, line) in enumerate(zip(objects, found.starts, strict=True))
+        for index, (obj, line) in enumerate(zip(objects, found.starts, strict=True), first_index)
     ]
+
+
+def document_spans(text: str, found: Layout) -> list[tuple[int, int]]:
+    """Start and end offset of every document of ``text``, cut at its ``---`` lines.
+
+    A text before the first ``---`` that holds no document (comments) goes with the first one.
+    """
+    cuts = found.separators
+    if cuts and len(found.starts) == len(cuts):
+        cuts = cuts[1:]  # no implicit first document
+    return list(pairwise([0, *cuts, len(text)]))
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Consecutive documents that go to the same parser: text[start:end], documents first..."""
+
+    start: int
+    end: int
+    precise: bool
+    first: int  # index of its first document in the stream
+    layout: Layout  # separators relative to ``start``, start lines in the whole stream
+
+
+def _groups(text: str, found: Layout) -> list[_Group]:
+    """The stream cut at its ``---`` lines, each document judged by :func:`needs_precise` alone,
+    and neighbours with the same verdict joined (one ryaml call per run of fast documents)."""
+    groups: list[_Group] = []
+    for index, (start, end) in enumerate(document_spans(text, found)):
+        precise = needs_precise(text[start:end])
+        if groups and groups[-1].precise == precise:
+            last = groups[-1]
+            separators = [*last.layout.separators, start - last.start]
+            starts = [*last.layout.starts, found.starts[index]]
+            groups[-1] = _Group(last.start, end, precise, last.first, Layout(separators, starts))
+        else:
+            separators = [0] if text.startswith("---", start) else []
+            groups.append(
+                _Group(start, end, precise, index, Layout(separators, [found.starts[index]]))
+            )
+    return groups
 
 
 def load_documents(text: str, *, source: str) -> list[Document]:
@@ -161,12 +241,40 @@ def load_documents(text: str, *, source: str) -> list[Document]:
     if text.startswith("\ufeff"):
         text = text[1:]
     found = layout(text, source)
-    if not needs_precise(text):
-        documents = _fast_documents(text, source, found)
-        if documents is not None:
-            return documents
+    if not found.starts or stream_markers(text) or not few_nodes(text):
+        return _precise(text, source)  # the precise path counts every node of a dense stream
+    if not needs_precise(text):  # the common case: one scan and one ryaml call for the stream
+        whole = _fast_documents(text, source, found)
+        if whole is not None:
+            return whole
+    documents: list[Document] = []
+    budget = Budget()
+    for group in _groups(text, found):
+        part = text[group.start : group.end]
+        fast = None if group.precise else _fast_documents(part, source, group.layout, group.first)
+        if fast is None:
+            where = Part(text.count("\n", 0, group.start) + 1, group.first)
+            documents.extend(_precise(part, source, where, budget))
+        else:
+            budget.nodes += node_estimate(part)
+            budget.chars += len(part)
+            documents.extend(fast)
+    return documents
+
+
+def _precise(
+    text: str, source: str, part: Part | None = None, budget: Budget | None = None
+) -> list[Document]:
     with gc_paused():
-        return parse_documents(text, source=source, max_depth=MAX_DEPTH, max_nodes=MAX_NODES)
+        return parse_documents(
+            text,
+            source=source,
+            max_depth=MAX_DEPTH,
+            max_nodes=MAX_NODES,
+            max_expanded_bytes=MAX_EXPANDED_BYTES,
+            part=part,
+            budget=budget,
+        )
 
 
 class _ValueLoader(yaml.CSafeLoader):
@@ -209,8 +317,31 @@ def load_value(text: str, *, source: str) -> Any:
         raise YamlError(msg, location=Location(file=source, line=line)) from None
 
 
+# A JSON string: no quote or backslash, or a backslash and any one character. The two
+# alternatives never match the same character, so the scan is linear.
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _json_nodes(text: str) -> int:
+    """Most values (and keys) ``text`` can hold as JSON, without building any of them.
+
+    A value other than the first follows a ``[``, a ``,`` or a ``:`` outside strings; keys follow
+    a ``{`` or a ``,``. Counting those characters over the whole text first is an upper bound
+    that settles almost every input; only a text it cannot clear is counted again with its
+    strings blanked out (one linear pass).
+    """
+    if 2 * (1 + sum(text.count(site) for site in "[{,:")) <= MAX_NODES:
+        return 0
+    bare = _JSON_STRING.sub('""', text)
+    return 1 + sum(bare.count(site) for site in "[{,:")
+
+
 def load_json(text: str, *, source: str) -> Any:
-    """Strict JSON (no YAML leniency) within the same depth bound; errors carry line and column."""
+    """Strict JSON (no YAML leniency) within the depth and node bounds, checked before the value
+    is built; errors carry line and column."""
+    if _json_nodes(text) > MAX_NODES:
+        msg = f"more than {MAX_NODES:,} values in one JSON text"
+        raise YamlError(msg, location=Location(file=source))
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:

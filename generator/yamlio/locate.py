@@ -1,7 +1,8 @@
 """Line numbers for findings: where a JSON path of a loaded document sits in the text.
 
 Values are loaded without positions (that is what keeps loading fast); only when a finding needs
-a line is the text parsed again, once, into a light tree of line numbers. The tree is built from
+a line is the text parsed again into a light tree of line numbers, and only the document that
+has the finding (cut at its ``---`` lines, as the loader cuts a stream), once. The tree is built from
 libyaml's events with an explicit stack, like :mod:`generator.yamlio.precise` and for the same
 reason: PyYAML's C composer recurses once per nesting level and can crash on hostile input.
 Document indexes are libyaml's, so they match :func:`~generator.yamlio.load.load_documents`.
@@ -23,8 +24,11 @@ from yaml.events import (
     StreamEndEvent,
 )
 
+from generator.errors import YamlError
 from generator.findings import JsonPath, PathPart
+from generator.yamlio.detect import stream_markers
 from generator.yamlio.limits import MAX_DEPTH
+from generator.yamlio.load import document_spans, layout
 from generator.yamlio.scalars import InvalidKey, key_text, resolve_plain
 
 _NO_KEY = object()
@@ -104,9 +108,11 @@ def _attach(stack: list[_Frame], node: _Node, event: Any) -> None:
     top.key = _NO_KEY
 
 
-def _new_node(event: Any, stack: list[_Frame], anchors: dict[str, _Node], doc_line: int) -> _Node:
+def _new_node(
+    event: Any, stack: list[_Frame], anchors: dict[str, _Node], doc_line: int, base: int
+) -> _Node:
     """The node an event starts, attached to its parent (or returned as a document root)."""
-    line = event.start_mark.line + 1
+    line = event.start_mark.line + base
     name: str | None = event.anchor
     if event.__class__ is AliasEvent:
         target = anchors.get(name) if name is not None else None
@@ -123,15 +129,18 @@ def _new_node(event: Any, stack: list[_Frame], anchors: dict[str, _Node], doc_li
     return node
 
 
-def _build(text: str) -> list[_Node]:
-    """Root node of every document, as far as the text can be read (errors end the reading)."""
+def _build(text: str, base: int = 1) -> list[_Node]:
+    """Root node of every document, as far as the text can be read (errors end the reading).
+
+    ``base`` is the line number of the text's first line (a document cut from a stream).
+    """
     roots: list[_Node] = []
     try:
         loader = yaml.CSafeLoader(text)
     except UnicodeEncodeError:
         return roots
     try:
-        _read_events(loader, roots)
+        _read_events(loader, roots, base)
     except yaml.YAMLError:
         pass  # keep what was read: lines before a syntax error are still right
     finally:
@@ -139,7 +148,7 @@ def _build(text: str) -> list[_Node]:
     return roots
 
 
-def _read_events(loader: Any, roots: list[_Node]) -> None:
+def _read_events(loader: Any, roots: list[_Node], base: int) -> None:
     """Build the tree from ``loader``'s events, appending each document's root to ``roots``."""
     stack: list[_Frame] = []
     anchors: dict[str, _Node] = {}
@@ -150,11 +159,11 @@ def _read_events(loader: Any, roots: list[_Node]) -> None:
         if cls is StreamEndEvent:
             break
         if cls is DocumentStartEvent:
-            doc_line = event.start_mark.line + 1
+            doc_line = event.start_mark.line + base
             anchors = {}
             stack = []
         elif cls in (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent):
-            node = _new_node(event, stack, anchors, doc_line)
+            node = _new_node(event, stack, anchors, doc_line, base)
             if stack:
                 _attach(stack, node, event)
             else:
@@ -171,18 +180,53 @@ def _read_events(loader: Any, roots: list[_Node]) -> None:
             stack.pop()
 
 
+def _spans(text: str) -> list[tuple[int, int, int]] | None:
+    """Offsets and first line of every document, or None when the stream must be read whole
+    (directives, end markers, unusual line breaks, or ``---`` lines the loader refuses)."""
+    if stream_markers(text):
+        return None
+    try:
+        found = layout(text, "<lines>")
+    except YamlError:
+        return None
+    spans = []
+    line, previous = 1, 0
+    for start, end in document_spans(text, found):
+        line += text.count("\n", previous, start)
+        previous = start
+        spans.append((start, end, line))
+    return spans
+
+
 class LineLocator:
-    """Finds the line of a path inside one document of a text; parses lazily, at most once."""
+    """Finds the line of a path inside one document of a text; parses lazily, each document at
+    most once, and only the documents asked about."""
 
     def __init__(self, text: str) -> None:
-        self._text = text
-        self._roots: list[_Node] | None = None
+        self._text = text.removeprefix("\ufeff")  # as the loader reads it; lines are the same
+        self._spans: list[tuple[int, int, int]] | None = None
+        self._roots: dict[int, _Node | None] | None = None
+        self._whole: list[_Node] | None = None
 
-    def _documents(self) -> list[_Node]:
+    def _root(self, document: int) -> _Node | None:
         if self._roots is None:
-            self._roots = _build(self._text)
-            self._text = ""  # the tree is all we need from now on
-        return self._roots
+            self._roots = {}
+            self._spans = _spans(self._text)
+        if document not in self._roots:
+            self._roots[document] = self._read(document)
+        return self._roots[document]
+
+    def _read(self, document: int) -> _Node | None:
+        if self._spans is None:
+            if self._whole is None:
+                self._whole = _build(self._text)
+            roots = self._whole
+            return roots[document] if 0 <= document < len(roots) else None
+        if not 0 <= document < len(self._spans):
+            return None
+        start, end, line = self._spans[document]
+        roots = _build(self._text[start:end], line)
+        return roots[0] if roots else None
 
     def line_of(self, document: int, path: JsonPath) -> int | None:
         """1-based line of ``path`` in document ``document``.
@@ -190,10 +234,9 @@ class LineLocator:
         A mapping entry answers with the line of its key; a path that does not exist answers
         with the line of its deepest existing ancestor; an unknown document with None.
         """
-        roots = self._documents()
-        if not 0 <= document < len(roots):
+        node = self._root(document)
+        if node is None:
             return None
-        node = roots[document]
         line = node.line
         for part in path:
             found = node.child(part)

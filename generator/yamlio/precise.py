@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from dataclasses import dataclass
 from typing import Any, Final
 
 import yaml
@@ -33,6 +34,7 @@ from yaml.events import (
 
 from generator.documents import Document
 from generator.errors import Location, YamlError
+from generator.yamlio.limits import MAX_EXPANDED_BYTES
 from generator.yamlio.scalars import InvalidKey, key_text, resolve_plain
 
 _NO_KEY: Final = object()
@@ -72,24 +74,33 @@ class _DuplicateKey(Exception):
 
 
 class _Anchor:
-    __slots__ = ("height", "size", "value")
+    __slots__ = ("chars", "height", "size", "value")
 
     def __init__(self, value: Any, size: int) -> None:
         self.value = value
         self.size = size
-        self.height: int | None = None
+        self.height = -1  # measured at the first alias, see _measure
+        self.chars = 0
 
 
-def _fail(message: str, source: str, mark: Any, document: int) -> YamlError:
-    return YamlError(
-        message,
-        location=Location(
-            file=source,
-            line=mark.line + 1 if mark is not None else None,
-            column=mark.column + 1 if mark is not None else None,
-            document=max(document, 0),
-        ),
-    )
+@dataclass(slots=True)
+class Budget:
+    """What one stream has used of the node and expanded-size bounds so far.
+
+    A stream read in parts (one call per document that needs this parser) shares one budget,
+    so the bounds hold for the whole stream, not for each part.
+    """
+
+    nodes: int = 0
+    chars: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Where a part of a stream starts: its first line (1-based) and its first document index."""
+
+    line: int = 1
+    document: int = 0
 
 
 def _copy(value: Any) -> Any:
@@ -101,12 +112,23 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def _height(value: Any) -> int:
+def _measure(value: Any) -> tuple[int, int]:
+    """Nesting height of an anchored value and the characters of its scalars, keys included.
+
+    Each alias adds the characters to the stream's expanded size: a copied string is shared,
+    not duplicated, in memory here, but every later step (schema checks, JSON, output) pays for
+    each occurrence. Anchored values are at most MAX_DEPTH deep, so recursion is safe.
+    """
+    if type(value) is str:
+        return 0, len(value)
     if type(value) is dict:
-        return 1 + max((_height(item) for item in value.values()), default=0)
+        pairs = [(len(key), *_measure(item)) for key, item in value.items()]
+        height = max((pair[1] for pair in pairs), default=0)
+        return 1 + height, sum(pair[0] + pair[2] for pair in pairs)
     if type(value) is list:
-        return 1 + max((_height(item) for item in value), default=0)
-    return 0
+        parts = [_measure(item) for item in value]
+        return 1 + max((part[0] for part in parts), default=0), sum(part[1] for part in parts)
+    return 0, 1
 
 
 def _tagged_scalar(event: ScalarEvent) -> Any:
@@ -140,16 +162,33 @@ def _tagged_scalar(event: ScalarEvent) -> Any:
 class _Builder:
     """Turns one stream of events into documents. One instance per call; not reusable."""
 
-    def __init__(self, text: str, source: str, max_depth: int, max_nodes: int, track: bool):
+    def __init__(
+        self,
+        text: str,
+        source: str,
+        limits: tuple[int, int, int],
+        track: bool,
+        where: tuple[Part, Budget],
+    ):
         self.text = text
         self.source = source
-        self.max_depth = max_depth
-        self.max_nodes = max_nodes
+        self.max_depth, self.max_nodes, self.max_chars = limits
         self.track = track
+        self.part, self.budget = where
         self.document = -1
+        # Scalars written in the text never hold more characters than the text itself.
+        self.chars = self.budget.chars + len(text)
 
     def fail(self, message: str, mark: Any) -> YamlError:
-        return _fail(message, self.source, mark, self.document)
+        return YamlError(
+            message,
+            location=Location(
+                file=self.source,
+                line=mark.line + self.part.line if mark is not None else None,
+                column=mark.column + 1 if mark is not None else None,
+                document=max(self.document, 0) + self.part.document,
+            ),
+        )
 
     def run(self) -> list[Document]:  # noqa: C901 - one loop per YAML event on purpose, see docstring
         """Every document of the text, built from libyaml's events.
@@ -161,14 +200,16 @@ class _Builder:
         """
         loader = yaml.CSafeLoader(self.text)
         get_event = loader.get_event
-        source, max_depth, track = self.source, self.max_depth, self.track
+        source, track = self.source, self.track
+        max_depth, max_nodes = self.max_depth, self.max_nodes
         docs: list[Document] = []
         stack: list[_Frame] = []
         anchors: dict[str, _Anchor] = {}
-        nodes = 0
-        expanded = 0
+        nodes = self.budget.nodes
+        base = self.part.line  # line numbers: mark.line is 0-based within this part
+        document_base = self.part.document
         root: Any = None
-        root_line = doc_line = 1
+        root_line = doc_line = base
         try:
             while True:
                 event: Any = get_event()
@@ -176,6 +217,8 @@ class _Builder:
                 merge_key = False
                 if cls is ScalarEvent:
                     nodes += 1
+                    if nodes > max_nodes:
+                        raise self.fail(self._too_many(), event.start_mark)
                     if event.tag is None:
                         if event.implicit[0]:
                             value = resolve_plain(event.value)
@@ -193,14 +236,14 @@ class _Builder:
                     if not stack:
                         root = value
                         empty = event.value == "" and event.implicit[0] and event.tag is None
-                        root_line = doc_line if empty else event.start_mark.line + 1
+                        root_line = doc_line if empty else event.start_mark.line + base
                         continue
                 elif cls is MappingStartEvent or cls is SequenceStartEvent:
                     if len(stack) >= max_depth:
                         msg = f"document nests deeper than {max_depth} levels"
                         raise self.fail(msg, event.start_mark)
                     if not stack:
-                        root_line = event.start_mark.line + 1
+                        root_line = event.start_mark.line + base
                     is_map = cls is MappingStartEvent
                     frame = _Frame(
                         {} if is_map else [], is_map, event.anchor, event.start_mark, nodes
@@ -208,6 +251,8 @@ class _Builder:
                     if track and is_map:
                         frame.key_lines = {}
                     nodes += 1
+                    if nodes > max_nodes:
+                        raise self.fail(self._too_many(), event.start_mark)
                     stack.append(frame)
                     continue
                 elif cls is MappingEndEvent or cls is SequenceEndEvent:
@@ -222,8 +267,8 @@ class _Builder:
                     entry = anchors.get(event.anchor)
                     if entry is None:
                         raise self.fail(self._alias_problem(event.anchor, stack), event.start_mark)
-                    if entry.height is None:
-                        entry.height = _height(entry.value)
+                    if entry.height < 0:
+                        entry.height, entry.chars = _measure(entry.value)
                     if len(stack) + entry.height > max_depth:
                         msg = (
                             f"document nests deeper than {max_depth} levels "
@@ -233,24 +278,22 @@ class _Builder:
                             msg,
                             event.start_mark,
                         )
-                    expanded += entry.size
                     nodes += entry.size
-                    if expanded > self.max_nodes:
-                        msg = f"alias expansion exceeds {self.max_nodes} nodes"
-                        raise self.fail(msg, event.start_mark)
+                    self._expand(entry, nodes, event)
                     value = _copy(entry.value)
                     if not stack:
                         root = value
-                        root_line = event.start_mark.line + 1
+                        root_line = event.start_mark.line + base
                         continue
                 elif cls is DocumentStartEvent:
                     self.document += 1
                     anchors = {}
                     root = None
-                    doc_line = root_line = event.start_mark.line + 1
+                    doc_line = root_line = event.start_mark.line + base
                     continue
                 elif cls is DocumentEndEvent:
-                    docs.append(Document(source, self.document, root, start_line=root_line))
+                    index = self.document + document_base
+                    docs.append(Document(source, index, root, start_line=root_line))
                     continue
                 elif cls is StreamEndEvent:
                     break
@@ -272,7 +315,7 @@ class _Builder:
                             raise self.fail(str(exc), mark or top.mark) from None
                         if top.key_lines is not None:
                             top.key_mark = event.start_mark
-                            top.key_lines.setdefault(top.key, event.start_mark.line + 1)
+                            top.key_lines.setdefault(top.key, event.start_mark.line + base)
                 else:
                     key = top.key
                     top.key = _NO_KEY
@@ -294,7 +337,24 @@ class _Builder:
             raise self._reader_error(exc) from None
         finally:
             loader.dispose()
+        self.budget.nodes, self.budget.chars = nodes, self.chars
         return docs
+
+    def _too_many(self) -> str:
+        return f"more than {self.max_nodes:,} nodes (scalars, lists and mappings) in one stream"
+
+    def _expand(self, entry: _Anchor, nodes: int, event: Any) -> None:
+        """Count one alias: its nodes (already added to ``nodes``) and its characters."""
+        if nodes > self.max_nodes:
+            msg = f"alias expansion exceeds {self.max_nodes:,} nodes in one stream"
+            raise self.fail(msg, event.start_mark)
+        self.chars += entry.chars
+        if self.chars > self.max_chars:
+            msg = (
+                f"alias expansion exceeds {self.max_chars >> 20} MiB: *{event.anchor} copies "
+                f"{entry.chars:,} characters each time it is used"
+            )
+            raise self.fail(msg, event.start_mark)
 
     def _alias_problem(self, name: str, stack: list[_Frame]) -> str:
         if any(frame.anchor == name for frame in stack):
@@ -330,21 +390,40 @@ class _Builder:
 
     def _reader_error(self, exc: yaml.reader.ReaderError) -> YamlError:
         offset = exc.position
-        line = self.text.encode("utf-8", "surrogatepass")[:offset].count(b"\n") + 1
+        line = self.text.encode("utf-8", "surrogatepass")[:offset].count(b"\n") + self.part.line
         character = exc.character
         what = f"U+{character:04X}" if isinstance(character, int) else repr(character)
         return YamlError(
             f"{exc.reason}: character {what} is not allowed in YAML",
-            location=Location(file=self.source, line=line, document=max(self.document, 0)),
+            location=Location(
+                file=self.source, line=line, document=max(self.document, 0) + self.part.document
+            ),
         )
 
 
-def parse_documents(text: str, *, source: str, max_depth: int, max_nodes: int) -> list[Document]:
-    """Every document of ``text`` with go-yaml v2 values; YamlError with a location otherwise."""
-    try:
-        return _Builder(text, source, max_depth, max_nodes, track=False).run()
+def parse_documents(
+    text: str,
+    *,
+    source: str,
+    max_depth: int,
+    max_nodes: int,
+    max_expanded_bytes: int = MAX_EXPANDED_BYTES,
+    part: Part | None = None,
+    budget: Budget | None = None,
+) -> list[Document]:
+    """Every document of ``text`` with go-yaml v2 values; YamlError with a location otherwise.
+
+    ``max_nodes`` counts every node, written or copied by an alias, as it is read: a stream over
+    the bound stops there, before the rest of its value is built. ``part`` says where ``text``
+    sits in a larger stream (lines and document indexes are reported in the stream), ``budget``
+    carries the bounds' use from the stream's other parts and is updated.
+    """
+    limits = (max_depth, max_nodes, max_expanded_bytes)
+    where = (part or Part(), budget or Budget())
+    try:  # the budget is updated only by a run that succeeds
+        return _Builder(text, source, limits, False, where).run()
     except _DuplicateKey:
-        return _Builder(text, source, max_depth, max_nodes, track=True).run()
+        return _Builder(text, source, limits, True, where).run()
     except UnicodeEncodeError as exc:
         line = text.count("\n", 0, exc.start) + 1
         msg = f"text contains an unpaired surrogate U+{ord(text[exc.start]):04X}"

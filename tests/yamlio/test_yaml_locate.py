@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from generator.yamlio import LineLocator, load_documents
+from generator.yamlio import LineLocator, load_documents, locate
 from generator.yamlio.limits import MAX_DEPTH
 
 TEXT = """\
@@ -135,4 +137,28 @@ def test_nesting_beyond_the_limit_stops_the_reading() -> None:
     locator = LineLocator(text)
     assert locator.line_of(0, ("x",)) == 1
     assert locator.line_of(0, ("a", 0, 0)) == 3
-    assert locator.line_of(1, ()) is None  # documents after it are not read
+    assert locator.line_of(1, ()) == 5  # each document is read on its own
+
+
+def test_only_the_documents_asked_about_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[tuple[str, int]] = []
+    real = locate._build
+
+    def spy(text: str, base: int = 1) -> Any:
+        parsed.append((text, base))
+        return real(text, base)
+
+    monkeypatch.setattr(locate, "_build", spy)
+    text = "\ufeff# head\n---\na: 1\n---\nb:\n  c: 2\n---\nd: 3\n"
+    locator = LineLocator(text)
+    assert locator.line_of(1, ("b", "c")) == 6
+    assert locator.line_of(1, ("b",)) == 5
+    assert parsed == [("---\nb:\n  c: 2\n", 4)]
+    documents = load_documents(text, source="t.yaml")
+    assert [locator.line_of(d.index, ()) for d in documents] == [d.start_line for d in documents]
+
+
+def test_a_stream_with_end_markers_is_read_whole() -> None:
+    locator = LineLocator("a: 1\n...\n---\nb: 2\n")
+    assert locator.line_of(1, ("b",)) == 4
+    assert locator.line_of(2, ()) is None
