@@ -68,7 +68,15 @@ def to_yaml_scalar(value: Any) -> str:
     """
     if isinstance(value, Placeholder):
         return str(value)
+    _require_defined(value)
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _require_defined(value: Any) -> None:
+    """An undefined name piped into a filter is the usual "X is undefined" error, not a JSON
+    encoder's complaint (StrictUndefined raises UndefinedError when it is turned into text)."""
+    if isinstance(value, jinja2.Undefined):
+        str(value)
 
 
 def to_yaml_block(value: Any) -> str:
@@ -79,6 +87,7 @@ def to_yaml_block(value: Any) -> str:
     ``generate``'s output): keys in clusterctl's order, strings quoted only where YAML would
     read them as something else, placeholders verbatim.
     """
+    _require_defined(value)
     return dump_documents([value]).rstrip("\n")
 
 

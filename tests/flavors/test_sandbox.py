@@ -17,7 +17,7 @@ CASES = {
         "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}",
         "template recursion is too deep",
     ),
-    "undefined-to-yaml": ("{{ UNDEFINED | to_yaml }}", "cannot write a StrictUndefined"),
+    "undefined-to-yaml": ("{{ UNDEFINED | to_yaml }}", "'UNDEFINED' is undefined"),
     "bad-format-spec": ('{{ "{:zz}".format(1) }}', "Unknown format code"),
     "division-by-zero": ("{{ 1 / 0 }}", "ZeroDivisionError"),
     "string-repeat": ('{{ "x" * 10**9 }}', "a repeated value is larger than a flavor may build"),
