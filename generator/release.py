@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from generator.envsubst import inspect_variables
 from generator.errors import CapzgenError, FlavorError, InputOutputError, Location, UsageError
 from generator.flavors.catalog import FlavorCatalog
@@ -42,6 +40,7 @@ from generator.flavors.render import placeholder_values, render_flavor
 from generator.names import is_dns1123_label, release_version
 from generator.schemastore.compiler import compile_schema
 from generator.staging import open_transaction
+from generator.yamlio.load import load_value
 
 _PLACEHOLDER = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-][^}]*)?\}$")
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
@@ -186,7 +185,8 @@ def split_documents(text: str) -> list[str]:
 
 
 def _load(document: str) -> Any:
-    return yaml.load(document, Loader=yaml.CSafeLoader)
+    """A rendered document through the bounded loader (a user flavor renders this text)."""
+    return load_value(document, source="<rendered>")
 
 
 def class_name(flavor: Flavor, placeholder_name: str) -> tuple[str, str | None]:

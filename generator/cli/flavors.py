@@ -16,11 +16,12 @@ import click
 import yaml
 
 from generator.cli.completion import complete_flavors
-from generator.errors import FlavorError, Location
+from generator.errors import FlavorError, Location, YamlError
 from generator.flavors import render
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.editor_schema import editor_schema
 from generator.flavors.model import Flavor, VariableSpec
+from generator.yamlio.load import load_documents
 
 # Cells wider than this overflow their column instead of widening it for every row (long defaults).
 _MAX_CELL_WIDTH = 40
@@ -96,8 +97,10 @@ def produced_objects(flavor: Flavor, search_path: Sequence[Path]) -> list[tuple[
     """
     text = render.render_flavor(flavor, render.placeholder_values(flavor), search_path)
     try:
-        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
-    except yaml.YAMLError as exc:
+        documents = [
+            doc.obj for doc in load_documents(text, source="<rendered>") if doc.obj is not None
+        ]
+    except YamlError as exc:
         msg = f"rendering with placeholder values does not give valid YAML: {exc}"
         raise FlavorError(
             msg,

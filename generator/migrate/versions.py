@@ -16,13 +16,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import yaml
-
+from generator.errors import YamlError
 from generator.findings import PathPart, format_path
 from generator.migrate.model import NOTE, UNMAPPED, Note
 from generator.migrate.tables import ASO_KINDS, CAPZ_V1ALPHA1, CAPZ_V1BETA1, CONVERSIONS, Step
 from generator.model.kinds import EMBEDDING_KINDS, split_api_version
 from generator.validate.rules.versions import REMOVED_VERSIONS
+from generator.yamlio.load import load_value
 
 Path = list[PathPart]
 
@@ -237,8 +237,8 @@ def _bump_template(text: str, path: Path, kind: str, name: str) -> tuple[str, li
     if not mentioned:
         return text, []
     try:
-        parsed = yaml.safe_load(_GO_ACTION.sub("go-template", text))
-    except yaml.YAMLError:
+        parsed = load_value(_GO_ACTION.sub("go-template", text), source="<template>")
+    except YamlError:
         parsed = None
     if parsed is None:
         return text, [
