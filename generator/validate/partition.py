@@ -19,6 +19,7 @@ without repeats by the caller.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -39,8 +40,8 @@ MAX_GUEST_DOCUMENTS = 256  # a larger hub component is joined instead of copied
 class Batch:
     """Documents validated together: ``home`` ones are reported here, ``guests`` are hub copies."""
 
-    home: list[int]
-    guests: list[int]
+    home: array[int]  # document numbers, ascending (flat arrays: a fleet has 350,000 of them)
+    guests: array[int]
 
 
 class Partitioner:
@@ -78,6 +79,7 @@ class Partitioner:
                 self._sets.union(first, doc)
             for waiting in self._pending.pop(code):
                 self._sets.union(doc, waiting)
+            self._unresolved.pop(code, None)  # resolved after all: no need to look elsewhere
         for key in keys.refers:
             code = hash(key)
             hub = key[0] == "obj" and key[2] in HUB_KINDS
@@ -115,14 +117,19 @@ class Partitioner:
         An input that mixes objects with and without ``metadata.namespace`` is one batch: an
         object without a namespace may refer to one in any namespace, which keys cannot tell.
         """
-        kept = [doc for doc in range(self.count) if doc not in self._dropped]
+        kept = (doc for doc in range(self.count) if doc not in self._dropped)
         if all(self._namespaced):
-            return [Batch(kept, [])] if kept else []
+            everything = array("i", kept)
+            return [Batch(everything, array("i"))] if everything else []
         self._join_elsewhere()
         guests = self._guest_components()
-        members: dict[int, list[int]] = {}
+        members: dict[int, array[int]] = {}
         for doc in kept:
-            members.setdefault(self._sets.find(doc), []).append(doc)
+            root = self._sets.find(doc)
+            found = members.get(root)
+            if found is None:
+                found = members[root] = array("i")
+            found.append(doc)
         return list(_pack(members, guests, max_documents))
 
     def _guest_components(self) -> dict[int, set[int]]:
@@ -159,12 +166,12 @@ def _by_final_root(needs: dict[int, set[int]], sets: UnionFind) -> dict[int, set
 
 
 def _pack(
-    members: dict[int, list[int]],
+    members: dict[int, array[int]],
     guests: dict[int, set[int]],
     max_documents: int,
 ) -> Iterator[Batch]:
     """Consecutive components (ordered by their first document) into batches."""
-    home: list[int] = []
+    home = array("i")
     wanted: set[int] = set()
     roots: set[int] = set()
     for root in sorted(members):
@@ -173,7 +180,7 @@ def _pack(
         if len(home) >= max_documents:
             wanted = _closure(roots, guests)
             yield _batch(home, wanted - roots, members)
-            home, wanted, roots = [], set(), set()
+            home, wanted, roots = array("i"), set(), set()
     if home:
         yield _batch(home, _closure(roots, guests) - roots, members)
 
@@ -190,6 +197,6 @@ def _closure(roots: set[int], guests: dict[int, set[int]]) -> set[int]:
     return found
 
 
-def _batch(home: list[int], guest_roots: set[int], members: dict[int, list[int]]) -> Batch:
+def _batch(home: array[int], guest_roots: set[int], members: dict[int, array[int]]) -> Batch:
     guests = sorted(doc for root in guest_roots for doc in members[root])
-    return Batch(sorted(home), guests)
+    return Batch(array("i", sorted(home)), array("i", guests))

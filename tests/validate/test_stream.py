@@ -122,7 +122,7 @@ def test_mixed_namespaces_make_one_batch() -> None:
     partitioner.add(document_keys({"kind": "Secret", "metadata": {"name": "a", "namespace": "x"}}))
     partitioner.add(document_keys({"kind": "Secret", "metadata": {"name": "b"}}))
     (batch,) = partitioner.batches(1)
-    assert batch.home == [0, 1]
+    assert list(batch.home) == [0, 1]
 
 
 def test_undeclared_references_do_not_join() -> None:
