@@ -155,9 +155,7 @@ def test_merge_patch_deletes_merges_and_replaces() -> None:
 
 # ASO's own samples for the kinds capzgen ships schemas for (tests/data/upstream/aso-samples,
 # provenance in tests/data/upstream/README.md): valid upstream input must pass, each file alone.
-ASO_SAMPLES = sorted(
-    (PARITY.parent.parent / "data" / "upstream" / "aso-samples").rglob("*.yaml")
-)
+ASO_SAMPLES = sorted((PARITY.parent.parent / "data" / "upstream" / "aso-samples").rglob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", ASO_SAMPLES, ids=lambda p: p.name)
