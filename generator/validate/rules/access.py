@@ -158,6 +158,17 @@ def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
                 (),
                 "requires AKS-managed Entra ID (aadProfile.managed: true)",
             )
+        elif (
+            cp.api is Api.LEGACY
+            and cp.disable_local_accounts.raw is False
+            and dig(cp.owner.obj, "spec", "aadProfile") is None
+        ):
+            # CAPZ's validateAzureManagedControlPlaneDisableLocalAccounts refuses any value there.
+            yield LOCAL_ACCOUNTS.at(
+                cp.disable_local_accounts,
+                (),
+                "can be set only with aadProfile on an AzureManagedControlPlane; leave it out",
+            )
 
 
 def _check_aso_kms(ms: ManifestSet) -> Iterator[Finding]:
@@ -287,7 +298,8 @@ FEDERATION = Rule(
 
 LOCAL_ACCOUNTS = Rule(
     "CAPZ-MC-LOCAL-ACCOUNTS",
-    "disableLocalAccounts: true requires aadProfile.managed: true (K18)",
+    "disableLocalAccounts: true requires aadProfile.managed: true; an AzureManagedControlPlane sets "
+    "it at all only with aadProfile (K18)",
     Severity.ERROR,
     _check_local_accounts,
 )
