@@ -22,6 +22,7 @@ import yaml
 from generator.documents import Document
 from generator.findings import Finding, format_path
 from generator.validate import ValidationOptions, validate_documents
+from generator.validate.rules.ssh_keys import authorized_key_problem
 
 PARITY = Path(__file__).resolve().parent / "parity"
 SHAPES = ("legacy", "aso")
@@ -217,3 +218,18 @@ def test_released_capz_template_is_accepted(path: Path, shared_store: Any) -> No
     findings = validate_documents(documents, shared_store, ValidationOptions())
     errors = [f for f in findings if f.is_error]
     assert errors == [], _describe(errors)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 me", None),
+        ("ssh-rsa AAAA", "too short"),
+        ("ssh-rsa !!!!", "not base64"),
+        ("ssh-rsa AAAAC3NzaC1lZDI1NTE5", "does not hold a ssh-rsa key"),
+        ("just text", "is not an SSH public key"),
+    ],
+)
+def test_authorized_key_problem(line: str, problem: str | None) -> None:
+    found = authorized_key_problem(line)
+    assert (found is None) if problem is None else (found is not None and problem in found)

@@ -52,8 +52,10 @@ def authorized_key_problem(text: str) -> str | None:
     for position, word in enumerate(fields[:-1]):
         if word in _KEY_TYPES:
             blob = _decode(fields[position + 1])
-            if blob is None or len(blob) < 4:
+            if blob is None:
                 return f"the {word} key data is not base64"
+            if len(blob) < 4:
+                return f"the {word} key data is too short to hold a key"
             (length,) = struct.unpack(">I", blob[:4])
             if blob[4 : 4 + length].decode("latin-1") != word:
                 return f"the key data does not hold a {word} key"
