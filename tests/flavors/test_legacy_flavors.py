@@ -71,7 +71,7 @@ FEATURES: dict[str, Any] = {
     "AKS_CONTROL_PLANE_IDENTITY_ID": IDENTITY_ID,
     "AKS_OIDC_ISSUER": False,
     "AZURE_RESOURCE_GROUP": "team-rg",
-    "AZURE_SSH_PUBLIC_KEY_B64": "c3NoLXJzYSBBQUFB",
+    "AZURE_SSH_PUBLIC_KEY_B64": "c3NoLWVkMjU1MTkgQUFBQUMzTnphQzFsWkRJMU5URTVBQUFBSUFBQkFnTUVCUVlIQ0FrS0N3d05EZzhRRVJJVEZCVVdGeGdaR2hzY0hSNGYgdXNlckBob3N0",
     "ASO_MANAGED_CLUSTER_PATCHES": CLUSTER_PATCHES,
     "NODE_POOLS": [
         {
@@ -232,7 +232,7 @@ def test_control_plane_options() -> None:
         "networkPolicy": "cilium",
         "resourceGroupName": "team-rg",
         "sku": {"tier": "Standard"},
-        "sshPublicKey": "c3NoLXJzYSBBQUFB",
+        "sshPublicKey": "c3NoLWVkMjU1MTkgQUFBQUMzTnphQzFsWkRJMU5URTVBQUFBSUFBQkFnTUVCUVlIQ0FrS0N3d05EZzhRRVJJVEZCVVdGeGdaR2hzY0hSNGYgdXNlckBob3N0",
         "subscriptionID": "00000000-0000-0000-0000-000000000000",
         "version": "v1.33.1",
     }

@@ -19,6 +19,7 @@ from generator.model.manifests import ManifestSet
 from generator.model.values import (
     as_dict,
     dig,
+    is_templated,
     known_str,
     parse_ip_network,
 )
@@ -157,9 +158,20 @@ def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
                 (),
                 "requires AKS-managed Entra ID (aadProfile.managed: true)",
             )
+        elif (
+            cp.api is Api.LEGACY
+            and cp.disable_local_accounts.raw is False
+            and dig(cp.owner.obj, "spec", "aadProfile") is None
+        ):
+            # CAPZ's validateAzureManagedControlPlaneDisableLocalAccounts refuses any value there.
+            yield LOCAL_ACCOUNTS.at(
+                cp.disable_local_accounts,
+                (),
+                "can be set only with aadProfile on an AzureManagedControlPlane; leave it out",
+            )
 
 
-def _check_kms(ms: ManifestSet) -> Iterator[Finding]:
+def _check_aso_kms(ms: ManifestSet) -> Iterator[Finding]:
     for res, spec in managed_clusters(ms):
         kms = as_dict(dig(spec, "securityProfile", "azureKeyVaultKms"))
         if kms is None or kms.get("enabled") is False:
@@ -186,6 +198,36 @@ def _check_kms(ms: ManifestSet) -> Iterator[Finding]:
                 (*base, "keyVaultResourceReference"),
                 "must not be set with keyVaultNetworkAccess: Public",
             )
+
+
+def _check_legacy_kms(ms: ManifestSet) -> Iterator[Finding]:
+    """CAPZ's validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms on the legacy shape: KMS
+    needs identity type UserAssigned (an absent identity is SystemAssigned), a Private key vault
+    its keyVaultResourceID, a Public one (the default) none."""
+    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
+        kms = as_dict(dig(obj.spec, "securityProfile", "azureKeyVaultKms"))
+        if kms is None:
+            continue
+        base = ("spec", "securityProfile", "azureKeyVaultKms", "keyVaultResourceID")
+        identity = dig(obj.spec, "identity", "type")
+        if is_templated(identity):
+            continue
+        if identity != "UserAssigned":
+            yield KMS.at(obj, base, f"KMS requires spec.identity.type UserAssigned, not {identity}")
+            continue
+        access = known_str(kms.get("keyVaultNetworkAccess")) or "Public"
+        resource_id = kms.get("keyVaultResourceID")
+        if access == "Private" and not resource_id:
+            yield KMS.at(obj, base, "is required with keyVaultNetworkAccess: Private")
+        if access == "Public" and resource_id:
+            yield KMS.at(
+                obj, base, "must be empty with keyVaultNetworkAccess: Public (the default)"
+            )
+
+
+def _check_kms(ms: ManifestSet) -> Iterator[Finding]:
+    yield from _check_aso_kms(ms)
+    yield from _check_legacy_kms(ms)
 
 
 def _check_identity_profile(ms: ManifestSet) -> Iterator[Finding]:
@@ -256,7 +298,8 @@ FEDERATION = Rule(
 
 LOCAL_ACCOUNTS = Rule(
     "CAPZ-MC-LOCAL-ACCOUNTS",
-    "disableLocalAccounts: true requires aadProfile.managed: true (K18)",
+    "disableLocalAccounts: true requires aadProfile.managed: true; an AzureManagedControlPlane sets "
+    "it at all only with aadProfile (K18)",
     Severity.ERROR,
     _check_local_accounts,
 )
@@ -273,7 +316,8 @@ LOCAL_ACCOUNTS_RBAC = Rule(
 KMS = Rule(
     "CAPZ-MC-KMS",
     "Key Vault KMS requires identity type UserAssigned; Private network access needs "
-    "keyVaultResourceReference, Public forbids it (K20)",
+    "keyVaultResourceReference (legacy keyVaultResourceID), Public forbids it (K20; CAPZ "
+    "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms)",
     Severity.ERROR,
     _check_kms,
 )

@@ -3,7 +3,8 @@
 CAPZ reads the identity named by an AzureManagedControlPlane's ``identityRef`` and turns it into
 ASO's credential Secret. Two mistakes surface only when CAPZ first reconciles: a ServicePrincipal
 type without the Secret holding its password or certificate (or a Secret given to a type that
-reads none), and an ``allowedNamespaces`` list that leaves out the cluster's own namespace.
+reads none), and an ``allowedNamespaces`` list that leaves out the cluster's own namespace. Fields
+that only one type reads are refused at admission by CAPZ's webhook (validateAzureClusterIdentity).
 """
 
 from __future__ import annotations
@@ -65,6 +66,28 @@ def _check_namespace(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+# Fields that only one identity type reads (CAPZ validateAzureClusterIdentity).
+_TYPE_FIELDS = (
+    ("resourceID", "UserAssignedMSI"),
+    ("userAssignedIdentityCredentialsPath", "UserAssignedIdentityCredential"),
+    ("userAssignedIdentityCredentialsCloudType", "UserAssignedIdentityCredential"),
+)
+
+
+def _check_type_fields(ms: ManifestSet) -> Iterator[Finding]:
+    for identity in ms.objects_of(kinds.CLUSTER_IDENTITY):
+        identity_type = known_str(dig(identity.spec, "type"))
+        if identity_type is None:
+            continue
+        for key, owner in _TYPE_FIELDS:
+            if identity_type != owner and dig(identity.spec, key):
+                yield TYPE_FIELDS.at(
+                    identity,
+                    ("spec", key),
+                    f"is only read by type {owner}, not {identity_type}",
+                )
+
+
 SECRET = Rule(
     "CAPZ-IDENTITY-SECRET",
     "AzureClusterIdentity types ServicePrincipal, ManualServicePrincipal, "
@@ -81,4 +104,12 @@ NAMESPACE = Rule(
     _check_namespace,
 )
 
-RULES = (SECRET, NAMESPACE)
+TYPE_FIELDS = Rule(
+    "CAPZ-IDENTITY-FIELDS",
+    "AzureClusterIdentity resourceID only with type UserAssignedMSI, userAssignedIdentityCredentials"
+    "Path/CloudType only with UserAssignedIdentityCredential (§5.6; CAPZ validateAzureClusterIdentity)",
+    Severity.ERROR,
+    _check_type_fields,
+)
+
+RULES = (SECRET, NAMESPACE, TYPE_FIELDS)

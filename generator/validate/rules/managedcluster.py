@@ -7,17 +7,17 @@ These come from the legacy CAPZ webhooks, which encoded AKS behaviour, and from 
 descriptions. Most run on :class:`~generator.validate.views.ControlPlane`, so they hold for the
 ManagedCluster of the ASO API and the AzureManagedControlPlane of the legacy API alike; for the
 ASO API nothing checks them before Azure does, and for the legacy API only its webhooks did
-(§5.5). The autoscaler profile is checked on the ManagedCluster only: the legacy CRD spells it
-differently and its own schema validates it.
+(§5.5). The autoscaler profile is read in both spellings: the ManagedCluster's kebab-case keys and
+the legacy CRD's camelCase ones (whose schema checks some of them, CAPZ's webhook all).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from generator.findings import Finding, Severity
+from generator.findings import Finding, JsonPath, Severity
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import (
@@ -29,8 +29,9 @@ from generator.model.values import (
     parse_ipv4,
     parse_ipv4_network,
 )
+from generator.validate.fields import Owner
 from generator.validate.rules.base import Rule
-from generator.validate.views import ControlPlane, is_aks_cluster, views_of
+from generator.validate.views import Api, ControlPlane, is_aks_cluster, views_of
 
 _DNS_PREFIX = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$")
 _RESERVED_WORDS = ("microsoft", "windows")
@@ -102,8 +103,23 @@ def _has_service_range(cp: ControlPlane) -> bool:
     return services is not None
 
 
+def _legacy_dns_service_ip(cp: ControlPlane) -> Iterator[Finding]:
+    """CAPZ's validateManagedClusterNetwork on the legacy shape: an IP address ending in .10."""
+    text = cp.dns_service_ip.value
+    if cp.api is not Api.LEGACY or text is None:
+        return
+    address = parse_ipv4(text)
+    if address is None:
+        yield DNS_SERVICE_IP.at(cp.dns_service_ip, (), f"{text!r} is not an IPv4 address")
+    elif not str(address).endswith(".10"):
+        yield DNS_SERVICE_IP.at(
+            cp.dns_service_ip, (), f"{address} must end with .10 (CAPZ's AzureManagedControlPlane)"
+        )
+
+
 def _check_dns_service_ip(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
+        yield from _legacy_dns_service_ip(cp)
         address = parse_ipv4(cp.dns_service_ip.value)
         if address is None:
             continue
@@ -268,13 +284,27 @@ def _autoscaler_problem(key: str, text: str) -> str | None:
     return None
 
 
+def _kebab(key: str) -> str:
+    """The AKS spelling of a legacy autoscalerProfile key (``scanInterval`` -> ``scan-interval``)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", key).lower()
+
+
 def _check_autoscaler_profile(ms: ManifestSet) -> Iterator[Finding]:
-    for res, spec in managed_clusters(ms):
-        for key, value in (as_dict(spec.get("autoScalerProfile")) or {}).items():
+    profiles: list[tuple[Owner, JsonPath, Callable[[str], str]]] = [
+        (res, ("spec", "autoScalerProfile"), str) for res, _ in managed_clusters(ms)
+    ]
+    # CAPZ's validateAutoScalerProfile runs on the legacy AzureManagedControlPlane, whose CRD
+    # spells the same settings in camelCase under spec.autoscalerProfile.
+    profiles += [
+        (obj, ("spec", "autoscalerProfile"), _kebab)
+        for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE)
+    ]
+    for where, base, spelling in profiles:
+        for key, value in (as_dict(dig(where.obj, *base)) or {}).items():
             text = known_str(value)
-            problem = _autoscaler_problem(key, text) if text is not None else None
+            problem = _autoscaler_problem(spelling(key), text) if text is not None else None
             if problem is not None:
-                yield AUTOSCALER_PROFILE.at(res, ("spec", "autoScalerProfile", key), problem)
+                yield AUTOSCALER_PROFILE.at(where, (*base, key), problem)
 
 
 DNS_PREFIX = Rule(
@@ -300,7 +330,8 @@ CLUSTER_CIDRS = Rule(
 DNS_SERVICE_IP = Rule(
     "CAPZ-MC-DNSSERVICEIP",
     "dnsServiceIP lies inside the service CIDR (own serviceCidr or the Cluster's), which must be "
-    "set when the Cluster is in the set (K13)",
+    "set when the Cluster is in the set; legacy: an IP address ending in .10 (K13; CAPZ "
+    "validateManagedClusterNetwork)",
     Severity.ERROR,
     _check_dns_service_ip,
 )

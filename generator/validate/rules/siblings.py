@@ -9,13 +9,14 @@ from collections.abc import Iterator
 from generator.findings import Finding, JsonPath, Severity
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
-from generator.model.values import as_dict, dig, known_str
+from generator.model.values import as_dict, as_list, dig, known_str
 from generator.names import DNS1123_LABEL as _FLEET_NAME
 from generator.names import DNS1123_SUBDOMAIN as _RFC1123
 from generator.validate.rules.base import Rule
 
 
 def _check_fleet(ms: ManifestSet) -> Iterator[Finding]:
+    yield from _check_legacy_fleet(ms)
     for res in ms.resources_of(kinds.FLEETS_MEMBER):
         spec = res.spec or {}
         fields: list[JsonPath] = [
@@ -32,7 +33,57 @@ def _check_fleet(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
+def _check_legacy_fleet(ms: ManifestSet) -> Iterator[Finding]:
+    """CAPZ's validateFleetsMember: the legacy spec.fleetsMember.name is a lower-case DNS label."""
+    path = ("spec", "fleetsMember", "name")
+    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
+        value = known_str(dig(obj.obj, *path))
+        if value and (len(value) > 50 or not _FLEET_NAME.match(value)):
+            yield FLEET.at(
+                obj,
+                path,
+                f"{value!r} must be at most 50 lower-case letters, digits or '-', alphanumeric at both ends",
+            )
+
+
+_SCOPE_FIELDS = {
+    "Cluster": ("releaseNamespace", "targetNamespace"),
+    "Namespace": ("targetNamespace", "releaseNamespace"),
+}
+
+
+def _check_legacy_extension(ms: ManifestSet) -> Iterator[Finding]:
+    """CAPZ's validateAKSExtensions on the legacy spec.extensions list (autoUpgradeMinorVersion
+    defaults to true there)."""
+    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
+        for index, item in enumerate(as_list(dig(obj.spec, "extensions")) or []):
+            extension = as_dict(item) or {}
+            base = ("spec", "extensions", index)
+            if (
+                extension.get("version") is not None
+                and extension.get("autoUpgradeMinorVersion") is not False
+            ):
+                yield EXTENSION.at(
+                    obj, (*base, "version"), "is only allowed with autoUpgradeMinorVersion: false"
+                )
+            scope = as_dict(extension.get("scope")) or {}
+            needed, forbidden = _SCOPE_FIELDS.get(known_str(scope.get("scopeType")) or "", ("", ""))
+            if needed and not scope.get(needed):
+                yield EXTENSION.at(
+                    obj,
+                    (*base, "scope", needed),
+                    f"is required with scopeType {scope['scopeType']}",
+                )
+            if forbidden and scope.get(forbidden):
+                yield EXTENSION.at(
+                    obj,
+                    (*base, "scope", forbidden),
+                    f"is not allowed with scopeType {scope['scopeType']}",
+                )
+
+
 def _check_extension(ms: ManifestSet) -> Iterator[Finding]:
+    yield from _check_legacy_extension(ms)
     for res in ms.resources_of(kinds.EXTENSION):
         spec = res.spec or {}
         auto = spec.get("autoUpgradeMinorVersion")
@@ -142,14 +193,16 @@ def _check_cluster_name(ms: ManifestSet) -> Iterator[Finding]:
 
 FLEET = Rule(
     "CAPZ-FLEET-NAME",
-    "FleetsMember name (azureName, else metadata.name) and spec.group are lower-case DNS labels of at most 50 (K26)",
+    "FleetsMember name (azureName, else metadata.name; legacy spec.fleetsMember.name) and spec.group "
+    "are lower-case DNS labels of at most 50 (K26; CAPZ validateFleetsMember)",
     Severity.ERROR,
     _check_fleet,
 )
 EXTENSION = Rule(
     "CAPZ-EXTENSION",
     "Extension: version only with autoUpgradeMinorVersion: false, releaseTrain not with it; cluster scope "
-    "needs releaseNamespace, namespace scope targetNamespace (K27)",
+    "needs releaseNamespace, namespace scope targetNamespace; the same on the legacy spec.extensions (K27; "
+    "CAPZ validateAKSExtensions)",
     Severity.ERROR,
     _check_extension,
 )

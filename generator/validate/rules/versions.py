@@ -69,6 +69,8 @@ def _versions(ms: ManifestSet) -> Iterator[tuple[Located, JsonPath, object]]:
     """Every Kubernetes version field the tool knows, with its location."""
     for obj in ms.objects_of(kinds.ASO_CONTROL_PLANE):
         yield obj, ("spec", "version"), dig(obj.obj, "spec", "version")
+    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
+        yield obj, ("spec", "version"), dig(obj.obj, "spec", "version")
     for obj in ms.objects_of(kinds.ASO_CONTROL_PLANE_TEMPLATE):
         path: JsonPath = ("spec", "template", "spec", "version")
         yield obj, path, dig(obj.obj, *path)
@@ -155,7 +157,7 @@ CAPZ_ALPHA = Rule(
 )
 VERSION_FORMAT = Rule(
     "CAPZ-VERSION-FORMAT",
-    "Kubernetes versions (control plane, MachinePool, topology, kubernetesVersion, orchestratorVersion) "
+    "Kubernetes versions (control plane of either API, MachinePool, topology, kubernetesVersion, orchestratorVersion) "
     "look like [v]MAJOR.MINOR[.PATCH] (K12)",
     Severity.ERROR,
     _check_format,

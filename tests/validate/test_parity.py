@@ -1,0 +1,235 @@
+"""Webhook parity: CAPZ v1.26.0's create-time admission defects, each caught with its field named.
+
+``parity/cases.yaml`` holds the defects of the test tables of CAPZ's webhooks
+(``internal/webhooks/*_test.go``), written as merge patches on a valid cluster in the legacy
+AzureManaged* shape (``parity/base-legacy.yaml``) and, where the ASO API has the same setting, in
+the AzureASOManaged* shape (``parity/base-aso.yaml``). Every case is validated like ``capzgen
+validate`` does (schemas, CEL, rules) and must produce a finding of its rule, at its field when the
+case names one. ``docs/webhook-parity.md`` maps each upstream validation to the rule covering it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.documents import Document
+from generator.findings import Finding, format_path
+from generator.validate import ValidationOptions, validate_documents
+from generator.validate.rules.ssh_keys import authorized_key_problem
+
+PARITY = Path(__file__).resolve().parent / "parity"
+SHAPES = ("legacy", "aso")
+
+# Where each target of a case lives in the base documents: (top-level kind, metadata.name, index
+# of the embedded resource or None for the object itself).
+_TARGETS: dict[tuple[str, str], tuple[str, str, int | None]] = {
+    ("legacy", "ControlPlane"): ("AzureManagedControlPlane", "demo", None),
+    ("legacy", "Pool"): ("AzureManagedMachinePool", "demo-pool1", None),
+    ("legacy", "SystemPool"): ("AzureManagedMachinePool", "demo-pool0", None),
+    ("legacy", "Cluster"): ("Cluster", "demo", None),
+    ("legacy", "ClusterIdentity"): ("AzureClusterIdentity", "identity", None),
+    ("aso", "ControlPlane"): ("AzureASOManagedControlPlane", "demo", 0),
+    ("aso", "ControlPlaneObject"): ("AzureASOManagedControlPlane", "demo", None),
+    ("aso", "Pool"): ("AzureASOManagedMachinePool", "demo-pool1", 0),
+    ("aso", "SystemPool"): ("AzureASOManagedMachinePool", "demo-pool0", 0),
+    ("aso", "Cluster"): ("Cluster", "demo", None),
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    upstream: str
+    shape: str
+    patches: tuple[tuple[str, Any], ...]  # (target, merge patch)
+    expect: str
+    path: str | None
+
+
+def _load_cases() -> list[Case]:
+    raw = yaml.safe_load((PARITY / "cases.yaml").read_text())["cases"]
+    cases = []
+    for item in raw:
+        patches = [(item["target"], item["patch"])]
+        if "also" in item:
+            patches.append((item["also"]["target"], item["also"]["patch"]))
+        cases.append(
+            Case(
+                item["id"],
+                item["upstream"],
+                item["shape"],
+                tuple(patches),
+                item["expect"],
+                item.get("path"),
+            )
+        )
+    return cases
+
+
+CASES = _load_cases()
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386: objects merge key by key, null deletes, anything else replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def _base(shape: str) -> list[Any]:
+    text = (PARITY / f"base-{shape}.yaml").read_text()
+    return [obj for obj in yaml.safe_load_all(text) if obj is not None]
+
+
+def _apply(objects: list[Any], shape: str, target: str, patch: Any) -> None:
+    kind, name, index = _TARGETS[(shape, target)]
+    for position, obj in enumerate(objects):
+        if obj["kind"] != kind or obj["metadata"]["name"] != name:
+            continue
+        if index is None:
+            objects[position] = merge_patch(obj, patch)
+        else:
+            resources = obj["spec"]["resources"]
+            resources[index] = merge_patch(resources[index], patch)
+        return
+    msg = f"no {kind}/{name} in base-{shape}.yaml"
+    raise AssertionError(msg)
+
+
+def documents_of(case: Case) -> list[Document]:
+    objects = _base(case.shape)
+    for target, patch in case.patches:
+        _apply(objects, case.shape, target, patch)
+    source = f"{case.id}.yaml"
+    return [Document(source, index, obj) for index, obj in enumerate(objects)]
+
+
+def _describe(findings: list[Finding]) -> str:
+    return "\n".join(f"  {f.rule} {format_path(f.path) or '-'}: {f.message}" for f in findings)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_base_cluster_is_valid(shape: str, shared_store: Any) -> None:
+    objects = _base(shape)
+    documents = [Document(f"base-{shape}.yaml", i, obj) for i, obj in enumerate(objects)]
+    findings = validate_documents(documents, shared_store, ValidationOptions())
+    assert findings == [], _describe(findings)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_upstream_defect_is_caught(case: Case, shared_store: Any) -> None:
+    findings = validate_documents(documents_of(case), shared_store, ValidationOptions())
+    hits = [f for f in findings if f.rule == case.expect and f.is_error]
+    assert hits, f"{case.upstream}: no {case.expect} error\n{_describe(findings)}"
+    if case.path is not None:
+        paths = [format_path(f.path) for f in hits]
+        assert case.path in paths, f"{case.upstream}: {case.expect} at {paths}, not {case.path}"
+
+
+def test_cases_are_distinct_and_cover_both_shapes() -> None:
+    ids = [case.id for case in CASES]
+    assert len(ids) == len(set(ids))
+    assert {case.shape for case in CASES} == set(SHAPES)
+
+
+def test_merge_patch_deletes_merges_and_replaces() -> None:
+    merged: Callable[[Any, Any], Any] = merge_patch
+    assert merged({"a": {"b": 1, "c": 2}, "d": [1]}, {"a": {"b": None, "e": 3}, "d": [2]}) == {
+        "a": {"c": 2, "e": 3},
+        "d": [2],
+    }
+    assert merged("text", {"a": 1}) == {"a": 1}
+
+
+# ASO's own samples for the kinds capzgen ships schemas for (tests/data/upstream/aso-samples,
+# provenance in tests/data/upstream/README.md): valid upstream input must pass, each file alone.
+ASO_SAMPLES = sorted((PARITY.parent.parent / "data" / "upstream" / "aso-samples").rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", ASO_SAMPLES, ids=lambda p: p.name)
+def test_aso_sample_is_accepted(path: Path, shared_store: Any) -> None:
+    documents = [
+        Document(path.name, index, obj)
+        for index, obj in enumerate(yaml.safe_load_all(path.read_text()))
+    ]
+    findings = validate_documents(documents, shared_store, ValidationOptions())
+    errors = [f for f in findings if f.is_error]
+    assert errors == [], _describe(errors)
+
+
+def test_aso_samples_are_vendored() -> None:
+    kinds = {path.parent.parent.name for path in ASO_SAMPLES}
+    assert kinds == {"authorization", "containerservice", "managedidentity", "network"}
+
+
+# CAPZ v1.26.0's released AKS templates (both APIs), with plain values for their variables.
+_TEMPLATE_VALUES = {
+    "${AZURE_RESOURCE_GROUP:=${CLUSTER_NAME}}": "demo",
+    '${AZURE_SSH_PUBLIC_KEY_B64:=""}': '""',
+    "${CLUSTER_IDENTITY_TYPE:=WorkloadIdentity}": "WorkloadIdentity",
+    "${CLUSTER_IDENTITY_NAME}": "cluster-identity",
+    "${AZURE_SUBSCRIPTION_ID}": "00000000-0000-0000-0000-000000000000",
+    "${AZURE_TENANT_ID}": "00000000-0000-0000-0000-000000000001",
+    "${AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY}": "00000000-0000-0000-0000-000000000002",
+    "${ASO_CREDENTIAL_SECRET_NAME}": "aso-credentials",
+    "${AZURE_LOCATION}": "westeurope",
+    "${AZURE_NODE_MACHINE_TYPE}": "Standard_D2s_v3",
+    "${CLUSTER_CLASS_NAME}": "demo-class",
+    "${CLUSTER_NAME}": "demo",
+    "${KUBERNETES_VERSION}": "v1.31.1",
+    "${WORKER_MACHINE_COUNT:=2}": "2",
+}
+# The released aks-clusterclass template's AzureManagedControlPlaneTemplate has no
+# resourceGroupName, which the v1.26.0 CRD requires (CAPZ's template defaulter does not set it):
+# the API server refuses that object too, so capzgen's schema finding is right.
+_REJECTED_BY_ITS_CRD = pytest.mark.xfail(
+    strict=True, reason="AzureManagedControlPlaneTemplate lacks the CRD-required resourceGroupName"
+)
+CAPZ_TEMPLATES = [
+    pytest.param(path, marks=_REJECTED_BY_ITS_CRD, id=path.name)
+    if path.name == "cluster-template-aks-clusterclass.yaml"
+    else pytest.param(path, id=path.name)
+    for path in sorted(
+        (PARITY.parent.parent / "data" / "upstream" / "corpus" / "capz-templates").glob("*.yaml")
+    )
+]
+
+
+@pytest.mark.parametrize("path", CAPZ_TEMPLATES)
+def test_released_capz_template_is_accepted(path: Path, shared_store: Any) -> None:
+    text = path.read_text()
+    for key, value in _TEMPLATE_VALUES.items():
+        text = text.replace(key, value)
+    assert "${" not in text
+    documents = [Document(path.name, i, obj) for i, obj in enumerate(yaml.safe_load_all(text))]
+    findings = validate_documents(documents, shared_store, ValidationOptions())
+    errors = [f for f in findings if f.is_error]
+    assert errors == [], _describe(errors)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 me", None),
+        ("ssh-rsa AAAA", "too short"),
+        ("ssh-rsa !!!!", "not base64"),
+        ("ssh-rsa AAAAC3NzaC1lZDI1NTE5", "does not hold a ssh-rsa key"),
+        ("just text", "is not an SSH public key"),
+    ],
+)
+def test_authorized_key_problem(line: str, problem: str | None) -> None:
+    found = authorized_key_problem(line)
+    assert (found is None) if problem is None else (found is not None and problem in found)
