@@ -47,7 +47,9 @@ bench: install-test
 
 # Rebuild schemas/bundle from the pinned upstream files (schemas/sources.yaml). Source folders
 # laid out like ../shared: `make schemas-bundle SOURCES="dir1 dir2"`; tests/data/upstream is one.
-SOURCES ?= $(SHARED)
+# ../shared has no Flux CRDs; the first folder holding a pinned file wins, so the vendored copies
+# fill the gap.
+SOURCES ?= $(SHARED) tests/data/upstream
 schemas-bundle: install
 	$(BIN)/python -m generator.schemastore.bundle_build $(SOURCES)
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from generator import kustomization
 from generator.documents import Document
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, Severity, Subject, sort_findings, summarize
@@ -107,6 +108,8 @@ def check_paths(
     in memory together (what ``--kubeconform`` needs; :mod:`generator.check_stream` does the same
     in bounded memory).
 
+    A folder holding a ``kustomization.yaml`` is read through it: its ``resources`` decide what is
+    validated, and the kustomization file itself is not (:mod:`generator.kustomization`).
     A file that cannot be read is a finding for that file and the others are still checked:
     binary or oversized content, a permission problem, a dangling symlink, and, inside a folder,
     anything that is not a regular file (a FIFO or device there would block or never end; one
@@ -132,8 +135,7 @@ def collect_inputs(paths: Sequence[str]) -> tuple[list[tuple[str, str]], list[Fi
     inputs: list[tuple[str, str]] = []
     unreadable: list[Finding] = []
     for path in paths:
-        names = ["-"] if path == "-" else iter_files([path])
-        from_folder = path != "-" and os.path.isdir(path)
+        names, from_folder = _expand(path, unreadable)
         for name in names:
             label = "<stdin>" if name == "-" else name
             problem = _not_a_regular_file(name) if from_folder else None
@@ -142,6 +144,18 @@ def collect_inputs(paths: Sequence[str]) -> tuple[list[tuple[str, str]], list[Fi
             else:
                 inputs.append((name, label))
     return inputs, unreadable
+
+
+def _expand(path: str, findings: list[Finding]) -> tuple[list[str], bool]:
+    """The files one argument stands for, and whether they were found inside a folder; problems
+    met while reading a kustomization file are added to ``findings``."""
+    if path == "-":
+        return ["-"], False
+    if os.path.isdir(path) or kustomization.is_kustomization_file(path):
+        inputs = kustomization.collect_inputs(path)
+        findings.extend(inputs.findings)
+        return inputs.files, True
+    return iter_files([path]), False
 
 
 def _not_a_regular_file(name: str) -> str | None:

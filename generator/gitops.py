@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ from generator.errors import InputOutputError, Location, OutputConflict, UsageEr
 from generator.staging import FolderTransaction, open_transaction
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import load_json, read_source
+
+log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".capzgen-manifest.json"
 KUSTOMIZATION_NAME = "kustomization.yaml"
@@ -97,24 +100,30 @@ def parse_flux_source(text: str) -> tuple[str, str | None, str]:
 
 
 def default_flux_path(directory: Path, *, cwd: Path | None = None) -> str:
-    """Flux's ``spec.path`` for ``directory``: relative to the root of the Git work tree holding
-    it, else to the current directory. Raises UsageError when neither contains it."""
-    target = directory.expanduser().absolute()
-    here = (cwd or Path.cwd()).absolute()
+    """Flux's ``spec.path`` for ``directory`` (never with ``..``; symbolic links and ``..`` in the
+    argument are resolved first):
+
+    * inside a Git work tree: relative to its root (Flux reads paths from the source's root);
+    * else, below the current directory: relative to it (a repository not initialised yet);
+    * else: relative to the folder's parent, i.e. ``./<folder name>``, with a warning, since the
+      root of the Flux source cannot be known; ``--flux-path`` says it exactly.
+    """
+    target = directory.expanduser().resolve()
+    here = (cwd or Path.cwd()).resolve()
     for candidate in (target, *target.parents):
         if (candidate / ".git").exists():
             return _dot_path(target.relative_to(candidate))
-    try:
+    if target == here or here in target.parents:
         return _dot_path(target.relative_to(here))
-    except ValueError:
-        msg = (
-            f"cannot work out the Flux path of {directory}: it is neither inside a Git work tree "
-            "nor below the current directory"
-        )
-        raise UsageError(
-            msg,
-            hint="pass --flux-path (the folder's path relative to the root of the Flux source)",
-        ) from None
+    path = _dot_path(PurePosixPath(target.name))
+    log.warning(
+        "%s is neither in a Git work tree nor below the current directory: the Flux "
+        "Kustomization's spec.path is %s, relative to %s; pass --flux-path to choose",
+        directory,
+        path,
+        target.parent,
+    )
+    return path
 
 
 def normalise_flux_path(text: str) -> str:

@@ -218,7 +218,7 @@ _OUTPUT_HELP = {
         "layout": "With --output-dir: flux also writes flux-kustomization.yaml.",
         "flux_source": "The Flux Kustomization's sourceRef  [default: GitRepository/flux-system]",
         "flux_path": "The Flux Kustomization's spec.path  [default: DIR relative to its Git "
-        "work tree, else to the current directory]",
+        "work tree, else to the current directory if below it, else ./<DIR's name>]",
         "force": "With --output-dir: overwrite or delete files that were edited or that "
         "capzgen did not write.",
     },
@@ -228,7 +228,7 @@ _OUTPUT_HELP = {
         "layout": "flux also writes DIR/<name>/flux-kustomization.yaml.",
         "flux_source": "The Flux Kustomizations' sourceRef  [default: GitRepository/flux-system]",
         "flux_path": "spec.path of DIR (each cluster: PATH/<name>)  [default: DIR relative to "
-        "its Git work tree, else to the current directory]",
+        "its Git work tree, else to the current directory if below it, else ./<DIR's name>]",
         "force": "Overwrite or delete files that were edited or that capzgen did not write.",
     },
 }

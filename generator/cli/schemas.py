@@ -231,11 +231,13 @@ def import_command(
 def sync_command(mirror: str | None, sources_file: Path | None) -> None:
     """Fill the cache from the pinned upstream CRDs and schemas (sha256-verified)."""
     # lazy: CLI edge; sync loads urllib and the converters only when it runs
-    from generator.schemastore.sync import load_pins, sync
+    from generator.schemastore.sync import load_pins, load_source_overlays, sync
 
-    pins = load_pins(sources_file or builtin_schemas_dir() / "sources.yaml")
+    sources = sources_file or builtin_schemas_dir() / "sources.yaml"
+    pins = load_pins(sources)
+    overlays = load_source_overlays(sources, pins)
     cache_dir = _cache_schemas_dir()
-    result = sync(pins, mirror=mirror, cache_dir=cache_dir)
+    result = sync(pins, mirror=mirror, cache_dir=cache_dir, overlays=overlays)
     for pin in pins:
         click.echo(f"verified {pin.name} {pin.version} ({pin.sha256[:12]})")
     click.echo(

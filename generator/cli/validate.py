@@ -60,6 +60,11 @@ def validate_command(
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
+    A folder holding a kustomization.yaml is read through it: the files its resources list (and
+    the folders they name, through their own kustomization.yaml) are validated, nothing else;
+    remote entries are not fetched and entries outside the named folder are not read (each is a
+    finding).
+
     Every document is checked against the schema of its apiVersion/kind, every ASO resource in
     spec.resources against its own schema, and the cluster as a whole against CAPZ's rules.
     The CEL rules of the CRDs (x-kubernetes-validations) are evaluated too, as the API server does.

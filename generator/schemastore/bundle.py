@@ -72,6 +72,8 @@ class BundleManifest:
     converter: str
     sources: tuple[UpstreamFile, ...]
     schemas: tuple[BundledSchema, ...]
+    # Schema overlays applied at build time (name, path, sha256; generator.schemastore.overlay).
+    overlays: tuple[dict[str, str], ...] = ()
 
     def source(self, name: str) -> UpstreamFile:
         """The upstream file called ``name``; raises StopIteration if the manifest has none."""
@@ -108,6 +110,7 @@ class BundleManifest:
                 }
                 for s in self.schemas
             ],
+            "overlays": [dict(overlay) for overlay in self.overlays],
         }
 
     @classmethod
@@ -136,6 +139,10 @@ class BundleManifest:
                 for e in data["schemas"]
             )
             converter = str(data["converter"])
+            overlays = tuple(
+                {"name": str(o["name"]), "path": str(o["path"]), "sha256": str(o["sha256"])}
+                for o in data.get("overlays", [])
+            )
         except (KeyError, TypeError) as error:
             msg = f"the schema bundle manifest is malformed ({error!r})"
             raise SchemaStoreError(
@@ -152,7 +159,7 @@ class BundleManifest:
                 location=location,
                 hint=_REINSTALL,
             )
-        return cls(converter=converter, sources=sources, schemas=schemas)
+        return cls(converter=converter, sources=sources, schemas=schemas, overlays=overlays)
 
 
 def member_digest(data: bytes) -> str:

@@ -37,7 +37,15 @@ from generator.schemastore.bundle import (
     member_digest,
 )
 from generator.schemastore.crd import CONVERTER_VERSION
-from generator.schemastore.sync import PinnedFile, Project, convert_pinned, load_pins, load_projects
+from generator.schemastore.overlay import Overlay, additions_for
+from generator.schemastore.sync import (
+    PinnedFile,
+    Project,
+    convert_pinned,
+    load_pins,
+    load_projects,
+    load_source_overlays,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +70,10 @@ def build_manifest_and_members(
     pins: Sequence[PinnedFile],
     projects: dict[str, Project],
     source_dirs: Sequence[Path],
+    overlays: Sequence[Overlay] = (),
 ) -> tuple[BundleManifest, dict[str, bytes]]:
-    """Verify and convert every pinned file; the manifest and the archive members."""
+    """Verify and convert every pinned file (``overlays`` applied); the manifest and the archive
+    members."""
     upstream: list[UpstreamFile] = []
     schemas: list[BundledSchema] = []
     members: dict[str, bytes] = {}
@@ -94,7 +104,7 @@ def build_manifest_and_members(
                 licence_file=project.licence_file,
             )
         )
-        for item in convert_pinned(pin, str(path), data):
+        for item in convert_pinned(pin, str(path), data, additions_for(overlays, pin.target)):
             if item.path in members:
                 msg = f"{pin.name}: {item.path} is produced by two pinned files"
                 raise SchemaStoreError(msg)
@@ -110,7 +120,10 @@ def build_manifest_and_members(
             )
     schemas.sort(key=lambda s: s.member)
     manifest = BundleManifest(
-        converter=CONVERTER_VERSION, sources=tuple(upstream), schemas=tuple(schemas)
+        converter=CONVERTER_VERSION,
+        sources=tuple(upstream),
+        schemas=tuple(schemas),
+        overlays=tuple(overlay.to_json() for overlay in overlays),
     )
     return manifest, members
 
@@ -143,7 +156,9 @@ def build_bundle(
         if not licence.is_file():
             msg = f"licence text for {project.name} is missing"
             raise SchemaStoreError(msg, location=Location(file=str(licence)))
-    manifest, members = build_manifest_and_members(load_pins(sources_file), projects, source_dirs)
+    pins = load_pins(sources_file)
+    overlays = load_source_overlays(sources_file, pins)
+    manifest, members = build_manifest_and_members(pins, projects, source_dirs, overlays)
     write_atomically(out_dir / ARCHIVE_NAME, archive_bytes(members), make_parents=True)
     write_atomically(out_dir / MANIFEST_NAME, manifest_bytes(manifest), make_parents=True)
     return manifest

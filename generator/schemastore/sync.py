@@ -28,6 +28,14 @@ from generator.schemastore.cache import (
 from generator.schemastore.catalog import catalog_gvk
 from generator.schemastore.crd import CrdError, convert_documents
 from generator.schemastore.loading import SourceBytes, parse_documents
+from generator.schemastore.overlay import (
+    Addition,
+    Overlay,
+    additions_for,
+    apply_additions,
+    load_overlays,
+    unmatched_targets,
+)
 from generator.schemastore.repair import repair_schema
 from generator.schemastore.structural import SchemaFormatError, convert_root
 from generator.schemastore.types import GroupVersionKind
@@ -97,6 +105,23 @@ def load_projects(sources_file: Path) -> dict[str, Project]:
             raise SchemaStoreError(msg, location=location)
         projects[str(name)] = Project(str(name), entry["licence"], entry["licence_file"])
     return projects
+
+
+def load_source_overlays(sources_file: Path, pins: Sequence[PinnedFile]) -> list[Overlay]:
+    """The schema overlays the sources list names under ``overlays:`` (see
+    :mod:`generator.schemastore.overlay`); every addition must target a pinned JSON Schema."""
+    location = Location(file=str(sources_file))
+    listed = _read_sources(sources_file).get("overlays", [])
+    if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
+        msg = "`overlays:` must be a list of file paths (relative to the sources list)"
+        raise SchemaStoreError(msg, location=location)
+    overlays = load_overlays(sources_file, listed)
+    targets = [pin.target for pin in pins if pin.format == "json-schema"]
+    stale = unmatched_targets(overlays, targets)
+    if stale:
+        msg = f"overlay additions target files no json-schema pin has: {', '.join(stale)}"
+        raise SchemaStoreError(msg, location=location)
+    return overlays
 
 
 def _read_sources(sources_file: Path) -> dict[str, Any]:
@@ -226,8 +251,15 @@ def fetch(location: str) -> bytes:
         ) from error
 
 
-def sync(pins: Sequence[PinnedFile], *, mirror: str | None, cache_dir: Path) -> SyncResult:
-    """Fetch, verify, convert, then write; nothing is written unless every step succeeded."""
+def sync(
+    pins: Sequence[PinnedFile],
+    *,
+    mirror: str | None,
+    cache_dir: Path,
+    overlays: Sequence[Overlay] = (),
+) -> SyncResult:
+    """Fetch, verify, convert (``overlays`` applied, as in the bundle), then write; nothing is
+    written unless every step succeeded."""
     local_mirror = _local_mirror(mirror)
     if local_mirror is not None and not local_mirror.is_dir():
         msg = "mirror folder does not exist"
@@ -259,7 +291,7 @@ def sync(pins: Sequence[PinnedFile], *, mirror: str | None, cache_dir: Path) -> 
     files: dict[str, bytes] = {}
     origins: dict[str, str] = {}
     for pin, location, data in fetched:
-        for item in convert_pinned(pin, location, data):
+        for item in convert_pinned(pin, location, data, additions_for(overlays, pin.target)):
             files[item.path] = item.data
             origins[item.path] = f"{pin.project}@{pin.version}"
     written = install_files(cache_dir, with_provenance(cache_dir, files, origins))
@@ -280,10 +312,13 @@ class ConvertedFile:
     data: bytes  # compact JSON (dump_json)
 
 
-def convert_pinned(pin: PinnedFile, location: str, data: bytes) -> list[ConvertedFile]:
-    """The schemas of one pinned file; a broken upstream file is an unusable source."""
+def convert_pinned(
+    pin: PinnedFile, location: str, data: bytes, additions: Sequence[Addition] = ()
+) -> list[ConvertedFile]:
+    """The schemas of one pinned file, overlay ``additions`` inserted; a broken upstream file is
+    an unusable source."""
     try:
-        return _convert_unchecked(pin, location, data)
+        return _convert_unchecked(pin, location, data, additions)
     except SchemaStoreError:
         raise
     except (CapzgenError, CrdError, SchemaFormatError) as error:
@@ -292,7 +327,9 @@ def convert_pinned(pin: PinnedFile, location: str, data: bytes) -> list[Converte
         raise SchemaStoreError(msg, location=Location(file=location)) from error
 
 
-def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> list[ConvertedFile]:
+def _convert_unchecked(
+    pin: PinnedFile, location: str, data: bytes, additions: Sequence[Addition]
+) -> list[ConvertedFile]:
     documents = parse_documents(SourceBytes(location, data))
     if pin.format == "crd-yaml":
         converted = convert_documents(documents)
@@ -304,6 +341,7 @@ def _convert_unchecked(pin: PinnedFile, location: str, data: bytes) -> list[Conv
         msg = "expected one JSON Schema object"
         raise SchemaFormatError(msg, "")
     raw = documents[0]
+    apply_additions(raw, additions, location)
     for repair in repair_schema(raw):
         log.warning("%s: repaired a converter defect: %s", location, repair.describe())
     assert pin.target is not None  # checked by load_pins

@@ -67,6 +67,47 @@ SAMPLES: dict[str, tuple[Any, Any]] = {
         "Ext4",
         "8300ABCD-0000-1111-2222-333344445555",
     ),
+    # Flux kustomize-controller v1.9.4: Kustomization spec.kubeConfig
+    "has(self.configMapRef) || has(self.secretRef)": ({}, {"secretRef": {"name": "kc"}}),
+    "!has(self.configMapRef) || !has(self.secretRef)": (
+        {"configMapRef": {"name": "a"}, "secretRef": {"name": "b"}},
+        {"secretRef": {"name": "kc"}},
+    ),
+    # Flux source-controller v1.9.1: Bucket spec (each bad sample breaks one of the seven rules)
+    "self.provider == 'aws' || self.provider == 'generic' || !has(self.sts)": (
+        {"provider": "gcp", "sts": {"provider": "aws"}},
+        {"provider": "aws", "sts": {"provider": "aws"}},
+    ),
+    "self.provider != 'aws' || !has(self.sts) || self.sts.provider == 'aws'": (
+        {"provider": "aws", "sts": {"provider": "ldap"}},
+        {"provider": "aws", "sts": {"provider": "aws"}},
+    ),
+    "self.provider != 'generic' || !has(self.sts) || self.sts.provider == 'ldap'": (
+        {"provider": "generic", "sts": {"provider": "aws"}},
+        {"provider": "generic", "sts": {"provider": "ldap"}},
+    ),
+    "!has(self.sts) || self.sts.provider != 'aws' || !has(self.sts.secretRef)": (
+        {"provider": "aws", "sts": {"provider": "aws", "secretRef": {"name": "s"}}},
+        {"provider": "aws", "sts": {"provider": "aws"}},
+    ),
+    "!has(self.sts) || self.sts.provider != 'aws' || !has(self.sts.certSecretRef)": (
+        {"provider": "aws", "sts": {"provider": "aws", "certSecretRef": {"name": "c"}}},
+        {"provider": "aws", "sts": {"provider": "aws"}},
+    ),
+    "self.provider != 'generic' || !has(self.serviceAccountName)": (
+        {"provider": "generic", "serviceAccountName": "sa"},
+        {"provider": "aws", "serviceAccountName": "sa"},
+    ),
+    "!has(self.secretRef) || !has(self.serviceAccountName)": (
+        {"provider": "aws", "secretRef": {"name": "s"}, "serviceAccountName": "sa"},
+        {"provider": "aws", "secretRef": {"name": "s"}},
+    ),
+    # Flux source-controller v1.9.1: GitRepository spec
+    "!has(self.serviceAccountName) || (has(self.provider) && (self.provider == 'azure' || "
+    "self.provider == 'aws'))": (
+        {"serviceAccountName": "sa", "provider": "generic"},
+        {"serviceAccountName": "sa", "provider": "azure"},
+    ),
 }
 
 

@@ -124,8 +124,41 @@ def test_default_flux_path_is_relative_to_the_git_work_tree(tmp_path: Path) -> N
 
 def test_default_flux_path_falls_back_to_the_current_directory(tmp_path: Path) -> None:
     assert default_flux_path(tmp_path / "a" / "b", cwd=tmp_path) == "./a/b"
-    with pytest.raises(UsageError, match="neither inside a Git work tree"):
-        default_flux_path(tmp_path / "a", cwd=tmp_path / "elsewhere")
+    assert default_flux_path(tmp_path, cwd=tmp_path) == "./"
+
+
+def test_default_flux_path_never_climbs_with_dot_dot(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 14 item 5: ``--output-dir ../other/demo`` outside a Git repository wrote
+    ``path: ./../other/demo``. Outside a work tree and below no current directory, the path is
+    relative to the folder's parent, with a warning naming that parent."""
+    here = tmp_path / "here"
+    here.mkdir()
+    with caplog.at_level("WARNING", logger="generator.gitops"):
+        assert default_flux_path(here / ".." / "other" / "demo", cwd=here) == "./demo"
+    assert f"relative to {tmp_path / 'other'}" in caplog.text
+    assert "--flux-path" in caplog.text
+
+
+def test_default_flux_path_resolves_dot_dot_before_looking_for_git(tmp_path: Path) -> None:
+    """A work tree holding the current directory but not the target does not count."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    other = tmp_path / "infra"
+    (other / ".git").mkdir(parents=True)
+    assert default_flux_path(repo / ".." / "infra" / "clusters" / "demo", cwd=repo) == (
+        "./clusters/demo"
+    )
+    assert default_flux_path(repo / ".." / "plain" / "demo", cwd=repo) == "./demo"
+
+
+def test_default_flux_path_resolves_symbolic_links(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "clusters").mkdir()
+    (tmp_path / "link").symlink_to(repo / "clusters")
+    assert default_flux_path(tmp_path / "link" / "demo", cwd=tmp_path) == "./clusters/demo"
 
 
 def test_flux_path_is_normalised() -> None:

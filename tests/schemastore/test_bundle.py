@@ -64,6 +64,8 @@ def test_manifest_records_provenance_of_every_pinned_file() -> None:
         "kubernetes-sigs/cluster-api-provider-azure": "Apache-2.0",
         "kubernetes-sigs/cluster-api": "Apache-2.0",
         "datreeio/CRDs-catalog": "MIT",
+        "fluxcd/kustomize-controller": "Apache-2.0",
+        "fluxcd/source-controller": "Apache-2.0",
     }
 
 
@@ -85,6 +87,10 @@ def test_bundle_holds_capi_capz_and_the_aso_kinds(shared_dir: Path) -> None:
         ("containerservice.azure.com/v1api20240901", "ManagedCluster"),
         ("resources.azure.com/v1api20200601", "ResourceGroup"),  # repaired at build time
         ("network.azure.com/v1api20240301", "VirtualNetworksSubnet"),
+        ("kustomize.toolkit.fluxcd.io/v1", "Kustomization"),
+        ("source.toolkit.fluxcd.io/v1", "GitRepository"),
+        ("source.toolkit.fluxcd.io/v1", "OCIRepository"),
+        ("source.toolkit.fluxcd.io/v1", "Bucket"),
     ]:
         handle = store.lookup(api_version, kind)
         assert handle is not None and handle.source == "built-in", (api_version, kind)

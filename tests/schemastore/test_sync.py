@@ -39,6 +39,10 @@ def test_sources_list_urls_are_pinned_upstream() -> None:
             assert "/kubernetes-sigs/cluster-api/v1.13.3/" in pin.url
             if "kubeadm" in pin.path:
                 assert "/bootstrap/kubeadm/config/crd/bases/" in pin.url
+        elif pin.path.startswith("crds/flux-"):
+            controller, _, release = pin.path.split("/")[1].removeprefix("flux-").rpartition("-")
+            assert f"/fluxcd/{controller}/{release}/config/crd/bases/" in pin.url
+            assert pin.version == release and pin.format == "crd-yaml"
         else:
             assert pin.format == "json-schema"
             assert pin.target is not None and catalog_gvk(Path(pin.target)) is not None

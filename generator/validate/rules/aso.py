@@ -151,7 +151,17 @@ def _references_at(
 
 
 def _reference_problem(ref: dict[str, Any]) -> tuple[JsonPath, str] | None:
-    """genruntime ``ResourceReference.Validate``."""
+    """genruntime ``ResourceReference.Validate``; a ``WellKnownResourceReference`` (ASO v2.16+,
+    e.g. RoleAssignment ``roleDefinitionReference``) may instead name a built-in Azure resource by
+    ``wellKnownName`` alone."""
+    if _is_set(ref.get("wellKnownName")):
+        others = [key for key in ("armId", *_REFERENCE_FIELDS) if _is_set(ref.get(key))]
+        if others:
+            return ("wellKnownName",), (
+                f"is set together with {_fields(ref, others)}: a reference names a well-known "
+                "resource, an Azure resource (armId) or a Kubernetes resource, only one of them"
+            )
+        return None
     arm_id = ref.get("armId")
     named = [key for key in _REFERENCE_FIELDS if _is_set(ref.get(key))]
     if not _is_set(arm_id) and not named:
