@@ -16,6 +16,7 @@ whole input. Findings are sorted at the end, so the order does not depend on ``j
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 from array import array
@@ -92,6 +93,7 @@ class StreamState:
     places: Places = field(default_factory=Places)
     cache: dict[int, Document] = field(default_factory=dict)
     keep_parsed: bool = False  # keep pass 1's documents for pass 2 (small inputs)
+    digests: dict[int, str] = field(default_factory=dict)  # source -> hash of its text in pass 1
 
 
 _STATE: StreamState | None = None  # the state a forked worker validates with
@@ -113,8 +115,20 @@ class TextCache:
                 self._text = self._state.stdin_text or ""
             else:
                 self._text = read_source(path)
+                if _digest(self._text) != self._state.digests.get(source):
+                    raise changed_while_reading(self._state.names[source])
             self._source = source
         return self._text
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def changed_while_reading(name: str) -> InputOutputError:
+    """A file read twice (large inputs) that differs the second time."""
+    msg = "the file changed while capzgen was validating it"
+    return InputOutputError(msg, location=Location(file=name), hint="run capzgen validate again")
 
 
 def _spans(text: str, name: str) -> Iterator[tuple[int, int, int]]:
@@ -170,6 +184,8 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
         first, counted = partitioner.count, report.counted_documents
         try:
             text = state.stdin_text if path == STDIN else read_source(path)
+            if path != STDIN:
+                state.digests[source] = _digest(text or "")
             _index_source(state, source, text or "", name, report, partitioner)
         except (YamlError, InputOutputError) as error:
             for doc in range(first, partitioner.count):
@@ -240,7 +256,7 @@ def validate_batch(state: StreamState, batch: Batch, texts: TextCache) -> BatchR
 def _reparse(state: StreamState, doc: int, texts: TextCache) -> Document:
     chunk, offset = state.places.of(doc)
     text = texts.text(chunk.source)
-    return _parse(chunk, text, state.names[chunk.source])[offset]
+    return _parse(chunk, text, state.names[chunk.source])[offset]  # same text: same documents
 
 
 def _with_line(state: StreamState, finding: Finding, doc: int | None, texts: TextCache) -> Finding:

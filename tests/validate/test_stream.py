@@ -135,3 +135,23 @@ def test_undeclared_references_do_not_join() -> None:
             document_keys({**obj, "metadata": {"name": f"rg{i}", "annotations": annotations}})
         )
     assert len(partitioner.batches(1)) == 20
+
+
+def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
+    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Large inputs are read twice; a file edited in between is reported, never misread."""
+    import generator.check_stream as module
+    from generator.errors import InputOutputError
+
+    path = tmp_path / "fleet.yaml"
+    path.write_text(_cluster("a", "fleet"))
+    real = module.index_sources
+
+    def edit_after_indexing(*args: Any) -> None:
+        real(*args)
+        path.write_text(_cluster("b", "fleet") + "---\n" + _cluster("c", "fleet"))
+
+    monkeypatch.setattr(module, "index_sources", edit_after_indexing)
+    with pytest.raises(InputOutputError, match="changed while capzgen was validating it"):
+        stream_paths([str(path)], store, OPTIONS, batch_documents=1)
