@@ -45,13 +45,13 @@ def fail_at(call: int, error: int = errno.ENOSPC) -> Callable[[Callable[..., Any
         lock = threading.Lock()
         calls = [0]
 
-        def failing(*args: Any) -> Any:
+        def failing(*args: Any, **kwargs: Any) -> Any:
             with lock:
                 number = calls[0]
                 calls[0] += 1
             if number == call:
                 raise OSError(error, os.strerror(error), str(args[0]))
-            return function(*args)
+            return function(*args, **kwargs)
 
         return failing
 

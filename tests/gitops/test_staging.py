@@ -370,3 +370,37 @@ def test_the_current_folder_can_be_the_output_folder(
     assert (summary.written, summary.unchanged, summary.removed) == (15, 9, 1)
     assert {n: Path(n).read_text() for n in NEW} == NEW
     assert leftovers(tmp_path) == []
+
+
+def test_many_files_are_flushed_with_one_syncfs_or_else_one_fsync_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large folder write flushes its file system once; where syncfs is missing or fails,
+    every staged file is fsynced instead, before anything is switched in."""
+    import generator.staging as staging_module
+
+    files = {f"c{i}/f.yaml": f"n: {i}\n" for i in range(staging_support.SYNCFS_FROM + 4)}
+    synced: list[Path] = []
+    real = staging_support.sync_file_system
+
+    def spy_sync(folder: Path) -> bool:
+        synced.append(folder)
+        return real(folder)
+
+    monkeypatch.setattr(staging_module, "sync_file_system", spy_sync)
+    write_directory(tmp_path / "a", files, force=False)
+    assert len(synced) == 1
+    assert (tmp_path / "a" / "c3" / "f.yaml").read_text() == "n: 3\n"
+
+    fsynced: list[int] = []
+    real_fsync = os.fsync
+
+    def spy_fsync(fd: int) -> None:
+        fsynced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(staging_module, "sync_file_system", lambda folder: False)
+    monkeypatch.setattr(os, "fsync", spy_fsync)
+    write_directory(tmp_path / "b", files, force=False)
+    assert len(fsynced) >= len(files)
+    assert (tmp_path / "b" / "c5" / "f.yaml").read_text() == "n: 5\n"
