@@ -207,12 +207,11 @@ def _index_source(
     report: CheckReport,
     partitioner: Partitioner,
 ) -> None:
-    index = 0
-    for start, end, line in _spans(text, name):
-        chunk = Chunk(source, start, end, index, line)
-        documents = _parse(chunk, text, name)
-        if not documents:
-            continue
+    """Every document of one source: parsed whole when the input is small (one parser call; the
+    documents are kept anyway), else chunk by chunk so that only one document is held at once."""
+    whole = _parsed_whole(source, text, name) if state.keep_parsed else None
+    pairs = whole if whole is not None else _parsed_by_chunk(source, text, name)
+    for chunk, documents in pairs:
         number = state.places.add_chunk(chunk)
         for offset, document in enumerate(documents):
             doc = partitioner.add(document_keys(document.obj))
@@ -221,7 +220,35 @@ def _index_source(
                 report.counted_documents += 1
             if state.keep_parsed:
                 state.cache[doc] = document
-        index += len(documents)
+
+
+def _parsed_by_chunk(source: int, text: str, name: str) -> Iterator[tuple[Chunk, list[Document]]]:
+    index = 0
+    for start, end, line in _spans(text, name):
+        chunk = Chunk(source, start, end, index, line)
+        documents = _parse(chunk, text, name)
+        if documents:
+            yield chunk, documents
+            index += len(documents)
+
+
+def _parsed_whole(
+    source: int, text: str, name: str
+) -> list[tuple[Chunk, list[Document]]] | None:
+    """The documents of the whole text with the chunk each came from, when there is exactly one
+    document per chunk (the usual case; ``...`` end markers are not), else None."""
+    spans = [span for span in _spans(text, name) if text[span[0] : span[1]].strip()]
+    documents = load_documents(text, source=name)
+    if len(spans) != len(documents) or not all(
+        document.start_line is None
+        or line <= document.start_line <= line + text.count("\n", start, end)
+        for (start, end, line), document in zip(spans, documents, strict=True)
+    ):
+        return None
+    return [
+        (Chunk(source, start, end, document.index, line), [document])
+        for (start, end, line), document in zip(spans, documents, strict=True)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
