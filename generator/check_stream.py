@@ -15,21 +15,18 @@ whole input. Findings are sorted at the end, so the order does not depend on ``j
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
-import os
 from array import array
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import pairwise
 
-from generator.check import CheckReport, collect_inputs, unreadable_finding, yaml_error_finding
+from generator.check import CheckReport, unreadable_finding, yaml_error_finding
 from generator.documents import Document
 from generator.errors import InputOutputError, Location, YamlError
-from generator.findings import Finding, sort_findings
+from generator.findings import Finding
 from generator.schemastore.types import SchemaLookup
 from generator.validate import ValidationOptions, validate_documents
 from generator.validate.partition import Batch, Partitioner, document_keys
@@ -38,11 +35,6 @@ from generator.yamlio.locate import LineLocator
 from generator.yamlio.source import STDIN, read_source
 
 log = logging.getLogger(__name__)
-
-# Inputs up to this size (in bytes, all files together) keep their parsed documents from pass 1,
-# so they are parsed once; larger ones are parsed again in pass 2 and use little memory.
-CACHE_INPUT_BELOW = 8 << 20
-BATCH_DOCUMENTS = 700  # about a hundred clusters of seven documents
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +86,6 @@ class StreamState:
     cache: dict[int, Document] = field(default_factory=dict)
     keep_parsed: bool = False  # keep pass 1's documents for pass 2 (small inputs)
     digests: dict[int, str] = field(default_factory=dict)  # source -> hash of its text in pass 1
-
-
-_STATE: StreamState | None = None  # the state a forked worker validates with
 
 
 class TextCache:
@@ -232,9 +221,7 @@ def _parsed_by_chunk(source: int, text: str, name: str) -> Iterator[tuple[Chunk,
             index += len(documents)
 
 
-def _parsed_whole(
-    source: int, text: str, name: str
-) -> list[tuple[Chunk, list[Document]]] | None:
+def _parsed_whole(source: int, text: str, name: str) -> list[tuple[Chunk, list[Document]]] | None:
     """The documents of the whole text with the chunk each came from, when there is exactly one
     document per chunk (the usual case; ``...`` end markers are not), else None."""
     spans = [span for span in _spans(text, name) if text[span[0] : span[1]].strip()]
@@ -261,12 +248,7 @@ class BatchResult:
 
 def validate_batch(state: StreamState, batch: Batch, texts: TextCache) -> BatchResult:
     """Validate one batch's documents together; findings get lines from their chunk's text."""
-    documents: dict[int, Document] = {}
-    for doc in sorted({*batch.home, *batch.guests}):
-        document = state.cache.get(doc)
-        if document is None:
-            document = _reparse(state, doc, texts)
-        documents[doc] = document
+    documents = _documents(state, sorted({*batch.home, *batch.guests}), texts)
     findings = validate_documents(list(documents.values()), state.store, state.options)
     where: dict[tuple[str, int | None], int] = {
         (d.source, d.index): doc for doc, d in documents.items()
@@ -280,10 +262,46 @@ def validate_batch(state: StreamState, batch: Batch, texts: TextCache) -> BatchR
     return result
 
 
-def _reparse(state: StreamState, doc: int, texts: TextCache) -> Document:
-    chunk, offset = state.places.of(doc)
-    text = texts.text(chunk.source)
-    return _parse(chunk, text, state.names[chunk.source])[offset]  # same text: same documents
+def _documents(state: StreamState, docs: Sequence[int], texts: TextCache) -> dict[int, Document]:
+    """The documents ``docs`` (ascending): kept from pass 1, or parsed again, runs of adjacent
+    chunks with one parser call each."""
+    documents: dict[int, Document] = {}
+    run: list[tuple[int, Chunk, int]] = []
+    for doc in docs:
+        cached = state.cache.get(doc)
+        if cached is not None:
+            documents[doc] = cached
+            continue
+        chunk, offset = state.places.of(doc)
+        if run and not _adjacent(run[-1][1], chunk):
+            documents.update(_reparse_run(state, run, texts))
+            run = []
+        run.append((doc, chunk, offset))
+    if run:
+        documents.update(_reparse_run(state, run, texts))
+    return dict(sorted(documents.items()))
+
+
+def _adjacent(before: Chunk, after: Chunk) -> bool:
+    return before.source == after.source and before.end == after.start
+
+
+def _reparse_run(
+    state: StreamState, run: Sequence[tuple[int, Chunk, int]], texts: TextCache
+) -> dict[int, Document]:
+    """One parser call for a run of adjacent one-document chunks; chunk by chunk otherwise."""
+    first, last = run[0][1], run[-1][1]
+    text = texts.text(first.source)
+    name = state.names[first.source]
+    whole = Chunk(first.source, first.start, last.end, first.index, first.line)
+    if all(offset == 0 for _, _, offset in run):
+        parsed = _parse(whole, text, name)  # same text as pass 1: same documents
+        if len(parsed) == len(run) and all(
+            document.index == chunk.index
+            for document, (_, chunk, _) in zip(parsed, run, strict=True)
+        ):
+            return {doc: document for (doc, _, _), document in zip(run, parsed, strict=True)}
+    return {doc: _parse(chunk, text, name)[offset] for doc, chunk, offset in run}
 
 
 def _with_line(state: StreamState, finding: Finding, doc: int | None, texts: TextCache) -> Finding:
@@ -298,120 +316,3 @@ def _with_line(state: StreamState, finding: Finding, doc: int | None, texts: Tex
 @lru_cache(maxsize=8)
 def _locator(text: str) -> LineLocator:
     return LineLocator(text)
-
-
-def _run_batch(number: int) -> BatchResult:
-    """Process-pool entry point: the state and the batches were inherited from the parent."""
-    assert _STATE is not None, "set before the pool is forked"
-    assert _BATCHES is not None, "set before the pool is forked"
-    return validate_batch(_STATE, _BATCHES[number], TextCache(_STATE))
-
-
-_BATCHES: list[Batch] | None = None
-
-
-def _results(state: StreamState, batches: list[Batch], jobs: int) -> Iterator[BatchResult]:
-    """Batch results in batch order: the first in this process (it compiles the schemas the
-    workers then inherit), the others on ``jobs`` forked workers when there are enough."""
-    global _STATE, _BATCHES
-    texts = TextCache(state)
-    if not batches:
-        return
-    yield validate_batch(state, batches[0], texts)
-    rest = range(1, len(batches))
-    if jobs <= 1 or len(rest) < 2:
-        for number in rest:
-            yield validate_batch(state, batches[number], texts)
-        return
-    _STATE, _BATCHES = state, batches
-    try:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            yield from pool.map(_run_batch, rest)
-    finally:
-        _STATE, _BATCHES = None, None
-
-
-def check_stream(
-    paths: Sequence[str],
-    names: Sequence[str],
-    store: SchemaLookup | None,
-    options: ValidationOptions,
-    *,
-    jobs: int = 1,
-    stdin_text: str | None = None,
-    batch_documents: int | None = None,
-) -> CheckReport:
-    """Validate the files ``paths`` (``-`` is ``stdin_text``) in batches; see the module doc.
-    ``batch_documents`` overrides the batch size (tests make it tiny to split every cluster)."""
-    state = StreamState(list(paths), list(names), store, options, stdin_text=stdin_text)
-    state.keep_parsed = _input_size(paths, stdin_text) < CACHE_INPUT_BELOW
-    report = CheckReport()
-    partitioner = Partitioner()
-    index_sources(state, report, partitioner)
-    state.options = replace(options, present_kinds=frozenset(partitioner.kinds))
-    size = batch_documents or max(50, min(BATCH_DOCUMENTS, partitioner.count // (jobs * 4)))
-    batches = partitioner.batches(size)
-    log.info(
-        "validating %d documents in %d batches on %d processes",
-        partitioner.count,
-        len(batches),
-        jobs,
-    )
-    home: list[Finding] = []
-    guests: set[Finding] = set()
-    for result in _results(state, batches, jobs):
-        home.extend(result.home)
-        guests.update(result.guests)
-    extra = guests - set(home)
-    report.findings = sort_findings([*report.findings, *home, *extra])
-    return report
-
-
-def _input_size(paths: Sequence[str], stdin_text: str | None) -> int:
-    """Bytes of all inputs, as far as the file system tells (unreadable files count nothing:
-    pass 1 reports them)."""
-    total = len(stdin_text or "")
-    for path in paths:
-        if path != STDIN:
-            with contextlib.suppress(OSError):  # pass 1 reports unreadable files
-                total += os.stat(path).st_size
-    return total
-
-
-def stream_paths(
-    paths: Sequence[str],
-    store: SchemaLookup | None,
-    options: ValidationOptions,
-    *,
-    jobs: int = 1,
-    batch_documents: int | None = None,
-) -> CheckReport:
-    """What :func:`generator.check.check_paths` does, in bounded memory on ``jobs`` processes."""
-    inputs, unreadable = collect_inputs(paths)
-    stdin_text = None
-    if any(path == STDIN for path, _ in inputs):
-        try:
-            stdin_text = read_source(STDIN)
-        except (YamlError, InputOutputError) as error:
-            inputs = [(p, n) for p, n in inputs if p != STDIN]
-            unreadable.append(
-                yaml_error_finding(error, "<stdin>")
-                if isinstance(error, YamlError)
-                else unreadable_finding("<stdin>", error.message)
-            )
-    report = check_stream(
-        [p for p, _ in inputs],
-        [n for _, n in inputs],
-        store,
-        options,
-        jobs=jobs,
-        stdin_text=stdin_text,
-        batch_documents=batch_documents,
-    )
-    report.findings = sort_findings([*unreadable, *report.findings])
-    return report
-
-
-def default_jobs() -> int:
-    """Worker processes when ``-j`` is not given: the machine's cores, as kubeconform does."""
-    return os.cpu_count() or 1

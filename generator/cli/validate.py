@@ -121,7 +121,7 @@ def _validate(
         )
     if second_opinion is None:
         # lazy: as above
-        from generator.check_stream import default_jobs, stream_paths
+        from generator.streaming import default_jobs, stream_paths
 
         workers = jobs if jobs is not None else default_jobs()
         report = stream_paths(list(paths), store, options, jobs=workers)

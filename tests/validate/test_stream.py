@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from generator.check import CheckReport, check_paths
-from generator.check_stream import stream_paths
+from generator.streaming import stream_paths
 from generator.validate import ValidationOptions
 from generator.validate.partition import HUB_REFERRERS, Partitioner, document_keys
 
@@ -107,12 +107,48 @@ def test_a_file_that_breaks_late_is_one_finding(tmp_path: Path, store: Any) -> N
     assert [f.rule for f in report.findings].count("yaml") == 1
 
 
+@pytest.fixture
+def workers_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker processes for any input, and sources cut into pieces of three chunks."""
+    import generator.check_workers as check_workers
+    import generator.streaming as streaming
+
+    monkeypatch.setattr(streaming, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 3)
+
+
+@pytest.mark.usefixtures("workers_always")
 def test_parallel_workers_report_the_same(tmp_path: Path, store: Any) -> None:
     parts = [_cluster(f"p{i}", f"ns{i % 3}") for i in range(30)]
+    parts.insert(7, _cluster("missing-identity", "ns1", identity="nope"))
     (tmp_path / "many.yaml").write_text("---\n".join(parts))
     whole = check_paths([str(tmp_path)], store, OPTIONS)
     parallel = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3)
     assert _texts(parallel) == _texts(whole)
+    assert parallel.document_count == whole.document_count
+    assert parallel.has_errors
+
+
+@pytest.mark.usefixtures("workers_always")
+def test_parallel_workers_on_every_example(tmp_path: Path, store: Any) -> None:
+    for number, path in enumerate(ALL_EXAMPLES):
+        shutil.copy(path, tmp_path / f"{number:03d}-{path.name}")
+    whole = check_paths([str(tmp_path)], store, OPTIONS)
+    parallel = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1)
+    assert _texts(parallel) == _texts(whole)
+
+
+@pytest.mark.usefixtures("workers_always")
+def test_parallel_workers_place_a_late_yaml_error(tmp_path: Path, store: Any) -> None:
+    """The error is in a later piece: its document index counts the pieces before."""
+    parts = [_cluster(f"e{i}", "fleet") for i in range(4)]
+    (tmp_path / "broken.yaml").write_text("---\n".join(parts) + "---\nkind: [unclosed\n")
+    whole = check_paths([str(tmp_path)], store, OPTIONS)
+    parallel = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1)
+    assert _texts(parallel) == _texts(whole)
+    (finding,) = parallel.findings
+    assert finding.rule == "yaml"
+    assert finding.subject.document == 12
 
 
 def test_mixed_namespaces_make_one_batch() -> None:
@@ -141,12 +177,13 @@ def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
     tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Large inputs are read twice; a file edited in between is reported, never misread."""
-    import generator.check_stream as module
+    import generator.streaming as module
+    from generator.check_stream import index_sources
     from generator.errors import InputOutputError
 
     path = tmp_path / "fleet.yaml"
     path.write_text(_cluster("a", "fleet"))
-    real = module.index_sources
+    real = index_sources
 
     def edit_after_indexing(*args: Any) -> None:
         real(*args)

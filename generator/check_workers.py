@@ -1,0 +1,256 @@
+"""The two passes of :mod:`generator.check_stream` on worker processes (``validate -j N``).
+
+One pool serves both passes. It is forked before anything is parsed, so every worker inherits
+the schema store and the list of inputs, and nothing large is ever pickled:
+
+* pass 1: each source is cut into chunks in this process (cheap: ``---`` lines); contiguous runs of
+  chunks go to the workers, which read the file themselves, parse their chunks and send back only
+  each document's partition keys. This process adds the keys in input order, so the partition is
+  the one the serial path computes;
+* pass 2: each batch goes to a worker with where its documents lie; the worker reads and parses
+  them again and validates the batch.
+
+A YAML error is sent back as data and raised here, so a broken file is one finding, as serially.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+from generator.check import CheckReport, unreadable_finding, yaml_error_finding
+from generator.check_stream import (
+    BatchResult,
+    Chunk,
+    Places,
+    StreamState,
+    TextCache,
+    _digest,
+    _parse,
+    _spans,
+    validate_batch,
+)
+from generator.documents import Document
+from generator.errors import InputOutputError, Location, YamlError
+from generator.validate import ValidationOptions
+from generator.validate.partition import Batch, DocumentKeys, Partitioner, document_keys
+from generator.yamlio.source import STDIN, read_source
+
+_STATE: StreamState | None = None  # what a forked worker inherits (inputs and schema store)
+PIECE_CHUNKS = 400  # chunks a worker parses per task in pass 1
+
+
+def start(state: StreamState) -> None:
+    """Make ``state`` what workers forked from now on inherit."""
+    global _STATE
+    _STATE = state
+
+
+def stop() -> None:
+    """Forget the state once the pool is gone."""
+    global _STATE
+    _STATE = None
+
+
+def _state() -> StreamState:
+    assert _STATE is not None, "set before the pool is forked"
+    return _STATE
+
+
+_TEXTS: TextCache | None = None  # a worker's text of its latest source (tasks follow the input)
+
+
+def _texts() -> TextCache:
+    global _TEXTS
+    if _TEXTS is None:
+        _TEXTS = TextCache(_state())
+    return _TEXTS
+
+
+# --- pass 1 ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    """What a worker found in one chunk: each document's keys and whether it is an object."""
+
+    keys: list[DocumentKeys]
+    objects: list[bool]
+
+
+_Failure = tuple[
+    str, int | None, int | None, int | None, str | None
+]  # message, line, col, doc, hint
+
+
+def _index_piece(task: tuple[int, str, list[tuple[int, int, int]]]) -> list[_Parsed] | _Failure:
+    """Worker: parse chunks of one source; the keys of their documents, or the first error.
+
+    The chunks are parsed with one parser call when each holds one document (the usual case),
+    else one by one; either way the first error is the one a whole-file parse reports."""
+    source, digest, spans = task
+    state = _state()
+    state.digests[source] = digest
+    text = _texts().text(source)
+    name = state.names[source]
+    whole = _piece_at_once(source, text, name, spans)
+    if whole is not None:
+        return whole
+    found: list[_Parsed] = []
+    for start, end, line in spans:
+        try:
+            documents = _parse(Chunk(source, start, end, 0, line), text, name)
+        except YamlError as error:
+            before = sum(len(chunk.keys) for chunk in found)  # this piece's documents so far
+            return _failure(error, before)
+        found.append(_parsed(documents))
+    return found
+
+
+def _parsed(documents: Sequence[Document]) -> _Parsed:
+    return _Parsed(
+        [document_keys(d.obj) for d in documents], [d.obj is not None for d in documents]
+    )
+
+
+def _failure(error: YamlError, before: int) -> _Failure:
+    loc = error.location
+    return (
+        error.message,
+        loc.line if loc else None,
+        loc.column if loc else None,
+        None if loc is None or loc.document is None else loc.document + before,
+        error.hint,
+    )
+
+
+def _piece_at_once(
+    source: int, text: str, name: str, spans: Sequence[tuple[int, int, int]]
+) -> list[_Parsed] | None:
+    """The chunks of ``spans`` parsed together, if that gives exactly one document per chunk;
+    None (parse them one by one) otherwise, errors included."""
+    if not spans:
+        return []
+    first, last = spans[0], spans[-1]
+    try:
+        documents = _parse(Chunk(source, first[0], last[1], 0, first[2]), text, name)
+    except YamlError:
+        return None
+    if len(documents) != len(spans) or any(
+        document.start_line is not None
+        and not line <= document.start_line <= line + text.count("\n", start, end)
+        for (start, end, line), document in zip(spans, documents, strict=True)
+    ):
+        return None
+    return [_parsed([document]) for document in documents]
+
+
+def index_sources(
+    state: StreamState, report: CheckReport, partitioner: Partitioner, pool: Executor
+) -> None:
+    """Pass 1 on the pool: the same places, keys and findings as the serial pass."""
+    for source, path in enumerate(state.paths):
+        name = state.names[source]
+        try:
+            text = (state.stdin_text or "") if path == STDIN else read_source(path)
+            spans = list(_spans(text, name))
+        except (YamlError, InputOutputError) as error:
+            report.findings.append(_finding(error, name))
+            continue
+        digest = _digest(text)
+        state.digests[source] = digest
+        del text  # the workers read it themselves
+        pieces = [spans[i : i + PIECE_CHUNKS] for i in range(0, len(spans), PIECE_CHUNKS)]
+        results = list(pool.map(_index_piece, [(source, digest, piece) for piece in pieces]))
+        failure = next((r for r in results if isinstance(r, tuple)), None)
+        if failure is not None:
+            report.findings.append(yaml_error_finding(_error(failure, name, results), name))
+            continue
+        _add(state, report, partitioner, source, spans, results)
+
+
+def _add(
+    state: StreamState,
+    report: CheckReport,
+    partitioner: Partitioner,
+    source: int,
+    spans: Sequence[tuple[int, int, int]],
+    results: Sequence[list[_Parsed] | _Failure],
+) -> None:
+    index = 0
+    parsed = (chunk for result in results if isinstance(result, list) for chunk in result)
+    for (start, end, line), chunk in zip(spans, parsed, strict=True):
+        if not chunk.keys:
+            continue
+        number = state.places.add_chunk(Chunk(source, start, end, index, line))
+        for offset, (keys, is_object) in enumerate(zip(chunk.keys, chunk.objects, strict=True)):
+            partitioner.add(keys)
+            state.places.add_document(number, offset)
+            report.counted_documents += is_object
+        index += len(chunk.keys)
+
+
+def _error(failure: _Failure, name: str, results: Sequence[list[_Parsed] | _Failure]) -> YamlError:
+    """The worker's error, its document counted from the start of the source."""
+    message, line, column, document, hint = failure
+    before = 0
+    for result in results:
+        if isinstance(result, tuple):
+            break
+        before += sum(len(chunk.keys) for chunk in result)
+    where = Location(
+        file=name,
+        line=line,
+        column=column,
+        document=None if document is None else document + before,
+    )
+    return YamlError(message, location=where, hint=hint)
+
+
+def _finding(error: YamlError | InputOutputError, name: str) -> Any:
+    if isinstance(error, YamlError):
+        return yaml_error_finding(error, name)
+    return unreadable_finding(name, error.message)
+
+
+# --- pass 2 ---------------------------------------------------------------------------------------
+
+
+class _TaskPlaces(Places):
+    """The places of one batch's documents, as sent with the task."""
+
+    def __init__(self, places: dict[int, tuple[Chunk, int]]) -> None:
+        super().__init__()
+        self._places = places
+
+    def of(self, doc: int) -> tuple[Chunk, int]:
+        """Where document ``doc`` of the batch lies."""
+        return self._places[doc]
+
+
+_BatchTask = tuple[Batch, dict[int, tuple[Chunk, int]], dict[int, str], ValidationOptions]
+
+
+def _run_batch(task: _BatchTask) -> BatchResult:
+    """Worker: validate one batch, its documents read and parsed again."""
+    batch, places, digests, options = task
+    state = _state()  # this worker's own copy: tasks run one at a time
+    state.places = _TaskPlaces(places)
+    state.digests.update(digests)
+    state.options = options
+    return validate_batch(state, batch, _texts())
+
+
+def run_batches(
+    state: StreamState, batches: Sequence[Batch], pool: Executor
+) -> Iterator[BatchResult]:
+    """Pass 2 on the pool, results in batch order."""
+    tasks = []
+    for batch in batches:
+        places = {doc: state.places.of(doc) for doc in (*batch.home, *batch.guests)}
+        sources = {chunk.source for chunk, _ in places.values()}
+        digests = {s: state.digests[s] for s in sources if s in state.digests}
+        tasks.append((batch, places, digests, state.options))
+    yield from pool.map(_run_batch, tasks)
