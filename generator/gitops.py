@@ -184,10 +184,18 @@ def _stem(kind: str, name: str) -> str:
     return stem
 
 
-def render_files(objects: Sequence[Any], *, flux: FluxOptions | None = None) -> dict[str, str]:
-    """File name -> content of the folder's files (objects in order, then the kustomizations)."""
+def render_files(
+    objects: Sequence[Any],
+    *,
+    flux: FluxOptions | None = None,
+    texts: Sequence[str] | None = None,
+) -> dict[str, str]:
+    """File name -> content of the folder's files (objects in order, then the kustomizations).
+    ``texts``: each object already written as YAML (:func:`generator.yamlio.emit.object_texts`), to write it once."""
     names = object_file_names(objects)
-    files = {name: dump_documents([obj]) for name, obj in zip(names, objects, strict=True)}
+    if texts is None or len(texts) != len(objects):
+        texts = [dump_documents([obj]) for obj in objects]
+    files = dict(zip(names, texts, strict=True))
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",

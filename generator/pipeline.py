@@ -39,7 +39,7 @@ from generator.transform import apply_target_namespace
 from generator.unknown_vars import check_names, flavor_names, supplied_names, template_names
 from generator.validate import ValidationOptions
 from generator.variables import VariableStore, override_layer
-from generator.yamlio.emit import dump_documents
+from generator.yamlio.emit import object_texts
 
 if TYPE_CHECKING:
     pass
@@ -74,6 +74,7 @@ class RenderedCluster:
     objects: list[Any]
     variables: dict[str, Any]
     changes: tuple[PatchChange, ...] = ()
+    object_texts: tuple[str, ...] = ()  # each object's YAML, when ``text`` is them joined
 
 
 class PipelineContext:
@@ -276,8 +277,13 @@ def render_cluster(
         from generator.patches import apply_patches
 
         objects = apply_patches(objects, request.patches, cluster=request.name, changes=changes)
+    texts, text = object_texts(objects)
     return RenderedCluster(
-        text=dump_documents(objects), objects=objects, variables=values, changes=tuple(changes)
+        text=text,
+        objects=objects,
+        variables=values,
+        changes=tuple(changes),
+        object_texts=tuple(texts),
     )
 
 

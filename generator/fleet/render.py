@@ -208,7 +208,9 @@ def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
             source = cluster_source(request.name)
             report = check_output(rendered.text, request, context=context, source=source)
             outcome.findings = attribute_findings(report.findings, rendered.changes)
-        outcome.files = render_files(rendered.objects, flux=job.flux)
+        outcome.files = render_files(
+            rendered.objects, flux=job.flux, texts=rendered.object_texts or None
+        )
     except CapzgenError as error:
         if error.exit_code is ExitCode.USAGE:
             raise  # a setup problem (unreadable schema folder...), not this cluster's

@@ -153,3 +153,13 @@ def _dump(objects: Sequence[Any]) -> str:
     if run:
         chunks.append(_emit(run))
     return "---\n".join(chunks)
+
+
+def object_texts(objects: Sequence[Any]) -> tuple[list[str], str]:
+    """Each object as YAML, and the multi-document stream of them all, writing each object once:
+    for objects that are non-empty mappings the stream is exactly the texts joined by ``---``
+    lines (the emitter writes each block document the same alone or in a stream)."""
+    if objects and all(isinstance(obj, dict) and obj for obj in objects):
+        texts = [dump_documents([obj]) for obj in objects]
+        return texts, "---\n".join(texts)
+    return [], dump_documents(objects)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.yamlio import dump_documents, load_documents
+from generator.yamlio.emit import object_texts
 from generator.yamlio.keyorder import key_order
 
 
@@ -232,3 +233,21 @@ def test_clusterctl_output_is_reproduced_byte_for_byte(corpus_dir: Path) -> None
     for template in templates:
         text = template.read_text()
         assert dump_documents(reload(text)) == text, template.name
+
+
+@given(
+    st.lists(st.dictionaries(st.text(min_size=1, max_size=8), json_values, min_size=1), max_size=5)
+)
+def test_object_texts_join_to_the_stream(objects: list[dict[str, Any]]) -> None:
+    """Each mapping written once serves both the per-object files and the stream."""
+    texts, stream = object_texts(objects)
+    assert stream == dump_documents(objects)
+    if objects:
+        assert texts == [dump_documents([obj]) for obj in objects]
+        assert "---\n".join(texts) == stream
+
+
+def test_object_texts_of_other_values_fall_back_to_the_stream() -> None:
+    texts, stream = object_texts([{"a": 1}, "scalar", {}])
+    assert texts == []
+    assert stream == dump_documents([{"a": 1}, "scalar", {}])
