@@ -228,7 +228,8 @@ class FolderTransaction:
         except OSError as exc:
             raise io_error(exc, self.root) from exc
         if len(jobs) >= SYNCFS_FROM:
-            parallel(_stage_file_unsynced, jobs)
+            for job in jobs:  # no waiting on the disk here: threads would only add overhead
+                _stage_file_unsynced(job)
             if sync_file_system(staging):  # files and folders alike, with one call
                 return steps
             parallel(_sync_staged, jobs)
