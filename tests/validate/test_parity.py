@@ -10,7 +10,6 @@ case names one. ``docs/webhook-parity.md`` maps each upstream validation to the 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ import yaml
 
 from generator.documents import Document
 from generator.findings import Finding, format_path
+from generator.jsonpatch import merge_patch
 from generator.validate import ValidationOptions, validate_documents
 from generator.validate.rules.ssh_keys import authorized_key_problem
 
@@ -74,19 +74,6 @@ def _load_cases() -> list[Case]:
 
 
 CASES = _load_cases()
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386: objects merge key by key, null deletes, anything else replaces."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
 
 
 def _base(shape: str) -> list[Any]:
