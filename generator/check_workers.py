@@ -43,15 +43,15 @@ PIECE_CHUNKS = 400  # chunks a worker parses per task in pass 1
 
 
 def start(state: StreamState) -> None:
-    """Make ``state`` what workers forked from now on inherit."""
-    global _STATE
-    _STATE = state
+    """Make ``state`` what workers forked from now on inherit (and read their texts for)."""
+    global _STATE, _TEXTS
+    _STATE, _TEXTS = state, None
 
 
 def stop() -> None:
     """Forget the state once the pool is gone."""
-    global _STATE
-    _STATE = None
+    global _STATE, _TEXTS
+    _STATE, _TEXTS = None, None
 
 
 def _state() -> StreamState:

@@ -192,3 +192,37 @@ def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
     monkeypatch.setattr(module, "index_sources", edit_after_indexing)
     with pytest.raises(InputOutputError, match="changed while capzgen was validating it"):
         stream_paths([str(path)], store, OPTIONS, batch_documents=1)
+
+
+@pytest.fixture
+def workers_in_process(monkeypatch: pytest.MonkeyPatch, workers_always: None) -> None:
+    """The worker path on a thread instead of forked processes, so that coverage sees the
+    workers' code run (the forked runs above check the same results across processes)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import generator.streaming as streaming
+
+    monkeypatch.setattr(streaming, "_pool", lambda jobs: ThreadPoolExecutor(max_workers=1))
+
+
+@pytest.mark.usefixtures("workers_in_process")
+def test_worker_code_in_process_on_every_example(tmp_path: Path, store: Any) -> None:
+    for number, path in enumerate(ALL_EXAMPLES):
+        shutil.copy(path, tmp_path / f"{number:03d}-{path.name}")
+    parts = [_cluster(f"w{i}", "fleet") for i in range(6)]
+    (tmp_path / "zz-broken.yaml").write_text("---\n".join(parts) + "---\nkind: [unclosed\n")
+    (tmp_path / "zz-many.yaml").write_text("# header\n" + "---\n".join(parts).replace("w", "v"))
+    whole = check_paths([str(tmp_path)], store, OPTIONS)
+    threaded = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=2)
+    assert _texts(threaded) == _texts(whole)
+    assert threaded.document_count == whole.document_count
+
+
+@pytest.mark.usefixtures("workers_in_process")
+def test_worker_code_reports_an_unreadable_file(tmp_path: Path, store: Any) -> None:
+    (tmp_path / "a.yaml").write_text(_cluster("a", "fleet"))
+    (tmp_path / "bin.yaml").write_bytes(b"\x00\x01binary")
+    whole = check_paths([str(tmp_path)], store, OPTIONS)
+    report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1)
+    assert _texts(report) == _texts(whole)
+    assert any(f.rule == "yaml" and f.subject.file.endswith("bin.yaml") for f in report.findings)
