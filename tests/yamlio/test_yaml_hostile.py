@@ -23,13 +23,14 @@ BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\
 
 @contextmanager
 def within(seconds: float) -> Iterator[None]:
+    """A hang guard only (a blow-up runs for minutes); speed is measured by `make bench`."""
     start = time.perf_counter()
     yield
     elapsed = time.perf_counter() - start
     assert elapsed < seconds, f"took {elapsed:.2f}s"
 
 
-def expect_error(load: Callable[[], object], match: str, seconds: float = 3.0) -> YamlError:
+def expect_error(load: Callable[[], object], match: str, seconds: float = 60.0) -> YamlError:
     with within(seconds), pytest.raises(YamlError, match=match) as caught:
         load()
     location = caught.value.location
@@ -86,7 +87,7 @@ def test_alias_cannot_smuggle_extra_depth() -> None:
 
 def test_line_locator_survives_deep_nesting() -> None:
     locator = LineLocator("[" * 200_000)
-    with within(3.0):
+    with within(60.0):
         assert locator.line_of(0, (0, 0, 0)) == 1
 
 
@@ -175,7 +176,7 @@ def test_random_text_never_crashes(seed: int) -> None:
     rng = random.Random(seed)
     alphabet = "ab:- \n[]{},'\"&*!|>#?%@`~\t01yn"
     text = "".join(rng.choice(alphabet) for _ in range(2000))
-    with within(3.0):
+    with within(60.0):
         problem: YamlError | None = None
         try:
             load_documents(text, source="r.yaml")
