@@ -104,13 +104,14 @@ class TextCache:
                 self._text = self._state.stdin_text or ""
             else:
                 self._text = read_source(path)
-                if _digest(self._text) != self._state.digests.get(source):
+                if text_digest(self._text) != self._state.digests.get(source):
                     raise changed_while_reading(self._state.names[source])
             self._source = source
         return self._text
 
 
-def _digest(text: str) -> str:
+def text_digest(text: str) -> str:
+    """A file's identity between the passes (a hash of its text)."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
@@ -120,7 +121,7 @@ def changed_while_reading(name: str) -> InputOutputError:
     return InputOutputError(msg, location=Location(file=name), hint="run capzgen validate again")
 
 
-def _spans(text: str, name: str) -> Iterator[tuple[int, int, int]]:
+def spans_of(text: str, name: str) -> Iterator[tuple[int, int, int]]:
     """(start, end, first line) of the text between ``---`` lines (the separator rule checked)."""
     bounds = list(layout(text, name).separators)
     if not bounds or bounds[0] != 0:
@@ -133,7 +134,7 @@ def _spans(text: str, name: str) -> Iterator[tuple[int, int, int]]:
         line += text.count("\n", start, end)
 
 
-def _parse(chunk: Chunk, text: str, name: str) -> list[Document]:
+def parse_chunk(chunk: Chunk, text: str, name: str) -> list[Document]:
     """The documents of one chunk, numbered and placed as in the whole source."""
     try:
         documents = load_documents(text[chunk.start : chunk.end], source=name)
@@ -174,7 +175,7 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
         try:
             text = state.stdin_text if path == STDIN else read_source(path)
             if path != STDIN:
-                state.digests[source] = _digest(text or "")
+                state.digests[source] = text_digest(text or "")
             _index_source(state, source, text or "", name, report, partitioner)
         except (YamlError, InputOutputError) as error:
             for doc in range(first, partitioner.count):
@@ -213,24 +214,32 @@ def _index_source(
 
 def _parsed_by_chunk(source: int, text: str, name: str) -> Iterator[tuple[Chunk, list[Document]]]:
     index = 0
-    for start, end, line in _spans(text, name):
+    for start, end, line in spans_of(text, name):
         chunk = Chunk(source, start, end, index, line)
-        documents = _parse(chunk, text, name)
+        documents = parse_chunk(chunk, text, name)
         if documents:
             yield chunk, documents
             index += len(documents)
 
 
-def _parsed_whole(source: int, text: str, name: str) -> list[tuple[Chunk, list[Document]]] | None:
-    """The documents of the whole text with the chunk each came from, when there is exactly one
-    document per chunk (the usual case; ``...`` end markers are not), else None."""
-    spans = [span for span in _spans(text, name) if text[span[0] : span[1]].strip()]
-    documents = load_documents(text, source=name)
-    if len(spans) != len(documents) or not all(
+def one_per_chunk(
+    spans: Sequence[tuple[int, int, int]], documents: Sequence[Document], text: str
+) -> bool:
+    """Whether ``documents``, parsed from the text of ``spans`` at once, are one per span and in
+    them (each starts within its span): then each document can be placed in its chunk."""
+    return len(spans) == len(documents) and all(
         document.start_line is None
         or line <= document.start_line <= line + text.count("\n", start, end)
         for (start, end, line), document in zip(spans, documents, strict=True)
-    ):
+    )
+
+
+def _parsed_whole(source: int, text: str, name: str) -> list[tuple[Chunk, list[Document]]] | None:
+    """The documents of the whole text with the chunk each came from, when there is exactly one
+    document per chunk (the usual case; ``...`` end markers are not), else None."""
+    spans = [span for span in spans_of(text, name) if text[span[0] : span[1]].strip()]
+    documents = load_documents(text, source=name)
+    if not one_per_chunk(spans, documents, text):
         return None
     return [
         (Chunk(source, start, end, document.index, line), [document])
@@ -295,13 +304,13 @@ def _reparse_run(
     name = state.names[first.source]
     whole = Chunk(first.source, first.start, last.end, first.index, first.line)
     if all(offset == 0 for _, _, offset in run):
-        parsed = _parse(whole, text, name)  # same text as pass 1: same documents
+        parsed = parse_chunk(whole, text, name)  # same text as pass 1: same documents
         if len(parsed) == len(run) and all(
             document.index == chunk.index
             for document, (_, chunk, _) in zip(parsed, run, strict=True)
         ):
             return {doc: document for (doc, _, _), document in zip(run, parsed, strict=True)}
-    return {doc: _parse(chunk, text, name)[offset] for doc, chunk, offset in run}
+    return {doc: parse_chunk(chunk, text, name)[offset] for doc, chunk, offset in run}
 
 
 def _with_line(state: StreamState, finding: Finding, doc: int | None, texts: TextCache) -> Finding:

@@ -27,9 +27,10 @@ from generator.check_stream import (
     Places,
     StreamState,
     TextCache,
-    _digest,
-    _parse,
-    _spans,
+    one_per_chunk,
+    parse_chunk,
+    spans_of,
+    text_digest,
     validate_batch,
 )
 from generator.documents import Document
@@ -101,7 +102,7 @@ def _index_piece(task: tuple[int, str, list[tuple[int, int, int]]]) -> list[_Par
     found: list[_Parsed] = []
     for start, end, line in spans:
         try:
-            documents = _parse(Chunk(source, start, end, 0, line), text, name)
+            documents = parse_chunk(Chunk(source, start, end, 0, line), text, name)
         except YamlError as error:
             before = sum(len(chunk.keys) for chunk in found)  # this piece's documents so far
             return _failure(error, before)
@@ -135,14 +136,10 @@ def _piece_at_once(
         return []
     first, last = spans[0], spans[-1]
     try:
-        documents = _parse(Chunk(source, first[0], last[1], 0, first[2]), text, name)
+        documents = parse_chunk(Chunk(source, first[0], last[1], 0, first[2]), text, name)
     except YamlError:
         return None
-    if len(documents) != len(spans) or any(
-        document.start_line is not None
-        and not line <= document.start_line <= line + text.count("\n", start, end)
-        for (start, end, line), document in zip(spans, documents, strict=True)
-    ):
+    if not one_per_chunk(spans, documents, text):
         return None
     return [_parsed([document]) for document in documents]
 
@@ -155,11 +152,11 @@ def index_sources(
         name = state.names[source]
         try:
             text = (state.stdin_text or "") if path == STDIN else read_source(path)
-            spans = list(_spans(text, name))
+            spans = list(spans_of(text, name))
         except (YamlError, InputOutputError) as error:
             report.findings.append(_finding(error, name))
             continue
-        digest = _digest(text)
+        digest = text_digest(text)
         state.digests[source] = digest
         del text  # the workers read it themselves
         pieces = [spans[i : i + PIECE_CHUNKS] for i in range(0, len(spans), PIECE_CHUNKS)]
