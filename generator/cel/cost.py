@@ -140,14 +140,18 @@ class _Estimator:
             return self.visit(node.children[0])
         return Estimate(self.children_cost(node))
 
-    def relation(self, node: lark.Tree[Any]) -> Estimate:
-        if len(node.children) == 1:
-            return self.visit(node.children[0])
+    def _operands(self, node: lark.Tree[Any]) -> tuple[str, Estimate, Estimate, int]:
+        """A binary node's operator, its two operands' estimates and their summed cost."""
         operator, right_tree = node.children
         left = self.visit(operator.children[0])
         right = self.visit(right_tree)
-        cost = left.cost + right.cost
-        if operator.data in _COMPARISONS:
+        return operator.data, left, right, left.cost + right.cost
+
+    def relation(self, node: lark.Tree[Any]) -> Estimate:
+        if len(node.children) == 1:
+            return self.visit(node.children[0])
+        operator, left, right, cost = self._operands(node)
+        if operator in _COMPARISONS:
             return Estimate(cost + traversal(min(_size(left.shape), _size(right.shape))))
         in_list = right.shape.kind == "list"
         return Estimate(cost + (_size(right.shape) if in_list else 1))
@@ -155,12 +159,9 @@ class _Estimator:
     def addition(self, node: lark.Tree[Any]) -> Estimate:
         if len(node.children) == 1:
             return self.visit(node.children[0])
-        operator, right_tree = node.children
-        left = self.visit(operator.children[0])
-        right = self.visit(right_tree)
-        cost = left.cost + right.cost
+        operator, left, right, cost = self._operands(node)
         size = _size(left.shape) + _size(right.shape)
-        if left.shape.kind == "string" and operator.data == "addition_add":
+        if left.shape.kind == "string" and operator == "addition_add":
             return Estimate(cost + traversal(size), Computed("string", size))
         if left.shape.kind == "list":
             return Estimate(cost + 1, Computed("list", size, left.shape.element()))
