@@ -51,6 +51,20 @@ def strip_server_fields(obj: dict[str, Any]) -> None:
                 metadata.pop("annotations")
 
 
+def named_item(r: SpecReader, where: str, raw: Any, cp: Item, what: str) -> tuple[SpecReader, str]:
+    """A list item of the legacy spec that must be a mapping with a ``name`` (``what`` names it
+    in the error): its reader and its name."""
+    if not isinstance(raw, dict):
+        msg = f"{what} must be a mapping"
+        raise cp.origin.error(msg, r.where(where))
+    reader = SpecReader(raw, cp.origin, r.where(where))
+    name = reader.text("name")
+    if name is None:
+        msg = f"{what} needs a name"
+        raise cp.origin.error(msg, r.where(f"{where}.name"))
+    return reader, name
+
+
 def report_leftovers(reader: SpecReader, item: Item, notes: Notes) -> None:
     """One ``unmapped`` note for every field of ``item`` that ``reader`` never read."""
     for path in reader.leftovers():

@@ -15,6 +15,7 @@ from generator.migrate.build import (
     carried_metadata,
     embedded,
     name_if_different,
+    named_item,
     report_leftovers,
     set_if,
 )
@@ -137,14 +138,7 @@ def _private_endpoints(
     base = "virtualNetwork.subnet.privateEndpoints"
     for index, raw in enumerate(r.sequence(base)):
         where = f"{base}[{index}]"
-        if not isinstance(raw, dict):
-            msg = "a private endpoint must be a mapping"
-            raise cp.origin.error(msg, r.where(where))
-        pr = SpecReader(raw, cp.origin, r.where(where))
-        name = pr.text("name")
-        if name is None:
-            msg = "a private endpoint needs a name"
-            raise cp.origin.error(msg, r.where(f"{where}.name"))
+        pr, name = named_item(r, where, raw, cp, "a private endpoint")
         object_name = normalized_name(name)
         spec: dict[str, Any] = {
             "location": pr.text("location") or plan.location,

@@ -9,7 +9,7 @@ from typing import Any
 from generator.capzbuild.reader import SpecReader
 from generator.capzbuild.values import fleet_id, normalized_name
 from generator.migrate import tables as t
-from generator.migrate.build import embedded, set_if
+from generator.migrate.build import embedded, named_item, set_if
 from generator.migrate.plan import ClusterPlan, Item, Notes
 
 
@@ -85,14 +85,7 @@ def _extension(
     r: SpecReader, base: str, raw: Any, plan: ClusterPlan, cp: Item, notes: Notes
 ) -> dict[str, Any]:
     """The ASO Extension for ``spec.extensions[i]`` (``base``)."""
-    if not isinstance(raw, dict):
-        msg = "an extension must be a mapping"
-        raise cp.origin.error(msg, r.where(base))
-    er = SpecReader(raw, cp.origin, r.where(base))
-    name = er.text("name")
-    if name is None:
-        msg = "an extension needs a name"
-        raise cp.origin.error(msg, r.where(f"{base}.name"))
+    er, name = named_item(r, base, raw, cp, "an extension")
     spec: dict[str, Any] = {
         "azureName": name,
         "owner": {
