@@ -120,10 +120,8 @@ def check_paths(
     for name, label in inputs:
         try:
             sources.append(SourceText(label, read_source(name)))
-        except YamlError as error:
-            unreadable.append(yaml_error_finding(error, label))
-        except InputOutputError as error:
-            unreadable.append(unreadable_finding(label, error.message))
+        except (YamlError, InputOutputError) as error:
+            unreadable.append(read_error_finding(error, label))
     report = check_sources(sources, store, options, kubeconform=kubeconform)
     report.findings = sort_findings([*unreadable, *report.findings])
     return report
@@ -169,6 +167,13 @@ def _not_a_regular_file(name: str) -> str | None:
     if stat.S_ISREG(mode):
         return None
     return "not a regular file (a FIFO, socket or device); not read"
+
+
+def read_error_finding(error: YamlError | InputOutputError, label: str) -> Finding:
+    """A file that could not be read or parsed, as the one finding it gets (its place, if known)."""
+    if isinstance(error, YamlError):
+        return yaml_error_finding(error, label)
+    return unreadable_finding(label, error.message)
 
 
 def unreadable_finding(label: str, message: str) -> Finding:

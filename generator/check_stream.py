@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import pairwise
 
-from generator.check import CheckReport, unreadable_finding, yaml_error_finding
+from generator.check import CheckReport, read_error_finding
 from generator.documents import Document
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding
@@ -182,11 +182,7 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
                 partitioner.drop(doc)
                 state.cache.pop(doc, None)
             report.counted_documents = counted
-            report.findings.append(
-                yaml_error_finding(error, name)
-                if isinstance(error, YamlError)
-                else unreadable_finding(name, error.message)
-            )
+            report.findings.append(read_error_finding(error, name))
 
 
 def _index_source(

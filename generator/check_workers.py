@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
 
-from generator.check import CheckReport, unreadable_finding, yaml_error_finding
+from generator.check import CheckReport, read_error_finding, yaml_error_finding
 from generator.check_stream import (
     BatchResult,
     Chunk,
@@ -154,7 +153,7 @@ def index_sources(
             text = (state.stdin_text or "") if path == STDIN else read_source(path)
             spans = list(spans_of(text, name))
         except (YamlError, InputOutputError) as error:
-            report.findings.append(_finding(error, name))
+            report.findings.append(read_error_finding(error, name))
             continue
         digest = text_digest(text)
         state.digests[source] = digest
@@ -204,12 +203,6 @@ def _error(failure: _Failure, name: str, results: Sequence[list[_Parsed] | _Fail
         document=None if document is None else document + before,
     )
     return YamlError(message, location=where, hint=hint)
-
-
-def _finding(error: YamlError | InputOutputError, name: str) -> Any:
-    if isinstance(error, YamlError):
-        return yaml_error_finding(error, name)
-    return unreadable_finding(name, error.message)
 
 
 # --- pass 2 ---------------------------------------------------------------------------------------

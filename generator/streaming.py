@@ -17,7 +17,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from generator import check_workers
-from generator.check import CheckReport, collect_inputs, unreadable_finding, yaml_error_finding
+from generator.check import (
+    CheckReport,
+    collect_inputs,
+    read_error_finding,
+)
 from generator.check_stream import (
     BatchResult,
     StreamState,
@@ -161,11 +165,7 @@ def stream_paths(
             stdin_text = read_source(STDIN)
         except (YamlError, InputOutputError) as error:
             inputs = [(p, n) for p, n in inputs if p != STDIN]
-            unreadable.append(
-                yaml_error_finding(error, "<stdin>")
-                if isinstance(error, YamlError)
-                else unreadable_finding("<stdin>", error.message)
-            )
+            unreadable.append(read_error_finding(error, "<stdin>"))
     report = check_stream(
         [p for p, _ in inputs],
         [n for _, n in inputs],
