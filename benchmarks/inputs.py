@@ -30,6 +30,7 @@ def make_fleet(clusters: int) -> Path:
     """``clusters`` substituted copies of CAPZ's released aks-aso template: one file up to
     CLUSTERS_PER_FILE clusters, else a folder of such files."""
     template = TEMPLATE.read_text(encoding="utf-8")
+    WORK.mkdir(exist_ok=True)
     if clusters <= CLUSTERS_PER_FILE:
         path = WORK / f"fleet-{clusters}.yaml"
         if not path.exists():
@@ -49,6 +50,7 @@ def make_fleet(clusters: int) -> Path:
 
 def make_fleet_file(clusters: int) -> Path:
     """A ``generate fleet`` file: ``clusters`` aks clusters sharing defaults, one with overrides."""
+    WORK.mkdir(exist_ok=True)
     path = WORK / f"fleet-file-{clusters}.yaml"
     lines = [
         "defaults:",
