@@ -27,9 +27,11 @@ from generator.check import CheckReport, read_error_finding
 from generator.documents import Document
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding
+from generator.result_cache import FileIndex, IndexedChunk, ResultCache
+from generator.result_keys import chunk_digest, document_digest, file_key
 from generator.schemastore.types import SchemaLookup
 from generator.validate import ValidationOptions, validate_documents
-from generator.validate.partition import Batch, Partitioner, document_keys
+from generator.validate.partition import Batch, DocumentKeys, Partitioner, document_keys
 from generator.yamlio.load import layout, load_documents
 from generator.yamlio.locate import LineLocator
 from generator.yamlio.source import STDIN, read_source
@@ -86,6 +88,15 @@ class StreamState:
     cache: dict[int, Document] = field(default_factory=dict)
     keep_parsed: bool = False  # keep pass 1's documents for pass 2 (small inputs)
     digests: dict[int, str] = field(default_factory=dict)  # source -> hash of its text in pass 1
+    # With a result cache: capzgen's code fingerprint, and every document's digest (16 bytes
+    # each, in document order), from which the keys of parts are made.
+    results: ResultCache | None = None
+    code_key: bytes = b""
+    document_digests: bytearray = field(default_factory=bytearray)
+
+    def digest_of(self, doc: int) -> bytes:
+        """The digest of document ``doc`` (only with a result cache)."""
+        return bytes(self.document_digests[16 * doc : 16 * doc + 16])
 
 
 class TextCache:
@@ -168,15 +179,21 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
     """Pass 1: parse every document once, keep its keys and place (and a few parsed ones).
 
     Documents are released as soon as their keys are taken; a YAML error later in a file drops
-    that file's documents again, so a broken file is one finding, as when read whole."""
+    that file's documents again, so a broken file is one finding, as when read whole. A file
+    whose text the result cache knows is not parsed at all."""
     for source, path in enumerate(state.paths):
         name = state.names[source]
         first, counted = partitioner.count, report.counted_documents
         try:
-            text = state.stdin_text if path == STDIN else read_source(path)
+            text = (state.stdin_text if path == STDIN else read_source(path)) or ""
+            digest = text_digest(text)
             if path != STDIN:
-                state.digests[source] = text_digest(text or "")
-            _index_source(state, source, text or "", name, report, partitioner)
+                state.digests[source] = digest
+            if add_known_file(state, report, partitioner, source, text, digest):
+                continue
+            recording = FileIndex() if state.results is not None else None
+            _index_source(state, source, text, report, partitioner, recording)
+            remember_file(state, digest, recording)
         except (YamlError, InputOutputError) as error:
             for doc in range(first, partitioner.count):
                 partitioner.drop(doc)
@@ -185,27 +202,84 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
             report.findings.append(read_error_finding(error, name))
 
 
+def add_chunk(
+    state: StreamState,
+    report: CheckReport,
+    partitioner: Partitioner,
+    chunk: Chunk,
+    documents: Sequence[tuple[DocumentKeys, bool]],
+    text: str,
+) -> list[int]:
+    """Record a chunk and its documents' keys (and digests, with a result cache); returns the
+    documents' numbers."""
+    number = state.places.add_chunk(chunk)
+    digest = b""
+    if state.results is not None:
+        digest = chunk_digest(state.names[chunk.source], text[chunk.start : chunk.end])
+    docs = []
+    for offset, (keys, is_object) in enumerate(documents):
+        docs.append(partitioner.add(keys))
+        state.places.add_document(number, offset)
+        report.counted_documents += is_object
+        if digest:
+            state.document_digests += document_digest(digest, offset, len(documents))
+    return docs
+
+
+def add_known_file(
+    state: StreamState,
+    report: CheckReport,
+    partitioner: Partitioner,
+    source: int,
+    text: str,
+    digest: str,
+) -> bool:
+    """Pass 1 for a file text the result cache has indexed before; False when it has not."""
+    if state.results is None:
+        return False
+    index = state.results.file_index(file_key(state.code_key, digest))
+    if index is None or any(c.end > len(text) for c in index.chunks):
+        return False
+    for c in index.chunks:
+        chunk = Chunk(source, c.start, c.end, c.index, c.line)
+        add_chunk(state, report, partitioner, chunk, c.documents, text)
+    return True
+
+
+def remember_file(state: StreamState, digest: str, recording: FileIndex | None) -> None:
+    """Hand a file's pass-1 index to the result cache."""
+    if state.results is not None and recording is not None:
+        state.results.remember_file(file_key(state.code_key, digest), recording)
+
+
+def record_chunk(
+    recording: FileIndex | None, chunk: Chunk, documents: Sequence[tuple[DocumentKeys, bool]]
+) -> None:
+    """Add a chunk to the index being recorded for the result cache, if one is."""
+    if recording is not None:
+        found = IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, tuple(documents))
+        recording.chunks.append(found)
+
+
 def _index_source(
     state: StreamState,
     source: int,
     text: str,
-    name: str,
     report: CheckReport,
     partitioner: Partitioner,
+    recording: FileIndex | None,
 ) -> None:
     """Every document of one source: parsed whole when the input is small (one parser call; the
     documents are kept anyway), else chunk by chunk so that only one document is held at once."""
+    name = state.names[source]
     whole = _parsed_whole(source, text, name) if state.keep_parsed else None
     pairs = whole if whole is not None else _parsed_by_chunk(source, text, name)
     for chunk, documents in pairs:
-        number = state.places.add_chunk(chunk)
-        for offset, document in enumerate(documents):
-            doc = partitioner.add(document_keys(document.obj))
-            state.places.add_document(number, offset)
-            if document.obj is not None:
-                report.counted_documents += 1
-            if state.keep_parsed:
-                state.cache[doc] = document
+        keyed = [(document_keys(d.obj), d.obj is not None) for d in documents]
+        docs = add_chunk(state, report, partitioner, chunk, keyed, text)
+        record_chunk(recording, chunk, keyed)
+        if state.keep_parsed:
+            state.cache.update(zip(docs, documents, strict=True))
 
 
 def _parsed_by_chunk(source: int, text: str, name: str) -> Iterator[tuple[Chunk, list[Document]]]:
@@ -245,10 +319,13 @@ def _parsed_whole(source: int, text: str, name: str) -> list[tuple[Chunk, list[D
 
 @dataclass(frozen=True, slots=True)
 class BatchResult:
-    """Findings of one batch: about its own documents, and about its guest copies of hubs."""
+    """Findings of one batch: about its own documents, and about its guest copies of hubs;
+    which documents have findings, and whether any finding is about no document."""
 
     home: list[Finding]
     guests: list[Finding]
+    flagged: set[int] = field(default_factory=set)
+    unplaced: bool = False
 
 
 def validate_batch(state: StreamState, batch: Batch, texts: TextCache) -> BatchResult:
@@ -259,12 +336,15 @@ def validate_batch(state: StreamState, batch: Batch, texts: TextCache) -> BatchR
         (d.source, d.index): doc for doc, d in documents.items()
     }
     home = set(batch.home)
-    result = BatchResult([], [])
+    mine: list[Finding] = []
+    copies: list[Finding] = []
+    flagged: set[int] = set()
     for finding in findings:
         about = where.get((finding.subject.file, finding.subject.document))
         located = _with_line(state, finding, about, texts)
-        (result.home if about is None or about in home else result.guests).append(located)
-    return result
+        (mine if about is None or about in home else copies).append(located)
+        flagged.add(-1 if about is None else about)
+    return BatchResult(mine, copies, flagged - {-1}, -1 in flagged)
 
 
 def _documents(state: StreamState, docs: Sequence[int], texts: TextCache) -> dict[int, Document]:

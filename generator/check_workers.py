@@ -26,14 +26,19 @@ from generator.check_stream import (
     Places,
     StreamState,
     TextCache,
+    add_chunk,
+    add_known_file,
     one_per_chunk,
     parse_chunk,
+    record_chunk,
+    remember_file,
     spans_of,
     text_digest,
     validate_batch,
 )
 from generator.documents import Document
 from generator.errors import InputOutputError, Location, YamlError
+from generator.result_cache import FileIndex
 from generator.validate import ValidationOptions
 from generator.validate.partition import Batch, DocumentKeys, Partitioner, document_keys
 from generator.yamlio.source import STDIN, read_source
@@ -146,25 +151,27 @@ def _piece_at_once(
 def index_sources(
     state: StreamState, report: CheckReport, partitioner: Partitioner, pool: Executor
 ) -> None:
-    """Pass 1 on the pool: the same places, keys and findings as the serial pass."""
+    """Pass 1 on the pool: the same places, keys and findings as the serial pass (a file the
+    result cache has indexed before is not sent to the workers)."""
     for source, path in enumerate(state.paths):
         name = state.names[source]
         try:
             text = (state.stdin_text or "") if path == STDIN else read_source(path)
+            digest = text_digest(text)
+            state.digests[source] = digest
+            if add_known_file(state, report, partitioner, source, text, digest):
+                continue
             spans = list(spans_of(text, name))
         except (YamlError, InputOutputError) as error:
             report.findings.append(read_error_finding(error, name))
             continue
-        digest = text_digest(text)
-        state.digests[source] = digest
-        del text  # the workers read it themselves
         pieces = [spans[i : i + PIECE_CHUNKS] for i in range(0, len(spans), PIECE_CHUNKS)]
         results = list(pool.map(_index_piece, [(source, digest, piece) for piece in pieces]))
         failure = next((r for r in results if isinstance(r, tuple)), None)
         if failure is not None:
             report.findings.append(yaml_error_finding(_error(failure, name, results), name))
             continue
-        _add(state, report, partitioner, source, spans, results)
+        remember_file(state, digest, _add(state, report, partitioner, source, spans, results, text))
 
 
 def _add(
@@ -174,18 +181,21 @@ def _add(
     source: int,
     spans: Sequence[tuple[int, int, int]],
     results: Sequence[list[_Parsed] | _Failure],
-) -> None:
+    text: str,
+) -> FileIndex | None:
+    """The workers' keys added in input order; the file's index for the result cache, if any."""
+    recording = FileIndex() if state.results is not None else None
     index = 0
     parsed = (chunk for result in results if isinstance(result, list) for chunk in result)
-    for (start, end, line), chunk in zip(spans, parsed, strict=True):
-        if not chunk.keys:
+    for (start, end, line), found in zip(spans, parsed, strict=True):
+        if not found.keys:
             continue
-        number = state.places.add_chunk(Chunk(source, start, end, index, line))
-        for offset, (keys, is_object) in enumerate(zip(chunk.keys, chunk.objects, strict=True)):
-            partitioner.add(keys)
-            state.places.add_document(number, offset)
-            report.counted_documents += is_object
-        index += len(chunk.keys)
+        chunk = Chunk(source, start, end, index, line)
+        keyed = list(zip(found.keys, found.objects, strict=True))
+        add_chunk(state, report, partitioner, chunk, keyed, text)
+        record_chunk(recording, chunk, keyed)
+        index += len(found.keys)
+    return recording
 
 
 def _error(failure: _Failure, name: str, results: Sequence[list[_Parsed] | _Failure]) -> YamlError:
@@ -242,5 +252,6 @@ def run_batches(
         places = {doc: state.places.of(doc) for doc in (*batch.home, *batch.guests)}
         sources = {chunk.source for chunk, _ in places.values()}
         digests = {s: state.digests[s] for s in sources if s in state.digests}
-        tasks.append((batch, places, digests, state.options))
+        bare = Batch(batch.home, batch.guests)  # the parts are the caller's business
+        tasks.append((bare, places, digests, state.options))
     yield from pool.map(_run_batch, tasks)

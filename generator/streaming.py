@@ -15,8 +15,9 @@ import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
-from generator import check_workers
+from generator import check_workers, stream_reuse
 from generator.check import (
     CheckReport,
     collect_inputs,
@@ -31,6 +32,8 @@ from generator.check_stream import (
 )
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, sort_findings
+from generator.result_cache import ResultCache
+from generator.result_keys import code_fingerprint
 from generator.schemastore.types import SchemaLookup
 from generator.validate import ValidationOptions
 from generator.validate.partition import Batch, Partitioner
@@ -76,10 +79,13 @@ def _serial(
     state: StreamState, partitioner: Partitioner, report: CheckReport, size: int | None
 ) -> Iterator[BatchResult]:
     index_sources(state, report, partitioner)
-    batches = _batches(state, partitioner, size, 1)
+    batches, reuse = _batches(state, partitioner, size, 1)
     texts = TextCache(state)
-    for batch in batches:
-        yield validate_batch(state, batch, texts)
+    for position, batch in enumerate(batches):
+        result = validate_batch(state, batch, texts)
+        if reuse is not None:
+            stream_reuse.learn(reuse, position, result)
+        yield result
 
 
 def _parallel(
@@ -91,24 +97,34 @@ def _parallel(
     jobs: int,
 ) -> Iterator[BatchResult]:
     check_workers.index_sources(state, report, partitioner, pool)
-    batches = _batches(state, partitioner, size, jobs)
-    yield from check_workers.run_batches(state, batches, pool)
+    batches, reuse = _batches(state, partitioner, size, jobs)
+    for position, result in enumerate(check_workers.run_batches(state, batches, pool)):
+        if reuse is not None:
+            stream_reuse.learn(reuse, position, result)
+        yield result
 
 
 def _batches(
     state: StreamState, partitioner: Partitioner, size: int | None, jobs: int
-) -> list[Batch]:
-    """The batches, once every document is indexed (a batch is judged by the whole input)."""
+) -> tuple[list[Batch], stream_reuse.Reuse | None]:
+    """The batches, once every document is indexed (a batch is judged by the whole input),
+    without the parts the result cache knows clean."""
     state.options = replace(state.options, present_kinds=frozenset(partitioner.kinds))
     size = size or max(50, min(BATCH_DOCUMENTS, partitioner.count // (jobs * 4)))
     batches = partitioner.batches(size)
+    reuse = None
+    if state.results is not None:
+        reuse = stream_reuse.plan(state, state.results, batches)
+        if reuse is not None:
+            batches = reuse.batches
+            log.info("%d parts unchanged since a clean run: not validated again", reuse.skipped)
     log.info(
         "validating %d documents in %d batches on %d processes",
         partitioner.count,
         len(batches),
         jobs,
     )
-    return batches
+    return batches, reuse
 
 
 def check_stream(
@@ -120,12 +136,21 @@ def check_stream(
     jobs: int = 1,
     stdin_text: str | None = None,
     batch_documents: int | None = None,
+    results_dir: Path | None = None,
 ) -> CheckReport:
     """Validate the files ``paths`` (``-`` is ``stdin_text``) in batches; see the module doc.
-    ``batch_documents`` overrides the batch size (tests make it tiny to split every cluster)."""
+    ``batch_documents`` overrides the batch size (tests make it tiny to split every cluster);
+    ``results_dir`` holds the result cache (:mod:`generator.result_cache`), None: no cache."""
     state = StreamState(list(paths), list(names), store, options, stdin_text=stdin_text)
-    size = _input_size(paths, stdin_text)
     report = CheckReport()
+    whole = _open_results(state, results_dir)
+    if whole is not None and state.results is not None:
+        known = state.results.clean_run(whole)
+        if known is not None:  # validated before without a finding: nothing can have changed
+            report.counted_documents = known
+            state.results.close(save=True)
+            return report
+    size = _input_size(paths, stdin_text)
     partitioner = Partitioner()
     pool = _pool(jobs) if jobs > 1 and size >= PARALLEL_FROM else None
     home: list[Finding] = []
@@ -136,17 +161,34 @@ def check_stream(
     else:
         check_workers.start(state)  # before the first task forks the workers
         results = _parallel(state, partitioner, report, pool, batch_documents, jobs)
+    finished = False
     try:
         for result in results:
             home.extend(result.home)
             guests.update(result.guests)
+        finished = True
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
             check_workers.stop()
+        if state.results is not None:
+            if finished and whole is not None and not (report.findings or home or guests):
+                state.results.remember_run(whole, report.counted_documents)
+            state.results.close(save=finished)
     extra = guests - set(home)
     report.findings = sort_findings([*report.findings, *home, *extra])
     return report
+
+
+def _open_results(state: StreamState, results_dir: Path | None) -> bytes | None:
+    """Open the result cache in ``results_dir`` (if any) for ``state``; the whole input's key."""
+    if results_dir is None:
+        return None
+    state.results = ResultCache.open(results_dir)
+    if state.results is None:
+        return None
+    state.code_key = code_fingerprint()
+    return stream_reuse.run_key(state)
 
 
 def stream_paths(
@@ -156,8 +198,10 @@ def stream_paths(
     *,
     jobs: int = 1,
     batch_documents: int | None = None,
+    results_dir: Path | None = None,
 ) -> CheckReport:
-    """What :func:`generator.check.check_paths` does, in bounded memory on ``jobs`` processes."""
+    """What :func:`generator.check.check_paths` does, in bounded memory on ``jobs`` processes;
+    parts validated clean before (in ``results_dir``) are not validated again."""
     inputs, unreadable = collect_inputs(paths)
     stdin_text = None
     if any(path == STDIN for path, _ in inputs):
@@ -174,6 +218,7 @@ def stream_paths(
         jobs=jobs,
         stdin_text=stdin_text,
         batch_documents=batch_documents,
+        results_dir=results_dir,
     )
     report.findings = sort_findings([*unreadable, *report.findings])
     return report

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -46,6 +47,11 @@ from generator.validate.report import describe_rules, render_error_json, render_
     metavar="N",
     help="Validate on N processes  [default: the machine's cores]",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Validate every cluster again: do not reuse or remember results of earlier runs.",
+)
 @kubeconform_options
 def validate_command(
     paths: tuple[str, ...],
@@ -56,6 +62,7 @@ def validate_command(
     list_rules: bool,
     no_cel: bool,
     jobs: int | None,
+    no_cache: bool,
     kubeconform: KubeconformChoice,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
@@ -72,6 +79,10 @@ def validate_command(
     --output json, stdout is JSON on every exit status). With --kubeconform, kubeconform's
     findings count like capzgen's; a kubeconform that is missing, fails or times out is reported
     in one warning line and does not change the exit status.
+
+    Clusters validated without any finding are remembered in the cache folder (by their text,
+    capzgen's version, the schemas and the options) and not checked again while all of that is
+    unchanged; anything with a finding is always checked again. --no-cache turns this off.
     """
     if list_rules:
         click.echo(describe_rules(), nl=False)
@@ -84,11 +95,21 @@ def validate_command(
         cache_root=settings.cache_root,
     )
     try:
-        return _validate(paths, schema_dirs, options, output, kubeconform, settings, jobs)
+        results_dir = None if no_cache else settings.cache_dir("results")
+        run = _Run(jobs, results_dir)
+        return _validate(paths, schema_dirs, options, output, kubeconform, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
             click.echo(render_error_json(error), nl=False)
         raise
+
+
+@dataclass(frozen=True)
+class _Run:
+    """How the streaming validation runs: on how many processes, with which result cache."""
+
+    jobs: int | None
+    results_dir: Path | None
 
 
 def _validate(
@@ -98,7 +119,7 @@ def _validate(
     output: str,
     kubeconform: KubeconformChoice,
     settings: Settings,
-    jobs: int | None,
+    run: _Run,
 ) -> int:
     if not paths:
         msg = "no input: give one or more files or folders, or - for stdin"
@@ -123,8 +144,10 @@ def _validate(
         # lazy: as above
         from generator.streaming import default_jobs, stream_paths
 
-        workers = jobs if jobs is not None else default_jobs()
-        report = stream_paths(list(paths), store, options, jobs=workers)
+        workers = run.jobs if run.jobs is not None else default_jobs()
+        report = stream_paths(
+            list(paths), store, options, jobs=workers, results_dir=run.results_dir
+        )
     else:
         report = check_paths(list(paths), store, options, kubeconform=second_opinion)
     render = render_json if output == "json" else render_text

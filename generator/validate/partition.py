@@ -20,14 +20,14 @@ without repeats by the caller.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from generator.model import kinds
 from generator.validate.partition_keys import DocumentKeys, anywhere, document_keys
 from generator.validate.partition_tables import Everywhere, IntTable, Multimap, UnionFind
 
-__all__ = ["HUB_REFERRERS", "Batch", "DocumentKeys", "Partitioner", "document_keys"]
+__all__ = ["HUB_REFERRERS", "Batch", "DocumentKeys", "Part", "Partitioner", "document_keys"]
 
 HUB_KINDS = frozenset(
     {"Secret", "ConfigMap", "Namespace", kinds.CLUSTER_IDENTITY, kinds.CLUSTER_CLASS}
@@ -37,11 +37,32 @@ MAX_GUEST_DOCUMENTS = 256  # a larger hub component is joined instead of copied
 
 
 @dataclass(frozen=True, slots=True)
+class Part:
+    """One component of a batch: its documents, and the hub documents it needs as guests.
+
+    Validating a part alone gives the findings about its documents that validating everything
+    gives, so a part whose inputs are unchanged can be skipped (:mod:`generator.result_cache`).
+    """
+
+    home: array[int]  # ascending
+    guests: array[int]  # ascending, none of them in ``home``
+
+
+@dataclass(frozen=True, slots=True)
 class Batch:
     """Documents validated together: ``home`` ones are reported here, ``guests`` are hub copies."""
 
     home: array[int]  # document numbers, ascending (flat arrays: a fleet has 350,000 of them)
     guests: array[int]
+    parts: tuple[Part, ...] = ()  # the components the batch packs, in input order
+
+    @classmethod
+    def of_parts(cls, parts: Sequence[Part]) -> Batch:
+        """The batch validating ``parts`` together (a guest that is home to one of them is home)."""
+        home = array("i", sorted(doc for part in parts for doc in part.home))
+        mine = set(home)
+        guests = sorted({doc for part in parts for doc in part.guests} - mine)
+        return cls(home, array("i", guests), tuple(parts))
 
 
 class Partitioner:
@@ -120,7 +141,7 @@ class Partitioner:
         kept = (doc for doc in range(self.count) if doc not in self._dropped)
         if all(self._namespaced):
             everything = array("i", kept)
-            return [Batch(everything, array("i"))] if everything else []
+            return [Batch.of_parts([Part(everything, array("i"))])] if everything else []
         self._join_elsewhere()
         guests = self._guest_components()
         members: dict[int, array[int]] = {}
@@ -171,18 +192,18 @@ def _pack(
     max_documents: int,
 ) -> Iterator[Batch]:
     """Consecutive components (ordered by their first document) into batches."""
-    home = array("i")
-    wanted: set[int] = set()
-    roots: set[int] = set()
+    parts: list[Part] = []
+    size = 0
     for root in sorted(members):
-        home.extend(members[root])
-        roots.add(root)
-        if len(home) >= max_documents:
-            wanted = _closure(roots, guests)
-            yield _batch(home, wanted - roots, members)
-            home, wanted, roots = array("i"), set(), set()
-    if home:
-        yield _batch(home, _closure(roots, guests) - roots, members)
+        needed = _closure({root}, guests) - {root}
+        hub_docs = array("i", sorted(doc for hub in needed for doc in members[hub]))
+        parts.append(Part(members[root], hub_docs))
+        size += len(members[root])
+        if size >= max_documents:
+            yield Batch.of_parts(parts)
+            parts, size = [], 0
+    if parts:
+        yield Batch.of_parts(parts)
 
 
 def _closure(roots: set[int], guests: dict[int, set[int]]) -> set[int]:
@@ -195,8 +216,3 @@ def _closure(roots: set[int], guests: dict[int, set[int]]) -> set[int]:
             found.add(hub)
             todo.extend(guests.get(hub, ()))
     return found
-
-
-def _batch(home: array[int], guest_roots: set[int], members: dict[int, array[int]]) -> Batch:
-    guests = sorted(doc for root in guest_roots for doc in members[root])
-    return Batch(array("i", sorted(home)), array("i", guests))

@@ -1,0 +1,91 @@
+"""Pass 2 with a result cache: skip the parts validated clean before, remember the new clean ones.
+
+Each batch packs parts (components with the hub documents they need; see
+:class:`generator.validate.partition.Part`). Validating a part alone gives the findings about it
+that validating everything gives, so a part whose key (its documents' digests, with capzgen's
+code, the schema sources and the options: :mod:`generator.result_keys`) was remembered clean is
+left out of its batch, and a batch with nothing left is not run. After a batch ran, a part none
+of whose documents (own or guest) has a finding, in a batch with no finding about no document,
+is remembered clean.
+
+Before all that, the whole input is looked up (:func:`run_key`): an input validated without any
+finding before, under the same configuration, is not even parsed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from generator.check_stream import BatchResult, StreamState, text_digest
+from generator.errors import InputOutputError, YamlError
+from generator.result_cache import ResultCache
+from generator.result_keys import options_fingerprint, part_key, store_fingerprint
+from generator.validate.partition import Batch, Part
+from generator.yamlio.source import STDIN, read_source
+
+
+@dataclass
+class Reuse:
+    """The batches left to run, and for each the parts it validates with their keys."""
+
+    cache: ResultCache
+    batches: list[Batch] = field(default_factory=list)
+    parts: list[list[tuple[Part, bytes]]] = field(default_factory=list)
+    skipped: int = 0  # parts known clean, not validated again
+
+
+def _key(state: StreamState, config: bytes, part: Part) -> bytes:
+    return part_key(
+        config,
+        (state.digest_of(doc) for doc in part.home),
+        (state.digest_of(doc) for doc in part.guests),
+    )
+
+
+def plan(state: StreamState, cache: ResultCache, batches: Sequence[Batch]) -> Reuse | None:
+    """The batches without their known-clean parts; None when no key can be made."""
+    stores = store_fingerprint(state.store)
+    if stores is None:
+        return None
+    config = state.code_key + stores + options_fingerprint(state.options)
+    keyed = [[(part, _key(state, config, part)) for part in batch.parts] for batch in batches]
+    known = cache.clean_parts([key for parts in keyed for _, key in parts])
+    reuse = Reuse(cache)
+    for parts in keyed:
+        left = [(part, key) for part, key in parts if key not in known]
+        reuse.skipped += len(parts) - len(left)
+        if left:
+            reuse.batches.append(Batch.of_parts([part for part, _ in left]))
+            reuse.parts.append(left)
+    return reuse
+
+
+def learn(reuse: Reuse, position: int, result: BatchResult) -> None:
+    """Note the parts of the ``position``-th batch that ran without any finding."""
+    if result.unplaced:
+        return
+    flagged = result.flagged
+    reuse.cache.remember_parts(
+        key
+        for part, key in reuse.parts[position]
+        if not any(doc in flagged for doc in (*part.home, *part.guests))
+    )
+
+
+def run_key(state: StreamState) -> bytes | None:
+    """The key of the whole input (every file's name and text, in order, under this
+    configuration); None when a file cannot be read (pass 1 reports it) or no key can be made."""
+    stores = store_fingerprint(state.store)
+    if stores is None:
+        return None
+    digest = hashlib.blake2b(b"run", digest_size=16)
+    digest.update(state.code_key + stores + options_fingerprint(state.options))
+    for source, path in enumerate(state.paths):
+        try:
+            text = (state.stdin_text or "") if path == STDIN else read_source(path)
+        except (YamlError, InputOutputError):
+            return None
+        digest.update(f"\0{state.names[source]}\0{text_digest(text)}".encode("utf-8", "replace"))
+    return digest.digest()

@@ -1,0 +1,343 @@
+"""The result cache of ``capzgen validate`` (``generator.result_cache``): a rerun reports exactly
+what a fresh run reports, skips only what provably did not change, and never fails because of
+the cache itself."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import generator.check_stream as check_stream
+import generator.streaming as streaming
+from generator.result_cache import FILE_NAME, FileIndex, IndexedChunk, ResultCache
+from generator.streaming import stream_paths
+from generator.validate import ValidationOptions
+from generator.validate.partition import HUB_REFERRERS, DocumentKeys
+from tests.validate.test_stream import ALL_EXAMPLES, _texts
+
+OPTIONS = ValidationOptions()
+TEMPLATE = (
+    Path(__file__).resolve().parents[1]
+    / "data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
+).read_text()
+DOCUMENTS = 7  # per cluster of CAPZ's aks-aso template
+SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata: {name: aso-credentials, namespace: default}
+stringData:
+  AZURE_SUBSCRIPTION_ID: 00000000-0000-0000-0000-000000000000
+  AZURE_TENANT_ID: 00000000-0000-0000-0000-000000000001
+  AZURE_CLIENT_ID: 00000000-0000-0000-0000-000000000002
+"""
+
+
+def _cluster(name: str) -> str:
+    """A clean cluster: CAPZ's released aks-aso template, substituted."""
+    values = {
+        "${CLUSTER_NAME}": name,
+        "${WORKER_MACHINE_COUNT:=2}": "2",
+        "${KUBERNETES_VERSION}": "v1.31.1",
+        "${AZURE_LOCATION}": "westeurope",
+        "${ASO_CREDENTIAL_SECRET_NAME}": "aso-credentials",
+        "${AZURE_NODE_MACHINE_TYPE}": "Standard_D2s_v3",
+    }
+    text = TEMPLATE
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
+
+
+class Counter:
+    """Counts the documents validated and the chunks parsed, by wrapping the stream's calls."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.validated = 0
+        self.parsed = 0
+        validate = getattr(check_stream, "validate_documents")  # noqa: B009 - not exported
+        parse = getattr(check_stream, "load_documents")  # noqa: B009 - not exported
+
+        def counting_validate(documents: Any, *args: Any, **kwargs: Any) -> Any:
+            self.validated += len(documents)
+            return validate(documents, *args, **kwargs)
+
+        def counting_parse(*args: Any, **kwargs: Any) -> Any:
+            self.parsed += 1
+            return parse(*args, **kwargs)
+
+        monkeypatch.setattr(check_stream, "validate_documents", counting_validate)
+        monkeypatch.setattr(check_stream, "load_documents", counting_parse)
+
+    def reset(self) -> None:
+        self.validated = self.parsed = 0
+
+
+@pytest.fixture
+def counter(monkeypatch: pytest.MonkeyPatch) -> Counter:
+    return Counter(monkeypatch)
+
+
+def _run(
+    paths: list[Path], store: Any, cache: Path | None, options: ValidationOptions = OPTIONS
+) -> list[str]:
+    report = stream_paths(
+        [str(p) for p in paths], store, options, batch_documents=3, results_dir=cache
+    )
+    return [*_texts(report), f"documents: {report.document_count}"]
+
+
+def _fleet(folder: Path, clusters: int = 4, *, secret: bool = False) -> Path:
+    """Clean clusters, a file each; with ``secret``, the credential Secret they all name."""
+    folder.mkdir(exist_ok=True)
+    for i in range(clusters):
+        (folder / f"c{i}.yaml").write_text(_cluster(f"c{i}"))
+    if secret:
+        (folder / "secret.yaml").write_text(SECRET)
+    return folder
+
+
+def test_an_unchanged_clean_input_is_not_parsed_again(
+    tmp_path: Path, store: Any, counter: Counter
+) -> None:
+    fleet = _fleet(tmp_path / "fleet")
+    fresh = _run([fleet], store, None)
+    assert _run([fleet], store, tmp_path / "cache") == fresh
+    assert counter.validated > 0
+    counter.reset()
+    assert _run([fleet], store, tmp_path / "cache") == fresh
+    assert (counter.validated, counter.parsed) == (0, 0)
+
+
+def test_one_changed_cluster_is_the_only_one_validated_again(
+    tmp_path: Path, store: Any, counter: Counter
+) -> None:
+    fleet = _fleet(tmp_path / "fleet")
+    cache = tmp_path / "cache"
+    _run([fleet], store, cache)
+    broken = (fleet / "c2.yaml").read_text().replace("v1.31.1", "v1.31.x")
+    (fleet / "c2.yaml").write_text(broken)
+    counter.reset()
+    cached = _run([fleet], store, cache)
+    assert counter.validated == DOCUMENTS  # c2 alone
+    assert counter.parsed == 1  # c2.yaml; the other files' places and keys come from the cache
+    assert cached == _run([fleet], store, None)
+    assert any("c2.yaml" in line for line in cached[:-1])
+
+
+def test_findings_are_never_cached(tmp_path: Path, store: Any, counter: Counter) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=2)
+    (fleet / "odd.yaml").write_text(_cluster("odd").replace("westeurope", "mars"))
+    cache = tmp_path / "cache"
+    first = _run([fleet], store, cache)
+    assert any("warning: 'mars'" in line for line in first)
+    counter.reset()
+    assert _run([fleet], store, cache) == first
+    assert counter.validated == DOCUMENTS  # a warning too: the clean clusters were skipped
+
+
+def test_a_changed_hub_revalidates_every_cluster_that_uses_it(
+    tmp_path: Path, store: Any, counter: Counter
+) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=HUB_REFERRERS + 3, secret=True)
+    cache = tmp_path / "cache"
+    _run([fleet], store, cache)
+    (fleet / "secret.yaml").write_text(SECRET + "  AZURE_CLIENT_SECRET: changed\n")
+    (fleet / "c0.yaml").write_text(_cluster("c0").replace("westeurope", "mars"))
+    counter.reset()
+    cached = _run([fleet], store, cache)
+    assert counter.validated >= (HUB_REFERRERS + 3) * DOCUMENTS
+    assert cached == _run([fleet], store, None)
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["options", "schemas", "code"],
+)
+def test_what_results_depend_on_invalidates_them(
+    tmp_path: Path,
+    store: Any,
+    counter: Counter,
+    change: str,
+    monkeypatch: pytest.MonkeyPatch,
+    shared_schema_dirs: list[Path],
+) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=2)
+    cache = tmp_path / "cache"
+    options = OPTIONS
+    _run([fleet], store, cache)
+    if change == "options":
+        options = ValidationOptions(disabled_rules=frozenset({"CAPZ-AZURE-REGION"}))
+    elif change == "schemas":
+        from generator.schemastore.store import SchemaStore
+
+        copied = tmp_path / "crds"
+        shutil.copytree(shared_schema_dirs[0], copied)
+        store = SchemaStore.from_search_path([copied, *shared_schema_dirs[1:]])
+        _run([fleet], store, cache)
+        first = next(copied.glob("*.yaml"))
+        first.write_text(first.read_text() + "\n")  # size and time change
+    else:
+        monkeypatch.setattr(streaming, "code_fingerprint", lambda: b"another capzgen" * 2)
+    counter.reset()
+    _run([fleet], store, cache, options)
+    assert counter.validated == 2 * DOCUMENTS
+
+
+def test_no_cache_folder_means_nothing_is_written(tmp_path: Path, store: Any) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=1)
+    _run([fleet], store, None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fleet"]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "entries", "locked", "unwritable"])
+def test_a_damaged_cache_is_ignored(
+    tmp_path: Path, store: Any, counter: Counter, damage: str
+) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=2)
+    fresh = _run([fleet], store, None)
+    cache = tmp_path / "cache"
+    _run([fleet], store, cache)
+    database = cache / FILE_NAME
+    for cleanup in _damage(database, cache, damage):
+        counter.reset()
+        assert _run([fleet], store, cache) == fresh
+        assert counter.validated == (0 if damage == "unwritable" else 2 * DOCUMENTS)
+        cleanup()
+
+
+def _damage(database: Path, cache: Path, how: str) -> Iterator[Any]:
+    if how == "garbage":
+        database.write_bytes(b"this is not a database" * 100)
+        yield lambda: None
+    elif how == "entries":
+        with sqlite3.connect(database) as db:
+            db.execute("UPDATE files SET data = '[[1, \"x\"]]'")
+            db.execute("UPDATE parts SET key = randomblob(16)")
+            db.execute("DELETE FROM runs")
+        yield lambda: None
+    elif how == "locked":
+        db = sqlite3.connect(database)
+        db.execute("BEGIN EXCLUSIVE")
+        yield db.close
+    else:
+        cache.chmod(0o500)
+        database.chmod(0o400)
+        yield lambda: cache.chmod(0o700)
+
+
+def test_a_cache_that_cannot_be_created_is_no_error(tmp_path: Path, store: Any) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    fleet = _fleet(tmp_path / "fleet", clusters=1)
+    assert _run([fleet], store, blocker / "cache") == _run([fleet], store, None)
+
+
+def test_every_example_twice_with_the_cache(tmp_path: Path, store: Any) -> None:
+    """All examples, the second time largely from the cache: the same findings and lines."""
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    for number, path in enumerate(ALL_EXAMPLES):
+        shutil.copy(path, folder / f"{number:03d}-{path.name}")
+    fresh = _run([folder], store, None)
+    assert _run([folder], store, tmp_path / "cache") == fresh
+    assert _run([folder], store, tmp_path / "cache") == fresh
+
+
+def test_workers_use_the_cache_too(
+    tmp_path: Path, store: Any, counter: Counter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(streaming, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(streaming, "_pool", lambda jobs: ThreadPoolExecutor(max_workers=1))
+    fleet = _fleet(tmp_path / "fleet")
+    fresh = _run([fleet], store, None)
+    cache = tmp_path / "cache"
+
+    def run() -> list[str]:
+        report = stream_paths(
+            [str(fleet)], store, OPTIONS, jobs=2, batch_documents=3, results_dir=cache
+        )
+        return [*_texts(report), f"documents: {report.document_count}"]
+
+    assert run() == fresh
+    (fleet / "c1.yaml").write_text(_cluster("c1").replace("westeurope", "mars"))
+    counter.reset()
+    again = run()
+    assert counter.validated == DOCUMENTS
+    assert again == _run([fleet], store, None)
+
+
+def test_a_file_index_round_trips_and_refuses_what_it_cannot_store() -> None:
+    keys = DocumentKeys([("obj", "ns", "Cluster", "a")], [("label", "ns", "a")], "Cluster", True)
+    index = FileIndex([IndexedChunk(0, 10, 0, 1, ((keys, True), (DocumentKeys(), False)))])
+    stored = index.to_json()
+    assert stored is not None
+    assert FileIndex.from_json(stored) == index
+    nul = DocumentKeys([("obj", "ns", "Cluster", "a\0b")], [], "Cluster", True)
+    assert FileIndex([IndexedChunk(0, 1, 0, 1, ((nul, True),))]).to_json() is None
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        "",
+        "{}",
+        "[[0, 1, 0, 1]]",
+        "[[0, 1, 0, 1, []]]",
+        "[[2, 1, 0, 1, [[[], [], null, null, true]]]]",
+        "[[-1, 1, 0, 1, [[[], [], null, null, true]]]]",
+        "[[0, 1, 0, 1, [[[1], [], null, null, true]]]]",
+        "[[0, 1, 0, 1, [[[], [], 5, null, true]]]]",
+        '[[0, 1, 0, 1, [[[], [], null, "yes", true]]]]',
+        "[[0, 1, 0, 1, [[[], [], null, null, 1]]]]",
+        "[" * 100_000 + "]" * 100_000,
+    ],
+)
+def test_a_stored_index_that_is_not_ours_is_missing(stored: str) -> None:
+    assert FileIndex.from_json(stored) is None
+
+
+def test_the_cache_is_pruned_to_its_bounds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import generator.result_cache as result_cache
+
+    monkeypatch.setattr(result_cache, "MAX_PARTS", 3)
+    monkeypatch.setattr(result_cache, "PRUNE_EVERY", 1)
+    for run in range(3):
+        cache = ResultCache.open(tmp_path)
+        assert cache is not None
+        cache.remember_parts([bytes([run, n]) for n in range(2)])
+        cache.close(save=True)
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        kept = {row[0] for row in db.execute("SELECT key FROM parts")}
+    assert len(kept) == 3
+    assert {bytes([2, 0]), bytes([2, 1])} <= kept  # the newest run's are kept
+
+
+def test_the_cli_remembers_in_the_cache_folder_unless_told_not_to(
+    run_cli: Any, tmp_path: Path, counter: Counter
+) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=2)
+    env = {"CAPZGEN_CACHE_DIR": str(tmp_path / "cache")}
+    fresh = run_cli(["validate", "--no-cache", str(fleet)], env=env)
+    assert not (tmp_path / "cache" / "results").exists()
+    first = run_cli(["validate", str(fleet)], env=env)
+    assert (tmp_path / "cache" / "results" / FILE_NAME).is_file()
+    counter.reset()
+    second = run_cli(["validate", str(fleet)], env=env)
+    assert counter.validated == 0
+    assert fresh.exit_code == first.exit_code == second.exit_code == 0
+    assert (
+        fresh.stdout
+        == first.stdout
+        == second.stdout
+        == (f"{2 * DOCUMENTS} documents checked: 0 errors, 0 warnings\n")
+    )
+    counter.reset()
+    assert run_cli(["validate", "--no-cache", str(fleet)], env=env).stdout == fresh.stdout
+    assert counter.validated == 2 * DOCUMENTS
