@@ -27,7 +27,7 @@ from generator.check import CheckReport, read_error_finding
 from generator.documents import Document
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding
-from generator.result_cache import FileIndex, IndexedChunk, ResultCache
+from generator.result_cache import INDEX_FILES_BELOW, FileIndex, IndexedChunk, ResultCache
 from generator.result_keys import chunk_digest, document_digest, file_key
 from generator.schemastore.types import SchemaLookup
 from generator.validate import ValidationOptions, validate_documents
@@ -191,7 +191,7 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
                 state.digests[source] = digest
             if add_known_file(state, report, partitioner, source, text, digest):
                 continue
-            recording = FileIndex() if state.results is not None else None
+            recording = FileIndex() if indexed(state, text) else None
             _index_source(state, source, text, report, partitioner, recording)
             remember_file(state, digest, recording)
         except (YamlError, InputOutputError) as error:
@@ -244,6 +244,12 @@ def add_known_file(
         chunk = Chunk(source, c.start, c.end, c.index, c.line)
         add_chunk(state, report, partitioner, chunk, c.documents, text)
     return True
+
+
+def indexed(state: StreamState, text: str) -> bool:
+    """Whether a file's pass-1 index is recorded for the result cache (small files only: a
+    repository of many files gains, and a large file's index would cost memory)."""
+    return state.results is not None and len(text) < INDEX_FILES_BELOW
 
 
 def remember_file(state: StreamState, digest: str, recording: FileIndex | None) -> None:

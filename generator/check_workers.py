@@ -28,6 +28,7 @@ from generator.check_stream import (
     TextCache,
     add_chunk,
     add_known_file,
+    indexed,
     one_per_chunk,
     parse_chunk,
     record_chunk,
@@ -184,7 +185,7 @@ def _add(
     text: str,
 ) -> FileIndex | None:
     """The workers' keys added in input order; the file's index for the result cache, if any."""
-    recording = FileIndex() if state.results is not None else None
+    recording = FileIndex() if indexed(state, text) else None
     index = 0
     parsed = (chunk for result in results if isinstance(result, list) for chunk in result)
     for (start, end, line), found in zip(spans, parsed, strict=True):

@@ -42,6 +42,8 @@ MAX_PARTS = 2_000_000  # clean parts kept; the least recently used go first beyo
 MAX_FILES = 20_000  # file indexes kept, likewise
 MAX_INDEX_BYTES = 64 << 20  # a stored file index larger than this is ignored
 PRUNE_EVERY = 64  # runs between two prunings (counting rows reads the whole table)
+INDEX_FILES_BELOW = 2 << 20  # larger files are not indexed (their index would cost memory)
+FLUSH_INDEX_BYTES = 4 << 20  # stored indexes are written once this much is pending
 _QUERY_CHUNK = 500  # keys per SELECT (SQLite's bound on parameters is 32,766)
 _TIMEOUT = 2.0  # seconds to wait for a concurrent run's write lock
 
@@ -145,7 +147,8 @@ class ResultCache:
         self._generation = 0
         self._new_parts: set[bytes] = set()
         self._used_parts: set[bytes] = set()
-        self._new_files: dict[bytes, str] = {}
+        self._new_files: dict[bytes, str] = {}  # written whenever FLUSH_INDEX_BYTES pile up
+        self._pending_bytes = 0
         self._used_files: set[bytes] = set()
         self._runs: dict[bytes, int] = {}
 
@@ -207,10 +210,20 @@ class ResultCache:
             self._runs[key] = documents
 
     def remember_file(self, key: bytes, index: FileIndex) -> None:
-        """Store ``index`` for the file text with ``key`` when the run ends well."""
+        """Store ``index`` for the file text with ``key`` (a fact about the text alone, so it is
+        written as the run goes, keeping memory flat on a repository of many files)."""
         stored = index.to_json() if self._db is not None else None
-        if stored is not None:
-            self._new_files[key] = stored
+        if stored is None:
+            return
+        self._new_files[key] = stored
+        self._pending_bytes += len(stored)
+        if self._pending_bytes >= FLUSH_INDEX_BYTES and self._db is not None:
+            try:
+                with self._db:
+                    _write_files(self._db, self._new_files, self._generation)
+            except sqlite3.Error as error:
+                self._failed(error)
+            self._new_files, self._pending_bytes = {}, 0
 
     def clean_parts(self, keys: Sequence[bytes]) -> set[bytes]:
         """Which of ``keys`` were validated clean before."""
@@ -262,10 +275,7 @@ def _save(db: sqlite3.Connection, cache: ResultCache) -> None:
     new_files, used_files, parts, runs = cache.pending()
     now = cache.generation
     with db:
-        db.executemany(
-            "INSERT OR REPLACE INTO files (key, used, data) VALUES (?, ?, ?)",
-            [(key, now, data) for key, data in new_files.items()],
-        )
+        _write_files(db, new_files, now)
         db.executemany("UPDATE files SET used = ? WHERE key = ?", [(now, k) for k in used_files])
         db.executemany(
             "INSERT OR REPLACE INTO parts (key, used) VALUES (?, ?)",
@@ -280,6 +290,13 @@ def _save(db: sqlite3.Connection, cache: ResultCache) -> None:
             _prune(db, "parts", MAX_PARTS)
             _prune(db, "files", MAX_FILES)
             _prune(db, "runs", MAX_FILES)
+
+
+def _write_files(db: sqlite3.Connection, files: dict[bytes, str], generation: int) -> None:
+    db.executemany(
+        "INSERT OR REPLACE INTO files (key, used, data) VALUES (?, ?, ?)",
+        [(key, generation, data) for key, data in files.items()],
+    )
 
 
 def _prune(db: sqlite3.Connection, table: str, limit: int) -> None:

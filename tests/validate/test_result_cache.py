@@ -341,3 +341,30 @@ def test_the_cli_remembers_in_the_cache_folder_unless_told_not_to(
     counter.reset()
     assert run_cli(["validate", "--no-cache", str(fleet)], env=env).stdout == fresh.stdout
     assert counter.validated == 2 * DOCUMENTS
+
+
+def test_large_files_are_parsed_every_time(
+    tmp_path: Path, store: Any, counter: Counter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(check_stream, "INDEX_FILES_BELOW", 100)
+    fleet = _fleet(tmp_path / "fleet", clusters=3)
+    cache = tmp_path / "cache"
+    _run([fleet], store, cache)
+    (fleet / "c1.yaml").write_text(_cluster("c1").replace("westeurope", "mars"))
+    counter.reset()
+    _run([fleet], store, cache)
+    assert (counter.parsed, counter.validated) == (3, DOCUMENTS)  # no index, one part checked
+
+
+def test_file_indexes_are_written_as_the_run_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import generator.result_cache as result_cache
+
+    monkeypatch.setattr(result_cache, "FLUSH_INDEX_BYTES", 1)
+    cache = ResultCache.open(tmp_path)
+    assert cache is not None
+    cache.remember_file(b"k" * 16, FileIndex([]))
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        assert db.execute("SELECT data FROM files").fetchall() == [("[]",)]
+    cache.close(save=False)
