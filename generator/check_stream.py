@@ -189,9 +189,13 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
             digest = text_digest(text)
             if path != STDIN:
                 state.digests[source] = digest
-            if add_known_file(state, report, partitioner, source, text, digest):
+            index = known_file(state, text, digest)
+            if index is not None:
+                bounds = [(c.start, c.end) for c in index.chunks]
+                digests = chunk_digests(state, source, text, bounds)
+                add_known_file(state, report, partitioner, source, index, digests)
                 continue
-            recording = FileIndex() if indexed(state, text) else None
+            recording = FileIndex() if indexed(state, len(text)) else None
             _index_source(state, source, text, report, partitioner, recording)
             remember_file(state, digest, recording)
         except (YamlError, InputOutputError) as error:
@@ -202,20 +206,28 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
             report.findings.append(read_error_finding(error, name))
 
 
+def chunk_digests(
+    state: StreamState, source: int, text: str, bounds: Sequence[tuple[int, int]]
+) -> list[bytes]:
+    """The digests of the chunks ``bounds`` of a source's text for the result cache (empty ones
+    without a cache)."""
+    if state.results is None:
+        return [b""] * len(bounds)
+    name = state.names[source]
+    return [chunk_digest(name, text[start:end]) for start, end in bounds]
+
+
 def add_chunk(
     state: StreamState,
     report: CheckReport,
     partitioner: Partitioner,
     chunk: Chunk,
     documents: Sequence[tuple[DocumentKeys, bool]],
-    text: str,
+    digest: bytes,
 ) -> list[int]:
-    """Record a chunk and its documents' keys (and digests, with a result cache); returns the
-    documents' numbers."""
+    """Record a chunk and its documents' keys (and, given the chunk's ``digest``, the
+    documents' digests for the result cache); returns the documents' numbers."""
     number = state.places.add_chunk(chunk)
-    digest = b""
-    if state.results is not None:
-        digest = chunk_digest(state.names[chunk.source], text[chunk.start : chunk.end])
     docs = []
     for offset, (keys, is_object) in enumerate(documents):
         docs.append(partitioner.add(keys))
@@ -226,30 +238,34 @@ def add_chunk(
     return docs
 
 
+def known_file(state: StreamState, text: str, digest: str) -> FileIndex | None:
+    """The pass-1 index of a file text the result cache has seen before, if it has."""
+    if state.results is None:
+        return None
+    index = state.results.file_index(file_key(state.code_key, digest))
+    if index is None or any(c.end > len(text) for c in index.chunks):
+        return None
+    return index
+
+
 def add_known_file(
     state: StreamState,
     report: CheckReport,
     partitioner: Partitioner,
     source: int,
-    text: str,
-    digest: str,
-) -> bool:
-    """Pass 1 for a file text the result cache has indexed before; False when it has not."""
-    if state.results is None:
-        return False
-    index = state.results.file_index(file_key(state.code_key, digest))
-    if index is None or any(c.end > len(text) for c in index.chunks):
-        return False
-    for c in index.chunks:
+    index: FileIndex,
+    digests: Sequence[bytes],
+) -> None:
+    """Pass 1 for a file from its stored index (``digests``: its chunks' digests)."""
+    for c, digest in zip(index.chunks, digests, strict=True):
         chunk = Chunk(source, c.start, c.end, c.index, c.line)
-        add_chunk(state, report, partitioner, chunk, c.documents, text)
-    return True
+        add_chunk(state, report, partitioner, chunk, c.documents, digest)
 
 
-def indexed(state: StreamState, text: str) -> bool:
+def indexed(state: StreamState, size: int) -> bool:
     """Whether a file's pass-1 index is recorded for the result cache (small files only: a
     repository of many files gains, and a large file's index would cost memory)."""
-    return state.results is not None and len(text) < INDEX_FILES_BELOW
+    return state.results is not None and size < INDEX_FILES_BELOW
 
 
 def remember_file(state: StreamState, digest: str, recording: FileIndex | None) -> None:
@@ -282,7 +298,8 @@ def _index_source(
     pairs = whole if whole is not None else _parsed_by_chunk(source, text, name)
     for chunk, documents in pairs:
         keyed = [(document_keys(d.obj), d.obj is not None) for d in documents]
-        docs = add_chunk(state, report, partitioner, chunk, keyed, text)
+        (digest,) = chunk_digests(state, source, text, [(chunk.start, chunk.end)])
+        docs = add_chunk(state, report, partitioner, chunk, keyed, digest)
         record_chunk(recording, chunk, keyed)
         if state.keep_parsed:
             state.cache.update(zip(docs, documents, strict=True))

@@ -19,30 +19,20 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
-from generator.check import CheckReport, read_error_finding, yaml_error_finding
 from generator.check_stream import (
     BatchResult,
     Chunk,
     Places,
     StreamState,
     TextCache,
-    add_chunk,
-    add_known_file,
-    indexed,
     one_per_chunk,
     parse_chunk,
-    record_chunk,
-    remember_file,
-    spans_of,
-    text_digest,
     validate_batch,
 )
 from generator.documents import Document
-from generator.errors import InputOutputError, Location, YamlError
-from generator.result_cache import FileIndex
+from generator.errors import YamlError
 from generator.validate import ValidationOptions
-from generator.validate.partition import Batch, DocumentKeys, Partitioner, document_keys
-from generator.yamlio.source import STDIN, read_source
+from generator.validate.partition import Batch, DocumentKeys, document_keys
 
 _STATE: StreamState | None = None  # what a forked worker inherits (inputs and schema store)
 PIECE_CHUNKS = 400  # chunks a worker parses per task in pass 1
@@ -79,24 +69,33 @@ def _texts() -> TextCache:
 
 
 @dataclass(frozen=True, slots=True)
-class _Parsed:
+class Parsed:
     """What a worker found in one chunk: each document's keys and whether it is an object."""
 
     keys: list[DocumentKeys]
     objects: list[bool]
 
 
-_Failure = tuple[
+Failure = tuple[
     str, int | None, int | None, int | None, str | None
 ]  # message, line, col, doc, hint
 
 
-def _index_piece(task: tuple[int, str, list[tuple[int, int, int]]]) -> list[_Parsed] | _Failure:
-    """Worker: parse chunks of one source; the keys of their documents, or the first error.
+Piece = tuple[int, str, list[tuple[int, int, int]]]  # source, its digest, chunks to parse
+Found = list[Parsed] | Failure  # a piece's chunks, or its first error
+
+
+def index_pieces(task: list[Piece]) -> list[Found]:
+    """Worker: parse pieces (runs of chunks of one source each; small files travel together)."""
+    return [_index_piece(piece) for piece in task]
+
+
+def _index_piece(piece: Piece) -> Found:
+    """The keys of the documents of one piece's chunks, or the first error.
 
     The chunks are parsed with one parser call when each holds one document (the usual case),
     else one by one; either way the first error is the one a whole-file parse reports."""
-    source, digest, spans = task
+    source, digest, spans = piece
     state = _state()
     state.digests[source] = digest
     text = _texts().text(source)
@@ -104,7 +103,7 @@ def _index_piece(task: tuple[int, str, list[tuple[int, int, int]]]) -> list[_Par
     whole = _piece_at_once(source, text, name, spans)
     if whole is not None:
         return whole
-    found: list[_Parsed] = []
+    found: list[Parsed] = []
     for start, end, line in spans:
         try:
             documents = parse_chunk(Chunk(source, start, end, 0, line), text, name)
@@ -115,13 +114,11 @@ def _index_piece(task: tuple[int, str, list[tuple[int, int, int]]]) -> list[_Par
     return found
 
 
-def _parsed(documents: Sequence[Document]) -> _Parsed:
-    return _Parsed(
-        [document_keys(d.obj) for d in documents], [d.obj is not None for d in documents]
-    )
+def _parsed(documents: Sequence[Document]) -> Parsed:
+    return Parsed([document_keys(d.obj) for d in documents], [d.obj is not None for d in documents])
 
 
-def _failure(error: YamlError, before: int) -> _Failure:
+def _failure(error: YamlError, before: int) -> Failure:
     loc = error.location
     return (
         error.message,
@@ -134,7 +131,7 @@ def _failure(error: YamlError, before: int) -> _Failure:
 
 def _piece_at_once(
     source: int, text: str, name: str, spans: Sequence[tuple[int, int, int]]
-) -> list[_Parsed] | None:
+) -> list[Parsed] | None:
     """The chunks of ``spans`` parsed together, if that gives exactly one document per chunk;
     None (parse them one by one) otherwise, errors included."""
     if not spans:
@@ -147,73 +144,6 @@ def _piece_at_once(
     if not one_per_chunk(spans, documents, text):
         return None
     return [_parsed([document]) for document in documents]
-
-
-def index_sources(
-    state: StreamState, report: CheckReport, partitioner: Partitioner, pool: Executor
-) -> None:
-    """Pass 1 on the pool: the same places, keys and findings as the serial pass (a file the
-    result cache has indexed before is not sent to the workers)."""
-    for source, path in enumerate(state.paths):
-        name = state.names[source]
-        try:
-            text = (state.stdin_text or "") if path == STDIN else read_source(path)
-            digest = text_digest(text)
-            state.digests[source] = digest
-            if add_known_file(state, report, partitioner, source, text, digest):
-                continue
-            spans = list(spans_of(text, name))
-        except (YamlError, InputOutputError) as error:
-            report.findings.append(read_error_finding(error, name))
-            continue
-        pieces = [spans[i : i + PIECE_CHUNKS] for i in range(0, len(spans), PIECE_CHUNKS)]
-        results = list(pool.map(_index_piece, [(source, digest, piece) for piece in pieces]))
-        failure = next((r for r in results if isinstance(r, tuple)), None)
-        if failure is not None:
-            report.findings.append(yaml_error_finding(_error(failure, name, results), name))
-            continue
-        remember_file(state, digest, _add(state, report, partitioner, source, spans, results, text))
-
-
-def _add(
-    state: StreamState,
-    report: CheckReport,
-    partitioner: Partitioner,
-    source: int,
-    spans: Sequence[tuple[int, int, int]],
-    results: Sequence[list[_Parsed] | _Failure],
-    text: str,
-) -> FileIndex | None:
-    """The workers' keys added in input order; the file's index for the result cache, if any."""
-    recording = FileIndex() if indexed(state, text) else None
-    index = 0
-    parsed = (chunk for result in results if isinstance(result, list) for chunk in result)
-    for (start, end, line), found in zip(spans, parsed, strict=True):
-        if not found.keys:
-            continue
-        chunk = Chunk(source, start, end, index, line)
-        keyed = list(zip(found.keys, found.objects, strict=True))
-        add_chunk(state, report, partitioner, chunk, keyed, text)
-        record_chunk(recording, chunk, keyed)
-        index += len(found.keys)
-    return recording
-
-
-def _error(failure: _Failure, name: str, results: Sequence[list[_Parsed] | _Failure]) -> YamlError:
-    """The worker's error, its document counted from the start of the source."""
-    message, line, column, document, hint = failure
-    before = 0
-    for result in results:
-        if isinstance(result, tuple):
-            break
-        before += sum(len(chunk.keys) for chunk in result)
-    where = Location(
-        file=name,
-        line=line,
-        column=column,
-        document=None if document is None else document + before,
-    )
-    return YamlError(message, location=where, hint=hint)
 
 
 # --- pass 2 ---------------------------------------------------------------------------------------

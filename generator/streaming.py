@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from generator import check_workers, stream_reuse
+from generator import check_workers, parallel_index, stream_reuse
 from generator.check import (
     CheckReport,
     collect_inputs,
@@ -96,7 +96,7 @@ def _parallel(
     size: int | None,
     jobs: int,
 ) -> Iterator[BatchResult]:
-    check_workers.index_sources(state, report, partitioner, pool)
+    parallel_index.index_sources(state, report, partitioner, pool, jobs)
     batches, reuse = _batches(state, partitioner, size, jobs)
     for position, result in enumerate(check_workers.run_batches(state, batches, pool)):
         if reuse is not None:

@@ -226,3 +226,38 @@ def test_worker_code_reports_an_unreadable_file(tmp_path: Path, store: Any) -> N
     report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1)
     assert _texts(report) == _texts(whole)
     assert any(f.rule == "yaml" and f.subject.file.endswith("bin.yaml") for f in report.findings)
+
+
+@pytest.mark.usefixtures("workers_in_process")
+@pytest.mark.parametrize("tasks_per_job", [0, 4])
+def test_small_files_travel_together_in_input_order(
+    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch, tasks_per_job: int
+) -> None:
+    """Twenty one-cluster files (three chunks each) with tasks of up to 9 chunks: 7 tasks,
+    whatever is in flight, and the findings of validating everything at once."""
+    import generator.check_workers as check_workers
+    import generator.parallel_index as parallel_index
+
+    monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 9)
+    monkeypatch.setattr(parallel_index, "PIECE_CHUNKS", 9)
+    monkeypatch.setattr(parallel_index, "TASKS_PER_JOB", tasks_per_job)
+    monkeypatch.setattr(parallel_index, "MAX_WAITING_FILES", 2 + tasks_per_job)
+    tasks: list[int] = []
+    real = check_workers.index_pieces
+
+    def counted(task: Any) -> Any:
+        tasks.append(len(task))
+        return real(task)
+
+    monkeypatch.setattr(parallel_index, "index_pieces", counted)
+    for i in range(20):
+        identity = "nope" if i % 7 == 3 else "shared-identity"
+        (tmp_path / f"c{i:02d}.yaml").write_text(_cluster(f"c{i}", "fleet", identity=identity))
+    (tmp_path / "c05.yaml").write_text("kind: [unclosed\n")
+    (tmp_path / "zz-identity.yaml").write_text(IDENTITY)
+    whole = check_paths([str(tmp_path)], store, OPTIONS)
+    report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=2)
+    assert _texts(report) == _texts(whole)
+    assert report.document_count == whole.document_count
+    assert sum(tasks) == 21  # every file once (the broken one too: it fails in the worker)
+    assert len(tasks) == 7
