@@ -3,14 +3,14 @@
 One pool serves both passes. It is forked before anything is parsed, so every worker inherits
 the schema store and the list of inputs, and nothing large is ever pickled:
 
-* pass 1: each source is cut into chunks in this process (cheap: ``---`` lines); contiguous runs of
-  chunks go to the workers, which read the file themselves, parse their chunks and send back only
-  each document's partition keys. This process adds the keys in input order, so the partition is
-  the one the serial path computes;
+* pass 1 (sent by :mod:`generator.parallel_index`): workers read the files themselves, parse the
+  chunks they are given and send back only each document's partition keys
+  (:func:`index_pieces`);
 * pass 2: each batch goes to a worker with where its documents lie; the worker reads and parses
-  them again and validates the batch.
+  them again and validates the batch (:func:`run_batches`).
 
-A YAML error is sent back as data and raised here, so a broken file is one finding, as serially.
+A YAML error is sent back as data and raised in the caller, so a broken file is one finding, as
+serially.
 """
 
 from __future__ import annotations
