@@ -17,6 +17,7 @@ import importlib.util
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import fields
 from pathlib import Path
 
 from generator.resources import builtin_schemas_dir
@@ -106,18 +107,20 @@ def store_fingerprint(store: SchemaLookup | None) -> bytes | None:
 
 
 def options_fingerprint(options: ValidationOptions) -> bytes:
-    """The options that change findings (not where caches live)."""
-    kinds = None if options.present_kinds is None else sorted(options.present_kinds)
-    described = repr(
-        (
-            sorted(options.disabled_rules),
-            options.ignore_missing_schemas,
-            options.schemas,
-            options.cel,
-            kinds,
-        )
-    )
-    return hashlib.blake2b(described.encode(), digest_size=DIGEST_BYTES).digest()
+    """Every option that can change findings: all fields of the options but where caches live
+    (a field added later is covered without anyone remembering to add it here)."""
+    described = []
+    for option in fields(options):
+        if option.name in _NOT_ABOUT_FINDINGS:
+            continue
+        value = getattr(options, option.name)
+        if isinstance(value, frozenset):
+            value = sorted(value)
+        described.append((option.name, value))
+    return hashlib.blake2b(repr(described).encode(), digest_size=DIGEST_BYTES).digest()
+
+
+_NOT_ABOUT_FINDINGS = frozenset({"cache_root"})
 
 
 def chunk_digest(name: str, text: str) -> bytes:

@@ -368,3 +368,22 @@ def test_file_indexes_are_written_as_the_run_goes(
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
         assert db.execute("SELECT data FROM files").fetchall() == [("[]",)]
     cache.close(save=False)
+
+
+def test_every_option_but_the_cache_folder_is_in_the_key() -> None:
+    from dataclasses import fields, replace
+
+    from generator.result_keys import options_fingerprint
+
+    base = options_fingerprint(OPTIONS)
+    assert options_fingerprint(replace(OPTIONS, cache_root=Path("/elsewhere"))) == base
+    changed: dict[str, Any] = {
+        "disabled_rules": frozenset({"CAPZ-VM-SIZE"}),
+        "ignore_missing_schemas": True,
+        "schemas": False,
+        "cel": False,
+        "present_kinds": frozenset({"Cluster"}),
+    }
+    assert {f.name for f in fields(OPTIONS)} == {*changed, "cache_root"}
+    for name, value in changed.items():
+        assert options_fingerprint(replace(OPTIONS, **{name: value})) != base, name
