@@ -6,8 +6,10 @@ the schema store and the list of inputs, and nothing large is ever pickled:
 * pass 1 (sent by :mod:`generator.parallel_index`): workers read the files themselves, parse the
   chunks they are given and send back only each document's partition keys
   (:func:`index_pieces`);
-* pass 2: each batch goes to a worker with where its documents lie; the worker reads and parses
-  them again and validates the batch (:func:`run_batches`).
+* pass 2: each batch goes to a worker with where its documents lie; each worker is a pool of its
+  own, and a batch is split by the worker that parsed its components, so on a small input
+  (``StreamState.keep_parsed``) a worker validates documents it still holds from pass 1; others
+  it reads and parses again (:func:`run_batches`).
 
 A YAML error is sent back as data and raised in the caller, so a broken file is one finding, as
 serially.
@@ -15,9 +17,11 @@ serially.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from typing import TypeVar
 
 from generator.check_stream import (
     BatchResult,
@@ -32,7 +36,10 @@ from generator.check_stream import (
 from generator.documents import Document
 from generator.errors import YamlError
 from generator.validate import ValidationOptions
-from generator.validate.partition import Batch, DocumentKeys, document_keys
+from generator.validate.partition import Batch, DocumentKeys, Part, document_keys
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 _STATE: StreamState | None = None  # what a forked worker inherits (inputs and schema store)
 PIECE_CHUNKS = 400  # chunks a worker parses per task in pass 1
@@ -42,12 +49,14 @@ def start(state: StreamState) -> None:
     """Make ``state`` what workers forked from now on inherit (and read their texts for)."""
     global _STATE, _TEXTS
     _STATE, _TEXTS = state, None
+    _KEPT.clear()
 
 
 def stop() -> None:
     """Forget the state once the pool is gone."""
     global _STATE, _TEXTS
     _STATE, _TEXTS = None, None
+    _KEPT.clear()
 
 
 def _state() -> StreamState:
@@ -110,7 +119,30 @@ def _index_piece(piece: Piece) -> Found:
         except YamlError as error:
             before = sum(len(chunk.keys) for chunk in found)  # this piece's documents so far
             return _failure(error, before)
+        _keep(state, source, start, documents)
         found.append(_parsed(documents))
+    return found
+
+
+# A worker's parsed documents of pass 1, by (source, chunk start), for its batches in pass 2
+# (small inputs only, as ``StreamState.keep_parsed`` says; the caller sends each batch to the
+# worker that parsed most of it). Their ``index`` counts from the piece, not the source.
+_KEPT: dict[tuple[int, int], list[Document]] = {}
+
+
+def _keep(state: StreamState, source: int, start: int, documents: list[Document]) -> None:
+    if state.keep_parsed:
+        _KEPT[(source, start)] = documents
+
+
+def _kept(places: dict[int, tuple[Chunk, int]]) -> dict[int, Document]:
+    """The batch's documents this worker parsed in pass 1, numbered as in their source."""
+    found = {}
+    for doc, (chunk, offset) in places.items():
+        documents = _KEPT.get((chunk.source, chunk.start))
+        if documents is not None and offset < len(documents):
+            kept = documents[offset]
+            found[doc] = Document(kept.source, chunk.index + offset, kept.obj, kept.start_line)
     return found
 
 
@@ -143,6 +175,8 @@ def _piece_at_once(
         return None
     if not one_per_chunk(spans, documents, text):
         return None
+    for (start, _, _), document in zip(spans, documents, strict=True):
+        _keep(_state(), source, start, [document])
     return [_parsed([document]) for document in documents]
 
 
@@ -165,24 +199,89 @@ _BatchTask = tuple[Batch, dict[int, tuple[Chunk, int]], dict[int, str], Validati
 
 
 def _run_batch(task: _BatchTask) -> BatchResult:
-    """Worker: validate one batch, its documents read and parsed again."""
+    """Worker: validate one batch, its documents kept from pass 1 or read and parsed again."""
     batch, places, digests, options = task
     state = _state()  # this worker's own copy: tasks run one at a time
     state.places = _TaskPlaces(places)
     state.digests.update(digests)
     state.options = options
-    return validate_batch(state, batch, _texts())
+    state.cache = _kept(places)
+    try:
+        return validate_batch(state, batch, _texts())
+    finally:
+        state.cache = {}
+
+
+class Workers:
+    """The worker processes, each a pool of its own, so that a batch can go to the worker that
+    parsed its documents in pass 1."""
+
+    def __init__(self, executors: Sequence[Executor]) -> None:
+        self.executors = list(executors)
+
+    @property
+    def count(self) -> int:
+        """How many workers there are."""
+        return len(self.executors)
+
+    def submit(self, worker: int, function: Callable[[T], R], argument: T) -> Future[R]:
+        """Run ``function(argument)`` on worker number ``worker``."""
+        return self.executors[worker % self.count].submit(function, argument)
+
+    def shutdown(self) -> None:
+        """Stop every worker, dropping what was not started."""
+        for executor in self.executors:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+class Owners:
+    """Which worker parsed which chunks in pass 1: per source, the first chunk offset of each
+    piece and its worker (pieces are recorded in order)."""
+
+    def __init__(self) -> None:
+        self._starts: dict[int, list[int]] = {}
+        self._workers: dict[int, list[int]] = {}
+
+    def record(self, source: int, start: int, worker: int) -> None:
+        """The piece of ``source`` from offset ``start`` on went to ``worker``."""
+        self._starts.setdefault(source, []).append(start)
+        self._workers.setdefault(source, []).append(worker)
+
+    def of(self, chunk: Chunk) -> int | None:
+        """The worker that parsed ``chunk``, if a worker did."""
+        starts = self._starts.get(chunk.source)
+        if not starts:
+            return None
+        at = bisect_right(starts, chunk.start) - 1
+        return self._workers[chunk.source][at] if at >= 0 else None
+
+
+def by_owner(state: StreamState, batches: Sequence[Batch], owners: Owners) -> list[Batch]:
+    """Each batch split by the worker that parsed its parts (components), so that a worker
+    validates what it already holds."""
+    split: list[Batch] = []
+    for batch in batches:
+        groups: dict[int | None, list[Part]] = {}
+        for part in batch.parts:
+            chunk, _ = state.places.of(part.home[0])
+            groups.setdefault(owners.of(chunk), []).append(part)
+        split.extend(Batch.of_parts(parts) for parts in groups.values())
+    return split
 
 
 def run_batches(
-    state: StreamState, batches: Sequence[Batch], pool: Executor
+    state: StreamState, batches: Sequence[Batch], workers: Workers, owners: Owners
 ) -> Iterator[BatchResult]:
-    """Pass 2 on the pool, results in batch order."""
-    tasks = []
-    for batch in batches:
+    """Pass 2 on the workers, each batch on the worker that parsed its first document (else in
+    turn), results in batch order."""
+    futures = []
+    for position, batch in enumerate(batches):
         places = {doc: state.places.of(doc) for doc in (*batch.home, *batch.guests)}
         sources = {chunk.source for chunk, _ in places.values()}
         digests = {s: state.digests[s] for s in sources if s in state.digests}
         bare = Batch(batch.home, batch.guests)  # the parts are the caller's business
-        tasks.append((bare, places, digests, state.options))
-    yield from pool.map(_run_batch, tasks)
+        owner = owners.of(places[batch.home[0]][0]) if batch.home else None
+        worker = position if owner is None else owner
+        futures.append(workers.submit(worker, _run_batch, (bare, places, digests, state.options)))
+    for future in futures:
+        yield future.result()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from generator.check import CheckReport, read_error_finding, yaml_error_finding
@@ -30,7 +30,16 @@ from generator.check_stream import (
     spans_of,
     text_digest,
 )
-from generator.check_workers import PIECE_CHUNKS, Failure, Found, Parsed, Piece, index_pieces
+from generator.check_workers import (
+    PIECE_CHUNKS,
+    Failure,
+    Found,
+    Owners,
+    Parsed,
+    Piece,
+    Workers,
+    index_pieces,
+)
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding
 from generator.result_cache import FileIndex
@@ -38,6 +47,7 @@ from generator.validate.partition import Partitioner
 from generator.yamlio.source import STDIN, read_source
 
 TASKS_PER_JOB = 4  # tasks in flight per worker process
+BLOCK_TASKS = 2  # consecutive tasks one worker parses (its batches then find their documents)
 MAX_WAITING_FILES = 1024  # files read but not yet added (bounds what this process holds)
 
 
@@ -59,9 +69,11 @@ class _Pipeline:
     """Tasks in flight and files waiting for them, in input order."""
 
     def __init__(
-        self, state: StreamState, report: CheckReport, partitioner: Partitioner, pool: Executor
+        self, state: StreamState, report: CheckReport, partitioner: Partitioner, workers: Workers
     ) -> None:
-        self.state, self.report, self.partitioner, self.pool = state, report, partitioner, pool
+        self.state, self.report, self.partitioner = state, report, partitioner
+        self.workers = workers
+        self.owners = Owners()
         self.waiting: deque[_File] = deque()
         self.futures: dict[int, Future[list[Found]]] = {}
         self.users: dict[int, int] = {}  # task number -> files still to read its results
@@ -84,7 +96,10 @@ class _Pipeline:
 
     def _submit(self) -> None:
         if self.task:
-            self.futures[self.submitted] = self.pool.submit(index_pieces, self.task)
+            worker = self.submitted // BLOCK_TASKS % self.workers.count
+            for source, _, spans in self.task:
+                self.owners.record(source, spans[0][0], worker)
+            self.futures[self.submitted] = self.workers.submit(worker, index_pieces, self.task)
             self.submitted += 1
             self.task, self.task_chunks = [], 0
 
@@ -188,11 +203,13 @@ def _read(state: StreamState, source: int) -> _File:
 
 
 def index_sources(
-    state: StreamState, report: CheckReport, partitioner: Partitioner, pool: Executor, jobs: int
-) -> None:
-    """Pass 1 on the pool: the same places, keys and findings as the serial pass."""
-    pipeline = _Pipeline(state, report, partitioner, pool)
+    state: StreamState, report: CheckReport, partitioner: Partitioner, workers: Workers
+) -> Owners:
+    """Pass 1 on the workers: the same places, keys and findings as the serial pass; which
+    worker parsed which chunks."""
+    pipeline = _Pipeline(state, report, partitioner, workers)
     for source in range(len(state.paths)):
         pipeline.push(_read(state, source))
-        pipeline.drain(limit=TASKS_PER_JOB * jobs)
+        pipeline.drain(limit=TASKS_PER_JOB * workers.count)
     pipeline.close()
+    return pipeline.owners

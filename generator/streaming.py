@@ -64,15 +64,17 @@ def _input_size(paths: Sequence[str], stdin_text: str | None) -> int:
     return total
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor | None:
-    """A pool of forked workers, or None where processes cannot be forked (the serial path)."""
+def _pool(jobs: int) -> check_workers.Workers | None:
+    """``jobs`` forked workers, or None where processes cannot be forked (the serial path)."""
     if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not Linux
         return None
+    context = multiprocessing.get_context("fork")
     try:
-        return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+        executors = [ProcessPoolExecutor(max_workers=1, mp_context=context) for _ in range(jobs)]
     except (OSError, NotImplementedError) as exc:  # pragma: no cover - e.g. no semaphores
         log.warning("cannot start worker processes (%s); validating in-process", exc)
         return None
+    return check_workers.Workers(executors)
 
 
 def _serial(
@@ -92,26 +94,31 @@ def _parallel(
     state: StreamState,
     partitioner: Partitioner,
     report: CheckReport,
-    pool: ProcessPoolExecutor,
+    pool: check_workers.Workers,
     size: int | None,
-    jobs: int,
 ) -> Iterator[BatchResult]:
-    parallel_index.index_sources(state, report, partitioner, pool, jobs)
-    batches, reuse = _batches(state, partitioner, size, jobs)
-    for position, result in enumerate(check_workers.run_batches(state, batches, pool)):
+    owners = parallel_index.index_sources(state, report, partitioner, pool)
+    batches, reuse = _batches(state, partitioner, size, pool.count, owners)
+    for position, result in enumerate(check_workers.run_batches(state, batches, pool, owners)):
         if reuse is not None:
             stream_reuse.learn(reuse, position, result)
         yield result
 
 
 def _batches(
-    state: StreamState, partitioner: Partitioner, size: int | None, jobs: int
+    state: StreamState,
+    partitioner: Partitioner,
+    size: int | None,
+    jobs: int,
+    owners: check_workers.Owners | None = None,
 ) -> tuple[list[Batch], stream_reuse.Reuse | None]:
     """The batches, once every document is indexed (a batch is judged by the whole input),
     without the parts the result cache knows clean."""
     state.options = replace(state.options, present_kinds=frozenset(partitioner.kinds))
     size = size or max(50, min(BATCH_DOCUMENTS, partitioner.count // (jobs * 4)))
     batches = partitioner.batches(size)
+    if owners is not None:
+        batches = check_workers.by_owner(state, batches, owners)
     reuse = None
     if state.results is not None:
         reuse = stream_reuse.plan(state, state.results, batches)
@@ -155,12 +162,12 @@ def check_stream(
     pool = _pool(jobs) if jobs > 1 and size >= PARALLEL_FROM else None
     home: list[Finding] = []
     guests: set[Finding] = set()
+    state.keep_parsed = size < CACHE_INPUT_BELOW
     if pool is None:
-        state.keep_parsed = size < CACHE_INPUT_BELOW
         results = _serial(state, partitioner, report, batch_documents)
     else:
         check_workers.start(state)  # before the first task forks the workers
-        results = _parallel(state, partitioner, report, pool, batch_documents, jobs)
+        results = _parallel(state, partitioner, report, pool, batch_documents)
     finished = False
     try:
         for result in results:
@@ -169,7 +176,7 @@ def check_stream(
         finished = True
     finally:
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown()
             check_workers.stop()
         if state.results is not None:
             if finished and whole is not None and not (report.findings or home or guests):

@@ -18,7 +18,7 @@ from generator.result_cache import FILE_NAME, FileIndex, IndexedChunk, ResultCac
 from generator.streaming import stream_paths
 from generator.validate import ValidationOptions
 from generator.validate.partition import HUB_REFERRERS, DocumentKeys
-from tests.validate.test_stream import ALL_EXAMPLES, _texts
+from tests.validate.test_stream import ALL_EXAMPLES, _texts, in_threads
 
 OPTIONS = ValidationOptions()
 TEMPLATE = (
@@ -251,10 +251,8 @@ def test_every_example_twice_with_the_cache(tmp_path: Path, store: Any) -> None:
 def test_workers_use_the_cache_too(
     tmp_path: Path, store: Any, counter: Counter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
     monkeypatch.setattr(streaming, "PARALLEL_FROM", 0)
-    monkeypatch.setattr(streaming, "_pool", lambda jobs: ThreadPoolExecutor(max_workers=1))
+    monkeypatch.setattr(streaming, "_pool", in_threads)
     fleet = _fleet(tmp_path / "fleet")
     fresh = _run([fleet], store, None)
     cache = tmp_path / "cache"

@@ -8,12 +8,14 @@ is exercised across batch boundaries: references, duplicates, hubs shared by man
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from generator.check import CheckReport, check_paths
+from generator.check_workers import Workers
 from generator.streaming import stream_paths
 from generator.validate import ValidationOptions
 from generator.validate.partition import HUB_REFERRERS, Partitioner, document_keys
@@ -194,15 +196,19 @@ def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
         stream_paths([str(path)], store, OPTIONS, batch_documents=1)
 
 
+def in_threads(jobs: int) -> Workers:
+    """``jobs`` workers on one thread of this process (tasks run one at a time, in order)."""
+    one = ThreadPoolExecutor(max_workers=1)
+    return Workers([one] * jobs)
+
+
 @pytest.fixture
 def workers_in_process(monkeypatch: pytest.MonkeyPatch, workers_always: None) -> None:
     """The worker path on a thread instead of forked processes, so that coverage sees the
     workers' code run (the forked runs above check the same results across processes)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     import generator.streaming as streaming
 
-    monkeypatch.setattr(streaming, "_pool", lambda jobs: ThreadPoolExecutor(max_workers=1))
+    monkeypatch.setattr(streaming, "_pool", in_threads)
 
 
 @pytest.mark.usefixtures("workers_in_process")
