@@ -25,6 +25,7 @@ from generator.yamlio.locate import LineLocator
 
 if TYPE_CHECKING:
     from generator.kubeconform import KubeconformOptions
+    from generator.kubeconform_report import KubeconformResult
 
 log = logging.getLogger(__name__)
 
@@ -90,10 +91,16 @@ def check_sources(
         except YamlError as error:
             report.findings.append(yaml_error_finding(error, source.name))
     log.info("validating %d documents", report.document_count)
-    findings = validate_documents(report.documents, store, options)
-    if kubeconform is not None:
-        findings = [*findings, *_second_opinion(report, store, options, kubeconform)]
-    report.findings = sort_findings([*report.findings, *_with_lines(findings, texts)])
+    if kubeconform is None:
+        findings = validate_documents(report.documents, store, options)
+    else:
+        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
+        from generator.kubeconform import start_kubeconform
+
+        with start_kubeconform(report.documents, store, kubeconform) as pending:
+            findings = validate_documents(report.documents, store, options)  # meanwhile
+            findings += second_opinion(report, pending.finish(), options)
+    report.findings = sort_findings([*report.findings, *with_lines(findings, texts)])
     return report
 
 
@@ -186,25 +193,19 @@ def unreadable_finding(label: str, message: str) -> Finding:
     )
 
 
-def _second_opinion(
-    report: CheckReport,
-    store: SchemaLookup | None,
-    options: ValidationOptions,
-    kubeconform: KubeconformOptions,
+def second_opinion(
+    report: CheckReport, result: KubeconformResult, options: ValidationOptions
 ) -> list[Finding]:
     """kubeconform's findings (rules the user disabled are dropped from them too); problems with
-    kubeconform itself become notes, logged as one warning line each."""
-    # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
-    from generator.kubeconform import run_kubeconform
-
-    result = run_kubeconform(report.documents, store, kubeconform)
+    kubeconform itself become the report's notes, logged as one warning line each."""
     for note in result.notes:
         log.warning("%s", note)
     report.notes.extend(result.notes)
     return [f for f in result.findings if f.rule not in options.disabled_rules]
 
 
-def _with_lines(findings: Sequence[Finding], texts: dict[str, str]) -> list[Finding]:
+def with_lines(findings: Sequence[Finding], texts: dict[str, str]) -> list[Finding]:
+    """``findings`` with the line each names, found in the texts of their files."""
     locators: dict[str, LineLocator] = {}
     located = []
     for finding in findings:

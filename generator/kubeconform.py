@@ -34,12 +34,14 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from generator.documents import Document
+from generator.findings import Subject
 from generator.kubeconform_report import (
     Completed,
     KubeconformResult,
@@ -51,7 +53,7 @@ from generator.kubeconform_report import (
     schema_key,
 )
 from generator.model import kinds
-from generator.model.manifests import ManifestSet
+from generator.model.manifests import embedded_items
 from generator.names import valid_api_version
 from generator.schemastore.compiler import RE2_PATTERN
 from generator.schemastore.types import GroupVersionKind, SchemaLookup
@@ -140,32 +142,6 @@ def find_binary(options: KubeconformOptions) -> str | None:
     return shutil.which(options.binary or BINARY, path=options.environ.get("PATH", os.defpath))
 
 
-def run_process(argv: Sequence[str], timeout: float, environ: Mapping[str, str]) -> Completed:
-    """Run ``argv`` in its own process group; on timeout kill the whole group (a wrapper script's
-    children included). Raises OSError when the program cannot be started."""
-    with subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=dict(environ),
-        start_new_session=True,
-    ) as process:
-        try:
-            out, err = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            try:  # bounded: a grandchild that left the group could hold the pipes open
-                out, err = process.communicate(timeout=5)
-            except subprocess.TimeoutExpired:
-                out, err = b"", b""
-            return Completed(None, _text(out), _text(err))
-        except BaseException:  # Ctrl-C: do not leave kubeconform running
-            _kill_group(process)
-            raise
-    return Completed(process.returncode, _text(out), _text(err))
-
-
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     try:
         if hasattr(os, "killpg"):
@@ -186,29 +162,98 @@ def run_kubeconform(
     options: KubeconformOptions = KubeconformOptions(),
 ) -> KubeconformResult:
     """kubeconform's findings for ``documents``; never raises for a kubeconform problem."""
-    result = KubeconformResult()
-    binary = find_binary(options)
-    if binary is None:
-        result.notes.append(
-            NOT_FOUND
-            if options.binary is None
-            else f"kubeconform ({options.binary}) not found; {INSTALL_HINT}"
-        )
-        return result
-    sent = list(_objects(documents))
-    if not sent:
-        return result
+    with start_kubeconform(documents, store, options) as pending:
+        return pending.finish()
+
+
+@contextlib.contextmanager
+def start_kubeconform(
+    documents: Sequence[Document],
+    store: SchemaLookup | None,
+    options: KubeconformOptions = KubeconformOptions(),
+) -> Iterator[PendingRun]:
+    """kubeconform started on ``documents`` in the background: the caller does its own work and
+    then calls :meth:`PendingRun.finish`. Leaving the block stops a kubeconform still running
+    (an error or Ctrl-C in the caller's work) and removes its files."""
     with tempfile.TemporaryDirectory(prefix="capzgen-kubeconform-") as tmp:
-        root = Path(tmp)
-        inputs = _write_inputs(root, sent, store, result)
-        if inputs is None:
-            return result
-        completed = _run(binary, root, len(sent), options, result)
-        if completed is None:
-            return result
-    written, names = inputs
-    _read_report(completed, sent, written, names, options, result)
-    return result
+        pending = PendingRun(Path(tmp), options)
+        try:
+            pending.start(documents, store)
+            yield pending
+        finally:
+            pending.stop()
+
+
+class PendingRun:
+    """One kubeconform run: its input written, the process started, its report read at the end.
+
+    kubeconform's output goes to files, so it never waits on a full pipe while capzgen is busy."""
+
+    def __init__(self, root: Path, options: KubeconformOptions) -> None:
+        self.root = root
+        self.options = options
+        self.result = KubeconformResult()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.started = 0.0
+        self.sent: list[Sent] = []
+        self.inputs: tuple[set[tuple[str, str, str]], dict[tuple[str, str, str], int]] | None = None
+
+    def start(self, documents: Sequence[Document], store: SchemaLookup | None) -> None:
+        """Write the input and start kubeconform (or note why it cannot run)."""
+        binary = find_binary(self.options)
+        if binary is None:
+            self.result.notes.append(
+                NOT_FOUND
+                if self.options.binary is None
+                else f"kubeconform ({self.options.binary}) not found; {INSTALL_HINT}"
+            )
+            return
+        self.sent = list(_objects(documents))
+        if not self.sent:
+            return
+        self.inputs = _write_inputs(self.root, self.sent, store, self.result)
+        if self.inputs is not None:
+            self.process = start_process(
+                binary, self.root, len(self.sent), self.options, self.result
+            )
+            self.started = time.monotonic()
+
+    def finish(self) -> KubeconformResult:
+        """Wait for kubeconform (within the time limit, counted from its start) and turn its
+        report into findings."""
+        if self.process is None or self.inputs is None:
+            return self.result
+        left = max(0.0, self.options.timeout - (time.monotonic() - self.started))
+        try:
+            returncode: int | None = self.process.wait(timeout=left)
+        except subprocess.TimeoutExpired:
+            _kill_group(self.process)
+            returncode = None
+        self.process = None
+        completed = Completed(returncode, _output(self.root / OUT), _output(self.root / ERR))
+        written, names = self.inputs
+        _read_report(completed, self.sent, written, names, self.options, self.result)
+        return self.result
+
+    def stop(self) -> None:
+        """Stop a kubeconform still running (its whole process group)."""
+        if self.process is not None and self.process.poll() is None:
+            _kill_group(self.process)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)
+        self.process = None
+
+
+OUT, ERR = "kubeconform.out", "kubeconform.err"
+MAX_OUTPUT = 64 << 20  # bytes of kubeconform's report read at most
+
+
+def _output(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return _text(handle.read(MAX_OUTPUT))
+    except OSError:
+        return ""
 
 
 def _write_inputs(
@@ -253,9 +298,10 @@ def _unique(
     return obj, (key[0], key[1], unique)
 
 
-def _run(
+def start_process(
     binary: str, root: Path, count: int, options: KubeconformOptions, result: KubeconformResult
-) -> Completed | None:
+) -> subprocess.Popen[bytes] | None:
+    """Start kubeconform on the stream in ``root`` (output to files there), or note why not."""
     argv = [
         binary,
         "-strict",
@@ -268,7 +314,15 @@ def _run(
     ]
     log.info("running %s on %d objects", binary, count)
     try:
-        return run_process(argv, options.timeout, options.environ)
+        with open(root / OUT, "wb") as out, open(root / ERR, "wb") as err:
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=dict(options.environ),
+                start_new_session=True,
+            )
     except OSError as error:
         result.notes.append(
             f"kubeconform ({binary}) could not be started: {error.strerror or error}; "
@@ -314,16 +368,31 @@ def _read_report(
 
 
 def _objects(documents: Sequence[Document]) -> Iterator[Sent]:
-    manifests = ManifestSet(documents)
-    for top in manifests.objects:
-        in_template = top.kind in kinds.TEMPLATE_KINDS
-        gvk = _gvk(top.obj)
+    """Every mapping document and every ASO resource embedded in one, as sent to kubeconform."""
+    for document in documents:
+        obj = document.obj
+        if not isinstance(obj, dict):
+            continue
+        kind = obj.get("kind")
+        kind = kind if isinstance(kind, str) else ""
+        meta = obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        subject = Subject(
+            file=document.source,
+            document=document.index,
+            kind=kind or None,
+            name=name if isinstance(name, str) else None,
+        )
+        in_template = kind in kinds.TEMPLATE_KINDS
+        gvk = _gvk(obj)
         if gvk is not None:
-            yield Sent(top.subject, (), top.obj, gvk, in_template)
-        for resource in top.resources:
-            gvk = _gvk(resource.obj)
+            yield Sent(subject, (), obj, gvk, in_template)
+        prefix, items = embedded_items(obj, kind)
+        for index, item in enumerate(items or ()):
+            gvk = _gvk(item) if isinstance(item, dict) else None
             if gvk is not None:
-                yield Sent(resource.subject, resource.path, resource.obj, gvk, in_template)
+                path = (*prefix, index)
+                yield Sent(subject.embedded(path, item), path, item, gvk, in_template)
 
 
 def _gvk(obj: dict[str, Any]) -> GroupVersionKind | None:

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -206,14 +206,16 @@ def stream_paths(
     jobs: int = 1,
     batch_documents: int | None = None,
     results_dir: Path | None = None,
+    read_stdin: Callable[[], str] | None = None,
 ) -> CheckReport:
     """What :func:`generator.check.check_paths` does, in bounded memory on ``jobs`` processes;
-    parts validated clean before (in ``results_dir``) are not validated again."""
+    parts validated clean before (in ``results_dir``) are not validated again. ``read_stdin``
+    reads ``-`` (a caller that has read it already gives it back)."""
     inputs, unreadable = collect_inputs(paths)
     stdin_text = None
     if any(path == STDIN for path, _ in inputs):
         try:
-            stdin_text = read_source(STDIN)
+            stdin_text = read_stdin() if read_stdin is not None else read_source(STDIN)
         except (YamlError, InputOutputError) as error:
             inputs = [(p, n) for p, n in inputs if p != STDIN]
             unreadable.append(read_error_finding(error, "<stdin>"))

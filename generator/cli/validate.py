@@ -126,9 +126,6 @@ def _validate(
         raise UsageError(msg)
     check_rule_ids(options.disabled_rules)
     # lazy: --list-rules needs neither the loader nor the schema store (~40 ms of start-up)
-    from generator.check import check_paths
-
-    # lazy: as above, the schema store is for runs that validate
     from generator.schemastore.store import SchemaStore
 
     store = SchemaStore.from_search_path(list(schema_dirs), settings)
@@ -140,16 +137,21 @@ def _validate(
         second_opinion = KubeconformOptions(
             timeout=kubeconform.kubeconform_timeout, environ=settings.environ
         )
-    if second_opinion is None:
-        # lazy: as above
-        from generator.streaming import default_jobs, stream_paths
+    # lazy: as above, the streaming validator is for runs that validate
+    from generator.streaming import default_jobs, stream_paths
 
-        workers = run.jobs if run.jobs is not None else default_jobs()
+    workers = run.jobs if run.jobs is not None else default_jobs()
+    if second_opinion is None:
         report = stream_paths(
             list(paths), store, options, jobs=workers, results_dir=run.results_dir
         )
     else:
-        report = check_paths(list(paths), store, options, kubeconform=second_opinion)
+        # lazy: as above (kubeconform runs beside capzgen's own validation)
+        from generator.check_beside import check_beside_kubeconform
+
+        report = check_beside_kubeconform(
+            list(paths), store, options, second_opinion, jobs=workers, results_dir=run.results_dir
+        )
     render = render_json if output == "json" else render_text
     click.echo(render(report.findings, report.document_count), nl=False)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)

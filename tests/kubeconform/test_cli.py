@@ -258,3 +258,68 @@ def test_passthrough_timeout_exits_2(
     result = run_cli(["kubeconform", "--timeout", "0.5", "--", "x.yaml"], env=schema_env)
     assert result.exit_code == 2
     assert "did not finish within 0.5s" in result.stderr
+
+
+def test_validate_with_kubeconform_reads_stdin_once(
+    run_cli: RunCli, fake_kubeconform: Fake, schema_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Standard input feeds both kubeconform's stream and capzgen's own validation."""
+    fake_kubeconform("check")
+    bad = copy.deepcopy(RESOURCE_GROUP)
+    bad["spec"]["location"] = 5
+    text = yaml.safe_dump_all([bad, SECRET], sort_keys=False)
+    result = run_cli(["validate", "--kubeconform", "-"], env=schema_env, stdin=text)
+    assert result.exit_code == 1
+    origins = sorted(
+        "kubeconform" if "[kubeconform]" in line else "capzgen"
+        for line in result.stdout.splitlines()
+        if line.startswith("<stdin>:")
+    )
+    assert origins == ["capzgen", "kubeconform"], result.stdout
+    assert "2 documents checked" in result.stdout
+
+
+def test_a_broken_file_beside_kubeconform_is_one_finding(
+    run_cli: RunCli, fake_kubeconform: Fake, schema_env: dict[str, str], tmp_path: Path
+) -> None:
+    fake = fake_kubeconform("check")
+    (tmp_path / "in").mkdir()
+    write_manifests(tmp_path / "in" / "a.yaml", RESOURCE_GROUP)
+    (tmp_path / "in" / "b.yaml").write_text("kind: [unclosed\n")
+    result = run_cli(["validate", "--kubeconform", str(tmp_path / "in")], env=schema_env)
+    assert result.exit_code == 1
+    assert [line for line in result.stdout.splitlines() if "b.yaml" in line] == [
+        line for line in result.stdout.splitlines() if "(yaml)" in line
+    ]
+    assert len(fake.calls()) == 1
+
+
+def test_kubeconform_runs_while_capzgen_validates(
+    run_cli: RunCli,
+    fake_kubeconform: Fake,
+    schema_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """capzgen's own validation starts after kubeconform was started and before it is waited
+    for: the fake has logged its call by the time the validation looks."""
+    import generator.check_beside as beside
+
+    fake = fake_kubeconform("check")
+    seen: list[int] = []
+    real = getattr(beside, "stream_paths")  # noqa: B009 - not exported
+
+    def validating(*args: Any, **kwargs: Any) -> Any:
+        import time
+
+        deadline = time.monotonic() + 30
+        while not fake.calls() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen.append(len(fake.calls()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(beside, "stream_paths", validating)
+    file = write_manifests(tmp_path / "ok.yaml", RESOURCE_GROUP, SECRET)
+    result = run_cli(["validate", "--kubeconform", file], env=schema_env)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert seen == [1]

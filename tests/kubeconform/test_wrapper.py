@@ -132,16 +132,16 @@ def test_every_embedded_resource_is_sent_as_a_document_of_its_own(
     seen: list[list[dict[str, Any]]] = []
     import generator.kubeconform as module
 
-    real = module.run_process
+    real = module.start_process
 
-    def spy(argv: list[str], timeout: float, environ: Any) -> Any:
+    def spy(binary: str, root: Path, *rest: Any) -> Any:
         import json
 
-        stream = Path(argv[-1]).read_text()
+        stream = (root / module.STREAM).read_text()
         seen.append([json.loads(part) for part in stream.split("---\n") if part.strip()])
-        return real(argv, timeout, environ)
+        return real(binary, root, *rest)
 
-    monkeypatch.setattr(module, "run_process", spy)
+    monkeypatch.setattr(module, "start_process", spy)
     run_kubeconform(documents(CONTROL_PLANE), store, KubeconformOptions(environ=cli_env))
     kinds = [doc["kind"] for doc in seen[0]]
     assert kinds == ["AzureASOManagedControlPlane", "ManagedCluster"]

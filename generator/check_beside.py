@@ -1,0 +1,79 @@
+"""``capzgen validate --kubeconform``: kubeconform runs in the background while capzgen validates.
+
+The inputs are read and parsed once here to write kubeconform's stream (every object and every
+embedded ASO resource, :mod:`generator.kubeconform`); kubeconform starts on it, and capzgen's own
+validation runs meanwhile exactly as without ``--kubeconform`` (:func:`generator.streaming.
+stream_paths`: every core, the result cache). kubeconform's findings are merged at the end, with
+their lines. What goes wrong with kubeconform itself is a note, never an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from generator.check import (
+    CheckReport,
+    collect_inputs,
+    second_opinion,
+    with_lines,
+)
+from generator.documents import Document
+from generator.errors import InputOutputError, YamlError
+from generator.findings import sort_findings
+from generator.kubeconform import KubeconformOptions, start_kubeconform
+from generator.schemastore.types import SchemaLookup
+from generator.streaming import stream_paths
+from generator.validate import ValidationOptions
+from generator.yamlio.load import load_documents
+from generator.yamlio.source import STDIN, read_source
+
+
+def check_beside_kubeconform(
+    paths: Sequence[str],
+    store: SchemaLookup | None,
+    options: ValidationOptions,
+    kubeconform: KubeconformOptions,
+    *,
+    jobs: int = 1,
+    results_dir: Path | None = None,
+) -> CheckReport:
+    """Validate ``paths`` as :func:`stream_paths` does, with kubeconform's findings merged."""
+    texts: dict[str, str] = {}
+    documents: list[Document] = []
+    stdin = _ReadOnce()
+    inputs, _ = collect_inputs(paths)  # what cannot be read is reported by stream_paths
+    for path, label in inputs:
+        try:
+            text = stdin.read() if path == STDIN else read_source(path)
+            documents.extend(load_documents(text, source=label))
+        except (YamlError, InputOutputError):
+            continue  # stream_paths reports it; kubeconform gets the other files
+        texts[label] = text
+    with start_kubeconform(documents, store, kubeconform) as pending:
+        report = stream_paths(
+            paths, store, options, jobs=jobs, results_dir=results_dir, read_stdin=stdin.read
+        )
+        extra = second_opinion(report, pending.finish(), options)
+    report.findings = sort_findings([*report.findings, *with_lines(extra, texts)])
+    return report
+
+
+class _ReadOnce:
+    """Standard input, read once: the same text (or the same error) for every reader."""
+
+    def __init__(self) -> None:
+        self._text: str | None = None
+        self._error: YamlError | InputOutputError | None = None
+
+    def read(self) -> str:
+        """The text of standard input; raises what reading it raised."""
+        if self._error is not None:
+            raise self._error
+        if self._text is None:
+            try:
+                self._text = read_source(STDIN)
+            except (YamlError, InputOutputError) as error:
+                self._error = error
+                raise
+        return self._text
