@@ -283,6 +283,15 @@ def _write_inputs(
 STREAM = "objects.yaml"
 
 
+def write_input(root: Path, documents: Sequence[Document], store: SchemaLookup | None) -> Path:
+    """What ``--kubeconform`` gives kubeconform, written under ``root``: the stream file (its
+    schemas beside it in ``root / "schemas"``). For measuring kubeconform on the same input."""
+    result = KubeconformResult()
+    if _write_inputs(root, list(_objects(documents)), store, result) is None:
+        raise OSError(result.notes[0])
+    return root / STREAM
+
+
 def _unique(
     item: Sent, taken: dict[tuple[str, str, str], int], index: int
 ) -> tuple[dict[str, Any], tuple[str, str, str]]:
