@@ -126,12 +126,17 @@ def validate_rows(env: dict[str, str]) -> list[Row]:
     for clusters, limit in ((5000, 150), (50_000, 200)):
         argv = [CAPZGEN, "validate", "--no-cache", "-j", "1", str(make_fleet(clusters))]
         peak = timed(argv, env, runs=1)
+        # The same with the result cache being filled (an empty one: the first run of a user).
+        fresh = {**env, "CAPZGEN_CACHE_DIR": str(WORK / "cache-fresh")}
+        shutil.rmtree(fresh["CAPZGEN_CACHE_DIR"], ignore_errors=True)
+        filling = timed([a for a in argv if a != "--no-cache"], fresh, runs=1)
         rows.append(
             Row(
                 f"validate {clusters:,} clusters, peak memory (-j 1)",
-                f"{peak.peak_mib:.0f} MiB ({peak.seconds:.1f} s)",
+                f"{peak.peak_mib:.0f} MiB ({peak.seconds:.1f} s); filling the result cache "
+                f"{filling.peak_mib:.0f} MiB ({filling.seconds:.1f} s)",
                 f"<= {limit} MiB",
-                peak.peak_mib <= limit,
+                max(peak.peak_mib, filling.peak_mib) <= limit,
             )
         )
     rerun = rerun_figures(env, fleet)
