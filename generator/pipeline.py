@@ -20,6 +20,7 @@ from generator.check import CheckReport, SourceText, check_sources
 from generator.errors import CapzgenError, UsageError, ValidationFailed
 from generator.findings import Finding
 from generator.flavors.catalog import FlavorCatalog
+from generator.flavors.checks import RenderCheck
 from generator.flavors.model import Flavor
 from generator.flavors.render import build_environment, render_flavor
 from generator.flavors.values import VALUES_FILE_LABEL, resolve_values
@@ -75,6 +76,15 @@ class RenderedCluster:
     variables: dict[str, Any]
     changes: tuple[PatchChange, ...] = ()
     object_texts: tuple[str, ...] = ()  # each object's YAML, when ``text`` is them joined
+    # The flavor's render-time check, left for when the validation of ``text`` finds an error
+    # (None: it ran already, or this is no flavor).
+    render_check: RenderCheck | None = None
+
+    def explain_errors(self) -> None:
+        """Before reporting error findings of the output: the render-time check, which names
+        the variables behind them (raises its FlavorError, if it has one)."""
+        if self.render_check is not None:
+            self.render_check.run()
 
 
 class PipelineContext:
@@ -215,10 +225,13 @@ def render_request(
     *,
     context: PipelineContext | None = None,
     values_origin: ValuesOrigin | None = None,
-) -> tuple[str, dict[str, Any]]:
-    """Jinja (flavors only) then ``${VAR}`` substitution; returns text and the typed values used."""
+) -> tuple[str, dict[str, Any], RenderCheck | None]:
+    """Jinja (flavors only) then ``${VAR}`` substitution; returns the text, the typed values
+    used and, when the output will be validated (``request.validate``), the flavor's render-time
+    check left for later."""
     if request.template_text is not None:
-        return substitute_template(request.template_text, store, source=request.template_source), {}
+        text = substitute_template(request.template_text, store, source=request.template_source)
+        return text, {}, None
     context = context or PipelineContext()
     catalog = context.catalog(request.flavors_dirs)
     flavor = context.flavor(request.flavors_dirs, request.flavor or "aks")
@@ -232,8 +245,12 @@ def render_request(
         search_path,
         environment=context.environment(search_path),
         disabled_rules=request.disabled_rules,
+        check=not request.validate,
     )
-    return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values
+    later = (
+        RenderCheck(flavor, values, rendered, request.disabled_rules) if request.validate else None
+    )
+    return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values, later
 
 
 def check_unknown_variables(
@@ -265,7 +282,7 @@ def render_cluster(
     if not request.allow_unknown_vars:
         check_unknown_variables(request, inputs, context=context)
     store = build_store(request, inputs)
-    text, values = render_request(
+    text, values, render_check = render_request(
         request, store, context=context, values_origin=inputs.values_origin
     )
     objects = parse_objects(text, GENERATED_SOURCE)
@@ -284,6 +301,7 @@ def render_cluster(
         variables=values,
         changes=tuple(changes),
         object_texts=tuple(texts),
+        render_check=render_check,
     )
 
 
@@ -296,7 +314,7 @@ def generate_cluster(
     findings: list[Finding] = []
     if request.validate:
         findings = validate_output(
-            rendered.text, request, context=context, changes=rendered.changes
+            rendered.text, request, context=context, changes=rendered.changes, rendered=rendered
         )
     return ClusterResult(
         text=rendered.text,
@@ -343,12 +361,16 @@ def validate_output(
     *,
     context: PipelineContext | None = None,
     changes: Sequence[PatchChange] = (),
+    rendered: RenderedCluster | None = None,
 ) -> list[Finding]:
     """Validate the serialised output, so finding line numbers point into what would be written;
-    findings on fields in ``changes`` also name the patch that changed them."""
+    findings on fields in ``changes`` also name the patch that changed them. With errors, the
+    ``rendered`` cluster's render-time check speaks first (it names variables)."""
     report = check_output(output, request, context=context)
     findings = attribute_findings(report.findings, changes)
     if report.has_errors:
+        if rendered is not None:
+            rendered.explain_errors()
         raise ValidationFailed(
             findings, summary=f"generated manifests are invalid ({report.summary()})"
         )

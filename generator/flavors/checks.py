@@ -15,6 +15,7 @@ so an exported flavor is checked on what its structural defaults decide.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from generator.errors import FlavorError, YamlError
@@ -54,3 +55,21 @@ def check_rendered(
         hint="each line names the variable (or rendered field) and the validation rule; "
         "`capzgen validate --list-rules` describes the rules",
     )
+
+
+@dataclass(frozen=True)
+class RenderCheck:
+    """:func:`check_rendered` of one render, kept for later.
+
+    When the output of a render is validated anyway, the render-time check only matters if that
+    validation finds an error: then it runs, to name the variables behind it (and raises). The
+    rules run once per cluster instead of twice."""
+
+    flavor: Flavor
+    values: Mapping[str, Any]
+    text: str
+    disabled_rules: frozenset[str] = frozenset()
+
+    def run(self) -> None:
+        """Raise the FlavorError :func:`check_rendered` raises for this render, if any."""
+        check_rendered(self.flavor, self.values, self.text, disabled_rules=self.disabled_rules)

@@ -145,9 +145,11 @@ def render_flavor(
     *,
     environment: SandboxedEnvironment | None = None,
     disabled_rules: frozenset[str] = frozenset(),
+    check: bool = True,
 ) -> str:
     """Render every template of the flavor, join them as YAML documents and check the result
-    with the validator's rules (:mod:`generator.flavors.checks`; ``disabled_rules`` are skipped).
+    with the validator's rules (:mod:`generator.flavors.checks`; ``disabled_rules`` are skipped;
+    ``check=False`` leaves that to the caller, who validates the output).
 
     ``environment`` (from :func:`build_environment` with the same search path) may be reused
     across calls, so templates are compiled once when many clusters are rendered (fleets).
@@ -189,7 +191,8 @@ def render_flavor(
             ) from exc
         parts.append(text.strip("\n"))
     rendered = "\n---\n".join(part for part in parts if part.strip()) + "\n"
-    check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)
+    if check:
+        check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)
     return rendered
 
 

@@ -207,6 +207,8 @@ def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
         if request.validate:
             source = cluster_source(request.name)
             report = check_output(rendered.text, request, context=context, source=source)
+            if report.has_errors:
+                rendered.explain_errors()
             outcome.findings = attribute_findings(report.findings, rendered.changes)
         outcome.files = render_files(
             rendered.objects, flux=job.flux, texts=rendered.object_texts or None

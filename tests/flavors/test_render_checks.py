@@ -436,3 +436,29 @@ def test_option7_patches_are_validated_in_the_generated_output(
         'spec.asoManagedClustersAgentPoolPatches[0]: spec.maxPods: expected integer, got string "many" '
         "[containerservice.azure.com/v1api20240901 ManagedClustersAgentPool] (CAPZ-ASO-PATCH-SCHEMA)",
     ]
+
+
+def test_a_valid_cluster_runs_the_rules_once(
+    run_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the output validated, the render-time check waits for an error there: a valid
+    cluster runs the rules once, an invalid one twice (the second names the variable)."""
+    import generator.check as check
+    import generator.validate.engine as engine
+
+    calls: list[int] = []
+    real = engine.validate_documents
+
+    def counted(documents: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(len(documents))
+        return real(documents, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "validate_documents", counted)  # the render-time check's
+    monkeypatch.setattr(check, "validate_documents", counted)  # the output's
+    assert generate(run_cli, tmp_path, "aks", {}).exit_code == 0
+    assert len(calls) == 1
+    calls.clear()
+    flavor, values, line = CASES["CAPZ-POOL-NAME"]
+    result = generate(run_cli, tmp_path, flavor, values)
+    assert result.exit_code == 1 and f"  {line}" in result.stderr.splitlines()
+    assert len(calls) == 2
