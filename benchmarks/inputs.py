@@ -12,7 +12,8 @@ EMBEDDED_PER_CLUSTER = 4
 CLUSTERS_PER_FILE = 5000  # a file stays well under the 32 MiB input bound
 
 
-def _cluster_text(template: str, name: str) -> str:
+def cluster_text(template: str, name: str) -> str:
+    """One cluster: CAPZ's released aks-aso template with its variables substituted."""
     text = template
     for key, value in {
         "${CLUSTER_NAME}": name,
@@ -34,7 +35,7 @@ def make_fleet(clusters: int) -> Path:
     if clusters <= CLUSTERS_PER_FILE:
         path = WORK / f"fleet-{clusters}.yaml"
         if not path.exists():
-            parts = [_cluster_text(template, f"fleet-{i:05d}") for i in range(clusters)]
+            parts = [cluster_text(template, f"fleet-{i:05d}") for i in range(clusters)]
             path.write_text("---\n".join(parts), encoding="utf-8")
         return path
     folder = WORK / f"fleet-{clusters}"
@@ -43,7 +44,7 @@ def make_fleet(clusters: int) -> Path:
         part = folder / f"part-{start // CLUSTERS_PER_FILE:03d}.yaml"
         if not part.exists():
             count = min(CLUSTERS_PER_FILE, clusters - start)
-            texts = [_cluster_text(template, f"fleet-{start + i:05d}") for i in range(count)]
+            texts = [cluster_text(template, f"fleet-{start + i:05d}") for i in range(count)]
             part.write_text("---\n".join(texts), encoding="utf-8")
     return folder
 

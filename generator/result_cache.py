@@ -176,33 +176,33 @@ class ResultCache:
                 self._db.close()
         self._db = None
 
-    def file_index(self, key: bytes) -> FileIndex | None:
-        """The stored index of the file text with ``key``, if any."""
+    def _value(self, query: str, key: bytes) -> object:
+        """The one column ``query`` selects for ``key``; None when there is no row (or no cache
+        any more: a failing query turns the cache off)."""
         if self._db is None:
             return None
         try:
-            row = self._db.execute("SELECT data FROM files WHERE key = ?", (key,)).fetchone()
+            row = self._db.execute(query, (key,)).fetchone()
         except sqlite3.Error as error:
             self._failed(error)
             return None
-        index = FileIndex.from_json(row[0]) if row and type(row[0]) is str else None
+        return None if row is None else row[0]
+
+    def file_index(self, key: bytes) -> FileIndex | None:
+        """The stored index of the file text with ``key``, if any."""
+        data = self._value("SELECT data FROM files WHERE key = ?", key)
+        index = FileIndex.from_json(data) if type(data) is str else None
         if index is not None:
             self._used_files.add(key)
         return index
 
     def clean_run(self, key: bytes) -> int | None:
         """How many documents the input with ``key`` had when it was validated clean, if it was."""
-        if self._db is None:
+        documents = self._value("SELECT documents FROM runs WHERE key = ?", key)
+        if type(documents) is not int or documents < 0:
             return None
-        try:
-            row = self._db.execute("SELECT documents FROM runs WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error as error:
-            self._failed(error)
-            return None
-        if row is None or type(row[0]) is not int or row[0] < 0:
-            return None
-        self._runs[key] = row[0]
-        return int(row[0])
+        self._runs[key] = documents
+        return documents
 
     def remember_run(self, key: bytes, documents: int) -> None:
         """Remember that the input with ``key`` (``documents`` documents) was validated clean."""

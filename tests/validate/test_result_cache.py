@@ -14,6 +14,7 @@ import pytest
 
 import generator.check_stream as check_stream
 import generator.streaming as streaming
+from benchmarks.inputs import cluster_text
 from generator.result_cache import FILE_NAME, FileIndex, IndexedChunk, ResultCache
 from generator.streaming import stream_paths
 from generator.validate import ValidationOptions
@@ -38,19 +39,8 @@ stringData:
 
 
 def _cluster(name: str) -> str:
-    """A clean cluster: CAPZ's released aks-aso template, substituted."""
-    values = {
-        "${CLUSTER_NAME}": name,
-        "${WORKER_MACHINE_COUNT:=2}": "2",
-        "${KUBERNETES_VERSION}": "v1.31.1",
-        "${AZURE_LOCATION}": "westeurope",
-        "${ASO_CREDENTIAL_SECRET_NAME}": "aso-credentials",
-        "${AZURE_NODE_MACHINE_TYPE}": "Standard_D2s_v3",
-    }
-    text = TEMPLATE
-    for key, value in values.items():
-        text = text.replace(key, value)
-    return text
+    """A clean cluster: CAPZ's released aks-aso template, substituted (as ``make bench`` does)."""
+    return cluster_text(TEMPLATE, name)
 
 
 class Counter:
