@@ -44,6 +44,9 @@ MAX_INDEX_BYTES = 64 << 20  # a stored file index larger than this is ignored
 PRUNE_EVERY = 64  # runs between two prunings (counting rows reads the whole table)
 INDEX_FILES_BELOW = 2 << 20  # larger files are not indexed (their index would cost memory)
 FLUSH_INDEX_BYTES = 4 << 20  # stored indexes are written once this much is pending
+# The bound is applied by SQLite, before a value is handed over (a damaged file could hold a
+# value of any size).
+_INDEX_QUERY = f"SELECT data FROM files WHERE key = ? AND length(data) <= {MAX_INDEX_BYTES}"
 _QUERY_CHUNK = 500  # keys per SELECT (SQLite's bound on parameters is 32,766)
 _TIMEOUT = 2.0  # seconds to wait for a concurrent run's write lock
 
@@ -190,7 +193,7 @@ class ResultCache:
 
     def file_index(self, key: bytes) -> FileIndex | None:
         """The stored index of the file text with ``key``, if any."""
-        data = self._value("SELECT data FROM files WHERE key = ?", key)
+        data = self._value(_INDEX_QUERY, key)
         index = FileIndex.from_json(data) if type(data) is str else None
         if index is not None:
             self._used_files.add(key)

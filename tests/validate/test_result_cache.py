@@ -375,3 +375,25 @@ def test_every_option_but_the_cache_folder_is_in_the_key() -> None:
     assert {f.name for f in fields(OPTIONS)} == {*changed, "cache_root"}
     for name, value in changed.items():
         assert options_fingerprint(replace(OPTIONS, **{name: value})) != base, name
+
+
+def test_an_oversized_stored_index_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import generator.result_cache as result_cache
+
+    cache = ResultCache.open(tmp_path)
+    assert cache is not None
+    cache.remember_file(b"k" * 16, FileIndex([]))
+    cache.close(save=True)
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        db.execute("UPDATE files SET data = ?", ("[" + " " * 100 + "]",))
+    monkeypatch.setattr(
+        result_cache,
+        "_INDEX_QUERY",
+        result_cache._INDEX_QUERY.replace(str(result_cache.MAX_INDEX_BYTES), "50"),
+    )
+    again = ResultCache.open(tmp_path)
+    assert again is not None
+    assert again.file_index(b"k" * 16) is None
+    again.close(save=False)
