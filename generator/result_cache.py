@@ -44,6 +44,7 @@ MAX_INDEX_BYTES = 64 << 20  # a stored file index larger than this is ignored
 PRUNE_EVERY = 64  # runs between two prunings (counting rows reads the whole table)
 INDEX_FILES_BELOW = 2 << 20  # larger files are not indexed (their index would cost memory)
 FLUSH_INDEX_BYTES = 4 << 20  # stored indexes are written once this much is pending
+FLUSH_PARTS = 4096  # clean parts are written once this many are pending
 # The bound is applied by SQLite, before a value is handed over (a damaged file could hold a
 # value of any size).
 _INDEX_QUERY = f"SELECT data FROM files WHERE key = ? AND length(data) <= {MAX_INDEX_BYTES}"
@@ -246,9 +247,18 @@ class ResultCache:
         return found
 
     def remember_parts(self, keys: Iterable[bytes]) -> None:
-        """Remember ``keys`` as clean when the run ends well."""
-        if self._db is not None:
-            self._new_parts.update(keys)
+        """Remember ``keys`` as clean (each part was validated without a finding: a fact that
+        stands whatever happens later, so they are written as the run goes)."""
+        if self._db is None:
+            return
+        self._new_parts.update(keys)
+        if len(self._new_parts) >= FLUSH_PARTS:
+            try:
+                with self._db:
+                    _write_parts(self._db, self._new_parts, self._generation)
+            except sqlite3.Error as error:
+                self._failed(error)
+            self._new_parts = set()
 
     def close(self, *, save: bool) -> None:
         """Write what this run learned (when ``save``) in one transaction, and close."""
@@ -280,10 +290,7 @@ def _save(db: sqlite3.Connection, cache: ResultCache) -> None:
     with db:
         _write_files(db, new_files, now)
         db.executemany("UPDATE files SET used = ? WHERE key = ?", [(now, k) for k in used_files])
-        db.executemany(
-            "INSERT OR REPLACE INTO parts (key, used) VALUES (?, ?)",
-            [(key, now) for key in parts],
-        )
+        _write_parts(db, parts, now)
         db.executemany(
             "INSERT OR REPLACE INTO runs (key, used, documents) VALUES (?, ?, ?)",
             [(key, now, documents) for key, documents in runs.items()],
@@ -293,6 +300,13 @@ def _save(db: sqlite3.Connection, cache: ResultCache) -> None:
             _prune(db, "parts", MAX_PARTS)
             _prune(db, "files", MAX_FILES)
             _prune(db, "runs", MAX_FILES)
+
+
+def _write_parts(db: sqlite3.Connection, parts: Iterable[bytes], generation: int) -> None:
+    db.executemany(
+        "INSERT OR REPLACE INTO parts (key, used) VALUES (?, ?)",
+        [(key, generation) for key in parts],
+    )
 
 
 def _write_files(db: sqlite3.Connection, files: dict[bytes, str], generation: int) -> None:

@@ -28,11 +28,12 @@ from generator.yamlio.source import STDIN, read_source
 
 @dataclass
 class Reuse:
-    """The batches left to run, and for each the parts it validates with their keys."""
+    """The batches left to run, and for each the keys of the parts it validates (in the order
+    of ``batch.parts``)."""
 
     cache: ResultCache
     batches: list[Batch] = field(default_factory=list)
-    parts: list[list[tuple[Part, bytes]]] = field(default_factory=list)
+    keys: list[list[bytes]] = field(default_factory=list)
     skipped: int = 0  # parts known clean, not validated again
 
 
@@ -44,21 +45,29 @@ def _key(state: StreamState, config: bytes, part: Part) -> bytes:
     )
 
 
+QUERY_BATCHES = 64  # batches whose keys are looked up together
+
+
 def plan(state: StreamState, cache: ResultCache, batches: Sequence[Batch]) -> Reuse | None:
     """The batches without their known-clean parts; None when no key can be made."""
     stores = store_fingerprint(state.store)
     if stores is None:
         return None
     config = state.code_key + stores + options_fingerprint(state.options)
-    keyed = [[(part, _key(state, config, part)) for part in batch.parts] for batch in batches]
-    known = cache.clean_parts([key for parts in keyed for _, key in parts])
     reuse = Reuse(cache)
-    for parts in keyed:
-        left = [(part, key) for part, key in parts if key not in known]
-        reuse.skipped += len(parts) - len(left)
-        if left:
-            reuse.batches.append(Batch.of_parts([part for part, _ in left]))
-            reuse.parts.append(left)
+    for at in range(0, len(batches), QUERY_BATCHES):
+        group = batches[at : at + QUERY_BATCHES]
+        keys = [[_key(state, config, part) for part in batch.parts] for batch in group]
+        known = cache.clean_parts([key for batch_keys in keys for key in batch_keys])
+        for batch, batch_keys in zip(group, keys, strict=True):
+            left = [n for n, key in enumerate(batch_keys) if key not in known]
+            reuse.skipped += len(batch_keys) - len(left)
+            if len(left) == len(batch_keys):
+                reuse.batches.append(batch)  # nothing known: the batch as it is
+            elif left:
+                reuse.batches.append(Batch.of_parts([batch.parts[n] for n in left]))
+            if left:
+                reuse.keys.append([batch_keys[n] for n in left])
     return reuse
 
 
@@ -67,9 +76,10 @@ def learn(reuse: Reuse, position: int, result: BatchResult) -> None:
     if result.unplaced:
         return
     flagged = result.flagged
+    batch = reuse.batches[position]
     reuse.cache.remember_parts(
         key
-        for part, key in reuse.parts[position]
+        for part, key in zip(batch.parts, reuse.keys[position], strict=True)
         if not any(doc in flagged for doc in (*part.home, *part.guests))
     )
 
