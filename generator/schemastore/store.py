@@ -54,6 +54,9 @@ class SchemaStore:
     def __init__(self, sources: Sequence[SchemaSource]) -> None:
         self.sources: tuple[SchemaSource, ...] = tuple(sources)
         self._handles: dict[GroupVersionKind, CompiledSchema | None] = {}
+        # The same answers by the strings objects carry: every object of a fleet asks (twice:
+        # schema and CEL checks), and most ask about a handful of kinds.
+        self._by_text: dict[tuple[str, str], CompiledSchema | None] = {}
         self._searched: list[str] | None = None
 
     @classmethod
@@ -104,7 +107,15 @@ class SchemaStore:
         A source that cannot be read or a schema that cannot be compiled raises
         :class:`~generator.errors.SchemaStoreError` naming the file.
         """
-        gvk = GroupVersionKind.from_api_version(api_version, kind)
+        key = (api_version, kind)
+        if key in self._by_text:
+            return self._by_text[key]
+        handle = self._lookup_gvk(GroupVersionKind.from_api_version(api_version, kind))
+        self._by_text[key] = handle
+        return handle
+
+    def _lookup_gvk(self, gvk: GroupVersionKind) -> CompiledSchema | None:
+        """:meth:`lookup` for a parsed GVK: each GVK is found and compiled once."""
         if gvk in self._handles:
             return self._handles[gvk]
         handle = None
