@@ -168,6 +168,11 @@ class Ref:
         return cls(kind=kind, name=name, group=group, api_version=api_version, path=path)
 
 
+def _names_aso_kind(ref: Ref | None) -> bool:
+    """Whether ``ref`` names an AzureASOManaged* kind (the ASO API of CAPZ)."""
+    return ref is not None and ref.kind.startswith("AzureASOManaged")
+
+
 def _first_of(obj: TopObject | None, group_kind: kinds.GroupKind) -> AsoResource | None:
     if obj is not None:
         for res in obj.resources:
@@ -346,10 +351,7 @@ class ManifestSet:
                 infra_ref=infra_ref,
                 control_plane=self.resolve(cp_ref, cluster.namespace),
                 infra=self.resolve(infra_ref, cluster.namespace),
-                is_aso=any(
-                    ref is not None and ref.kind.startswith("AzureASOManaged")
-                    for ref in (cp_ref, infra_ref)
-                ),
+                is_aso=_names_aso_kind(cp_ref) or _names_aso_kind(infra_ref),
             )
             self.clusters.append(group)
             for member in (cluster, group.control_plane, group.infra):

@@ -119,11 +119,13 @@ class FieldReader:
         return FieldReader(self.owner, (*self.base, *rel), dig(self.node, *rel))
 
     def read(self, convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        """The field at ``rel`` below this reader's node, its value converted."""
+        """The field at ``rel`` below this reader's node, its value converted; an absent setting
+        has no value, whatever ``convert`` would make of ``None``."""
         raw = self.node
         for key in rel:  # ``dig`` for keys only, inline: this runs for every setting of a view
             raw = raw.get(key) if isinstance(raw, dict) else None
-        return Field(raw, convert(raw), self.owner, (*self.base, *rel))
+        value = None if raw is None else convert(raw)
+        return Field(raw, value, self.owner, (*self.base, *rel))
 
 
 def absent(owner: Owner, rel: JsonPath = ()) -> Field[Any]:
