@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from generator.documents import Document
 from generator.model.manifests import ManifestSet
+from generator.model.values import known_str
+from generator.validate.fields import FieldReader, as_bool, read_field
 from generator.validate.views import UNKNOWN, Api, views_of
 
 Parse = Callable[..., list[Document]]
@@ -168,3 +170,23 @@ def test_settings_only_one_api_has(parse: Parse) -> None:
     (cp,) = views.control_planes
     assert (cp.azure_rbac.value, cp.azure_rbac.rel) == (True, ("spec", "aadProfile", "managed"))
     assert cp.addon_profiles.value == [{"name": "azurepolicy", "enabled": True}]
+
+
+def test_a_field_reader_reads_siblings_below_one_node(parse: Parse) -> None:
+    """Settings read from a shared parent carry their full path; a parent that is missing or
+    not a mapping has no settings, and an absent setting has no value whatever the converter
+    makes of None."""
+    ms = ManifestSet(parse(LEGACY.replace("privateDNSZone: system", "privateDNSZone: [system]")))
+    (control_plane,) = ms.objects_of("AzureManagedControlPlane")
+    spec = FieldReader.at(control_plane, "spec")
+    access = spec.below("apiServerAccessProfile")
+    private = access.read(as_bool, "enablePrivateCluster")
+    assert (private.raw, private.value) == (True, True)
+    assert private.rel == ("spec", "apiServerAccessProfile", "enablePrivateCluster")
+    assert private == read_field(control_plane, private.rel, as_bool)
+    zone = access.read(known_str, "privateDNSZone")  # written, but of the wrong type
+    assert (zone.raw, zone.value) == (["system"], None) and zone.is_set
+    for missing in (spec.below("location", "deeper"), spec.below("nowhere")):
+        field = missing.read(lambda raw: "converted", "setting")
+        assert (field.raw, field.value, field.is_set) == (None, None, False)
+        assert field.rel == (*missing.base, "setting") and field.owner is control_plane
