@@ -53,10 +53,9 @@ class SchemaStore:
 
     def __init__(self, sources: Sequence[SchemaSource]) -> None:
         self.sources: tuple[SchemaSource, ...] = tuple(sources)
-        self._handles: dict[GroupVersionKind, CompiledSchema | None] = {}
-        # The same answers by the strings objects carry: every object of a fleet asks (twice:
-        # schema and CEL checks), and most ask about a handful of kinds.
-        self._by_text: dict[tuple[str, str], CompiledSchema | None] = {}
+        # Answers by the strings objects carry, so each kind is found and compiled once: every
+        # object of a fleet asks (twice: schema and CEL checks), most about a handful of kinds.
+        self._handles: dict[tuple[str, str], CompiledSchema | None] = {}
         self._searched: list[str] | None = None
 
     @classmethod
@@ -108,16 +107,9 @@ class SchemaStore:
         :class:`~generator.errors.SchemaStoreError` naming the file.
         """
         key = (api_version, kind)
-        if key in self._by_text:
-            return self._by_text[key]
-        handle = self._lookup_gvk(GroupVersionKind.from_api_version(api_version, kind))
-        self._by_text[key] = handle
-        return handle
-
-    def _lookup_gvk(self, gvk: GroupVersionKind) -> CompiledSchema | None:
-        """:meth:`lookup` for a parsed GVK: each GVK is found and compiled once."""
-        if gvk in self._handles:
-            return self._handles[gvk]
+        if key in self._handles:
+            return self._handles[key]
+        gvk = GroupVersionKind.from_api_version(api_version, kind)
         handle = None
         for source in self.sources:
             entry = source.find(gvk)
@@ -130,7 +122,7 @@ class SchemaStore:
             )
             log.debug("schema for %s from %s", gvk, entry.source)
             break
-        self._handles[gvk] = handle
+        self._handles[key] = handle
         return handle
 
     def effective_schemas(self) -> Iterator[tuple[GroupVersionKind, str, dict[str, Any]]]:
