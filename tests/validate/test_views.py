@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from generator.documents import Document
 from generator.model.manifests import ManifestSet
 from generator.model.values import known_str
+from generator.validate import fields
 from generator.validate.fields import FieldReader, as_bool, read_field
 from generator.validate.views import UNKNOWN, Api, views_of
 
@@ -190,3 +193,20 @@ def test_a_field_reader_reads_siblings_below_one_node(parse: Parse) -> None:
         field = missing.read(lambda raw: "converted", "setting")
         assert (field.raw, field.value, field.is_set) == (None, None, False)
         assert field.rel == (*missing.base, "setting") and field.owner is control_plane
+
+
+def test_field_paths_are_shared_up_to_a_bound(
+    parse: Parse, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fields of different objects at the same place share one path tuple; past the bound on
+    remembered paths, paths are still right, just not shared."""
+    ms = ManifestSet(parse(LEGACY + "---\n" + LEGACY.replace("name: demo", "name: other")))
+    first, second = (
+        FieldReader.at(obj, "spec") for obj in ms.objects_of("AzureManagedControlPlane")
+    )
+    assert first.read(known_str, "location").rel is second.read(known_str, "location").rel
+    monkeypatch.setattr(fields, "_PATHS", {})
+    monkeypatch.setattr(fields, "_MAX_PATHS", 0)
+    unshared = first.read(known_str, "networkPlugin").rel
+    assert unshared == ("spec", "networkPlugin") and fields._PATHS == {}
+    assert second.read(known_str, "networkPlugin").rel is not unshared
