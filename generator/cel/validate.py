@@ -44,7 +44,7 @@ from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
 from generator.names import valid_api_version
-from generator.schemastore.types import SchemaLookup
+from generator.schemastore.types import SchemaHandle, SchemaLookup
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +54,26 @@ ORIGIN = "cel"
 
 @dataclass
 class _Run:
-    """What one validation shares across objects: limits, cache folder, rules logged as skipped."""
+    """What one validation shares across objects: limits, cache folder, rules logged as skipped,
+    and the rule tree of each apiVersion/kind met so far."""
 
     limits: CostLimits
     cache_folder: Path | None
     skipped: set[str] = field(default_factory=set)
+    trees: dict[tuple[str, str], tuple[SchemaHandle, CelNode] | None] = field(default_factory=dict)
+
+    def tree_of(
+        self, store: SchemaLookup, api_version: str, kind: str
+    ) -> tuple[SchemaHandle, CelNode] | None:
+        """The schema of ``apiVersion``/``kind`` and its rule tree; None without a valid
+        apiVersion, a schema or any rule. Found once per kind: a fleet has thousands of objects
+        of a handful of kinds."""
+        key = (api_version, kind)
+        if key not in self.trees:
+            handle = store.lookup(api_version, kind) if valid_api_version(api_version) else None
+            tree = tree_for(handle, self.cache_folder) if handle is not None else None
+            self.trees[key] = None if handle is None or tree is None else (handle, tree)
+        return self.trees[key]
 
 
 def check_cel(
@@ -87,12 +102,10 @@ def _check(where: TopObject | AsoResource, store: SchemaLookup, run: _Run) -> li
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
         return []
-    if not valid_api_version(api_version):
+    found = run.tree_of(store, api_version, kind)
+    if found is None:
         return []
-    handle = store.lookup(api_version, kind)
-    tree = tree_for(handle, run.cache_folder) if handle is not None else None
-    if tree is None:
-        return []
+    handle, tree = found
     top = where.top if isinstance(where, AsoResource) else where
     walker = _Walker(
         subject=lambda: where.subject,

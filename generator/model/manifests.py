@@ -36,14 +36,17 @@ def embedded_items(obj: Any, kind: str | None) -> tuple[JsonPath, list[Any] | No
     return prefix, as_list(dig(obj, *prefix))
 
 
-def _metadata_str(obj: dict[str, Any], key: str) -> str | None:
+def _metadata(obj: dict[str, Any]) -> dict[str, Any]:
+    """``metadata``, or an empty mapping when it is missing or not a mapping (read only)."""
     meta = obj.get("metadata")
-    return as_str(meta.get(key)) if isinstance(meta, dict) else None
+    return meta if isinstance(meta, dict) else _NO_METADATA
 
 
-def _annotations(obj: dict[str, Any]) -> dict[str, Any]:
-    meta = obj.get("metadata")
-    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+_NO_METADATA: dict[str, Any] = {}
+
+
+def _annotations(meta: dict[str, Any]) -> dict[str, Any]:
+    annotations = meta.get("annotations")
     return annotations if isinstance(annotations, dict) else {}
 
 
@@ -105,6 +108,7 @@ class AsoResource:
         api_version = as_str(obj.get("apiVersion")) or ""
         group, _, version = api_version.rpartition("/")
         kind = as_str(obj.get("kind")) or ""
+        meta = _metadata(obj)
         return cls(
             obj=obj,
             api_version=api_version,
@@ -112,12 +116,12 @@ class AsoResource:
             version=version,
             kind=kind,
             group_kind=(group, kind),
-            name=_metadata_str(obj, "name"),
+            name=as_str(meta.get("name")),
             path=path,
             top=top,
             parent=top if embedded else None,
             spec=as_dict(obj.get("spec")),
-            annotations=_annotations(obj),
+            annotations=_annotations(meta),
         )
 
     @property
@@ -162,6 +166,11 @@ class Ref:
         if group is None and api_version is not None:
             group = api_version.rpartition("/")[0]
         return cls(kind=kind, name=name, group=group, api_version=api_version, path=path)
+
+
+def _names_aso_kind(ref: Ref | None) -> bool:
+    """Whether ``ref`` names an AzureASOManaged* kind (the ASO API of CAPZ)."""
+    return ref is not None and ref.kind.startswith("AzureASOManaged")
 
 
 def _first_of(obj: TopObject | None, group_kind: kinds.GroupKind) -> AsoResource | None:
@@ -263,7 +272,8 @@ class ManifestSet:
     def _add(self, document: Document, obj: dict[str, Any]) -> None:
         api_version = as_str(obj.get("apiVersion")) or ""
         kind = as_str(obj.get("kind")) or ""
-        name = _metadata_str(obj, "name")
+        meta = _metadata(obj)
+        name = as_str(meta.get("name"))
         prefix, items = embedded_items(obj, kind)
         top = TopObject(
             document=document,
@@ -272,9 +282,9 @@ class ManifestSet:
             kind=kind,
             group=api_version.rpartition("/")[0],
             name=name,
-            namespace=_metadata_str(obj, "namespace"),
+            namespace=as_str(meta.get("namespace")),
             spec=as_dict(obj.get("spec")),
-            annotations=_annotations(obj),
+            annotations=_annotations(meta),
             items_path=prefix,
             items=items,
         )
@@ -341,10 +351,7 @@ class ManifestSet:
                 infra_ref=infra_ref,
                 control_plane=self.resolve(cp_ref, cluster.namespace),
                 infra=self.resolve(infra_ref, cluster.namespace),
-                is_aso=any(
-                    ref is not None and ref.kind.startswith("AzureASOManaged")
-                    for ref in (cp_ref, infra_ref)
-                ),
+                is_aso=_names_aso_kind(cp_ref) or _names_aso_kind(infra_ref),
             )
             self.clusters.append(group)
             for member in (cluster, group.control_plane, group.infra):

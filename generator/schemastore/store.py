@@ -53,7 +53,9 @@ class SchemaStore:
 
     def __init__(self, sources: Sequence[SchemaSource]) -> None:
         self.sources: tuple[SchemaSource, ...] = tuple(sources)
-        self._handles: dict[GroupVersionKind, CompiledSchema | None] = {}
+        # Answers by the strings objects carry, so each kind is found and compiled once: every
+        # object of a fleet asks (twice: schema and CEL checks), most about a handful of kinds.
+        self._handles: dict[tuple[str, str], CompiledSchema | None] = {}
         self._searched: list[str] | None = None
 
     @classmethod
@@ -104,9 +106,10 @@ class SchemaStore:
         A source that cannot be read or a schema that cannot be compiled raises
         :class:`~generator.errors.SchemaStoreError` naming the file.
         """
+        key = (api_version, kind)
+        if key in self._handles:
+            return self._handles[key]
         gvk = GroupVersionKind.from_api_version(api_version, kind)
-        if gvk in self._handles:
-            return self._handles[gvk]
         handle = None
         for source in self.sources:
             entry = source.find(gvk)
@@ -119,7 +122,7 @@ class SchemaStore:
             )
             log.debug("schema for %s from %s", gvk, entry.source)
             break
-        self._handles[gvk] = handle
+        self._handles[key] = handle
         return handle
 
     def effective_schemas(self) -> Iterator[tuple[GroupVersionKind, str, dict[str, Any]]]:

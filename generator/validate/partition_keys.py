@@ -126,22 +126,36 @@ def _metadata_refs(meta: dict[str, Any], namespace: str, keys: DocumentKeys) -> 
 
 
 def _walk(root: dict[str, Any], namespace: str, keys: DocumentKeys) -> None:
-    """Reference-shaped values anywhere below the root (iterative: this runs on every document
-    of a fleet, and the loader already bounds the depth)."""
-    stack: list[tuple[Any, str | None]] = [(value, key) for key, value in root.items()]
-    refers = keys.refers
-    while stack:
-        node, parent = stack.pop()
-        if isinstance(node, dict):
-            if "name" in node or "armId" in node:
-                _reference(node, parent, namespace, keys)
-            for key, value in node.items():
-                if isinstance(value, (dict, list)):
-                    stack.append((value, key))
-                elif key in _NAMED and isinstance(value, str) and value:
-                    refers.append(obj_key(namespace, _NAMED[key], value))
-        elif isinstance(node, list):
-            stack.extend((item, parent) for item in node if isinstance(item, (dict, list)))
+    """Reference-shaped values anywhere below the root, in document order. Recursive: the
+    loader bounds the depth (``MAX_DEPTH``), and on a fleet's documents one call per mapping
+    is cheaper than a stack of (node, key) pairs for every value."""
+    for key, value in root.items():
+        if isinstance(value, dict):
+            _walk_mapping(value, key, namespace, keys)
+        elif isinstance(value, list):
+            _walk_list(value, key, namespace, keys)
+
+
+def _walk_mapping(node: dict[str, Any], parent: str, namespace: str, keys: DocumentKeys) -> None:
+    """``node``, found at key ``parent``: a reference itself, and the references below it."""
+    if "name" in node or "armId" in node:
+        _reference(node, parent, namespace, keys)
+    for key, value in node.items():
+        if isinstance(value, dict):
+            _walk_mapping(value, key, namespace, keys)
+        elif isinstance(value, list):
+            _walk_list(value, key, namespace, keys)
+        elif key in _NAMED and isinstance(value, str) and value:
+            keys.refers.append(obj_key(namespace, _NAMED[key], value))
+
+
+def _walk_list(items: list[Any], parent: str, namespace: str, keys: DocumentKeys) -> None:
+    """The items of a list found at key ``parent``: each stands where the list stands."""
+    for item in items:
+        if isinstance(item, dict):
+            _walk_mapping(item, parent, namespace, keys)
+        elif isinstance(item, list):
+            _walk_list(item, parent, namespace, keys)
 
 
 _NAMED = {"clusterName": kinds.CLUSTER, "class": kinds.CLUSTER_CLASS}

@@ -20,7 +20,7 @@ Views are built once per :class:`ManifestSet` (:func:`views_of`), like the set's
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,8 +37,8 @@ from generator.validate.fields import (
     UNKNOWN,
     Api,
     Field,
+    FieldReader,
     Owner,
-    T,
     absent,
     as_bool,
     first_set,
@@ -95,6 +95,11 @@ class AgentPool:
         return self.owner.ref()
 
 
+def _as_is(raw: Any) -> Any:
+    """The raw value, for settings whose rules read any type (CIDR lists, add-on profiles)."""
+    return raw
+
+
 def embeds_raw_pool_name(res: AsoResource) -> bool:
     """Whether CAPZ reads the agent pool's ``azureName`` as written, with no ASO defaulting:
     true for the agent pools of AzureASOManagedMachinePool(Template)s (C14, R7)."""
@@ -102,9 +107,7 @@ def embeds_raw_pool_name(res: AsoResource) -> bool:
 
 
 def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
-    def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        return read_field(res, ("spec", *rel), convert)
-
+    read = FieldReader.at(res, "spec").read
     replicas: Field[int] = (
         read_field(machine_pool, ("spec", "replicas"), as_int)
         if machine_pool is not None
@@ -140,7 +143,7 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
         pod_subnet=read(as_dict, "podSubnetReference"),
         max_surge=read(known_str, "upgradeSettings", "maxSurge"),
         node_public_ip=read(as_bool, "enableNodePublicIP"),
-        public_ip_prefix=read(lambda raw: raw, "nodePublicIPPrefixReference"),
+        public_ip_prefix=read(_as_is, "nodePublicIPPrefixReference"),
         kubelet_config=read(as_dict, "kubeletConfig"),
         linux_os_config=read(as_dict, "linuxOSConfig"),
         local_port_range=read(known_str, "linuxOSConfig", "sysctls", "netIpv4IpLocalPortRange"),
@@ -148,9 +151,7 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
 
 
 def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
-    def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        return read_field(obj, ("spec", *rel), convert)
-
+    read = FieldReader.at(obj, "spec").read
     scaling = read(as_dict, "scaling")
     replicas: Field[int] = (
         read_field(machine_pool, ("spec", "replicas"), as_int)
@@ -187,7 +188,7 @@ def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
         pod_subnet=absent(obj, ("spec", "podSubnetReference")),
         max_surge=absent(obj, ("spec", "upgradeSettings", "maxSurge")),
         node_public_ip=read(as_bool, "enableNodePublicIP"),
-        public_ip_prefix=read(lambda raw: raw, "nodePublicIPPrefixID"),
+        public_ip_prefix=read(_as_is, "nodePublicIPPrefixID"),
         kubelet_config=read(as_dict, "kubeletConfig"),
         linux_os_config=read(as_dict, "linuxOSConfig"),
         local_port_range=read(known_str, "linuxOSConfig", "sysctls", "netIpv4IPLocalPortRange"),
@@ -234,13 +235,8 @@ class ControlPlane:
 
 
 def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlPlane:
-    def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        return read_field(res, ("spec", *rel), convert)
-
-    def network(convert: Callable[[Any], T | None], key: str) -> Field[T]:
-        return read(convert, "networkProfile", key)
-
-    dns_prefix = read(known_str, "dnsPrefix")
+    spec = FieldReader.at(res, "spec")
+    read, network = spec.read, spec.below("networkProfile").read
     return ControlPlane(
         api=Api.ASO,
         owner=res,
@@ -248,7 +244,7 @@ def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlP
         aks_name=first_set(
             read(known_str, "azureName"), read_field(res, ("metadata", "name"), known_str)
         ),
-        dns_prefix=dns_prefix,
+        dns_prefix=read(known_str, "dnsPrefix"),
         location=read(known_str, "location"),
         network_plugin=network(known_str, "networkPlugin"),
         network_plugin_mode=network(known_str, "networkPluginMode"),
@@ -258,28 +254,28 @@ def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlP
         outbound_type=network(known_str, "outboundType"),
         load_balancer=network(as_dict, "loadBalancerProfile"),
         service_cidrs=(
-            network(lambda raw: raw, "serviceCidr"),
-            network(lambda raw: raw, "serviceCidrs"),
+            network(_as_is, "serviceCidr"),
+            network(_as_is, "serviceCidrs"),
         ),
-        pod_cidrs=(network(lambda raw: raw, "podCidr"), network(lambda raw: raw, "podCidrs")),
+        pod_cidrs=(network(_as_is, "podCidr"), network(_as_is, "podCidrs")),
         node_prefixes=(),
         aad_managed=read(as_bool, "aadProfile", "managed"),
         azure_rbac=read(as_bool, "aadProfile", "enableAzureRBAC"),
-        **_settings_spelt_alike(read),
+        **_settings_spelt_alike(spec),
     )
 
 
-def _settings_spelt_alike(read: Callable[..., Field[Any]]) -> dict[str, Field[Any]]:
+def _settings_spelt_alike(spec: FieldReader) -> dict[str, Field[Any]]:
     """Settings the legacy AzureManagedControlPlane spells exactly as the ManagedCluster does
-    (CAPZ copied the AKS API's names there), read once for both shapes; ``read`` reads below
-    the object's spec."""
+    (CAPZ copied the AKS API's names there), read once for both shapes from the object's spec."""
+    read, access = spec.read, spec.below("apiServerAccessProfile").read
     return {
         "disable_local_accounts": read(as_bool, "disableLocalAccounts"),
-        "addon_profiles": read(lambda raw: raw, "addonProfiles"),
-        "private_cluster": read(as_bool, "apiServerAccessProfile", "enablePrivateCluster"),
-        "private_dns_zone": read(known_str, "apiServerAccessProfile", "privateDNSZone"),
-        "private_fqdn": read(as_bool, "apiServerAccessProfile", "enablePrivateClusterPublicFQDN"),
-        "authorized_ip_ranges": read(as_list, "apiServerAccessProfile", "authorizedIPRanges"),
+        "addon_profiles": read(_as_is, "addonProfiles"),
+        "private_cluster": access(as_bool, "enablePrivateCluster"),
+        "private_dns_zone": access(known_str, "privateDNSZone"),
+        "private_fqdn": access(as_bool, "enablePrivateClusterPublicFQDN"),
+        "authorized_ip_ranges": access(as_list, "authorizedIPRanges"),
         "identity_type": read(known_str, "identity", "type"),
         "oidc_issuer": read(as_bool, "oidcIssuerProfile", "enabled"),
         "workload_identity": read(as_bool, "securityProfile", "workloadIdentity", "enabled"),
@@ -287,9 +283,8 @@ def _settings_spelt_alike(read: Callable[..., Field[Any]]) -> dict[str, Field[An
 
 
 def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> ControlPlane:
-    def read(convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
-        return read_field(obj, ("spec", *rel), convert)
-
+    spec = FieldReader.at(obj, "spec")
+    read = spec.read
     name = read_field(obj, ("metadata", "name"), known_str)
     return ControlPlane(
         api=Api.LEGACY,
@@ -309,13 +304,13 @@ def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> Control
         service_cidrs=(),
         pod_cidrs=(),
         node_prefixes=(
-            read(lambda raw: raw, "virtualNetwork", "cidrBlock"),
-            read(lambda raw: raw, "virtualNetwork", "subnet", "cidrBlock"),
+            read(_as_is, "virtualNetwork", "cidrBlock"),
+            read(_as_is, "virtualNetwork", "subnet", "cidrBlock"),
         ),
         aad_managed=read(as_bool, "aadProfile", "managed"),
         # CAPZ sends enableAzureRBAC equal to managed (§5.3).
         azure_rbac=read(as_bool, "aadProfile", "managed"),
-        **_settings_spelt_alike(read),
+        **_settings_spelt_alike(spec),
     )
 
 

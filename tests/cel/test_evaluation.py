@@ -10,9 +10,10 @@ import pytest
 
 from generator.cel.rules import CelRule
 from generator.cel.tree import build_tree
-from generator.cel.validate import parse_field_path
+from generator.cel.validate import check_cel, parse_field_path
 from generator.documents import Document
 from generator.findings import Finding, Severity
+from generator.model.manifests import ManifestSet
 from generator.schemastore.store import SchemaStore
 from generator.validate import ValidationOptions, validate_documents
 from tests.cel.conftest import crd
@@ -288,3 +289,32 @@ def test_schema_without_rules_has_no_tree() -> None:
 )
 def test_parse_field_path(text: str, expected: tuple[Any, ...] | None) -> None:
     assert parse_field_path(text) == expected
+
+
+def test_each_kind_is_looked_up_once_per_run(crd_store: StoreFactory) -> None:
+    """Thousands of objects of a handful of kinds: the schema and rule tree of each apiVersion and
+    kind are found once per run; objects with an invalid apiVersion are not looked up at all."""
+    store = widget_store(
+        crd_store, {"type": "object", "properties": {"size": {"type": "integer"}}, **positive()}
+    )
+    asked: list[tuple[str, str]] = []
+
+    class Counting:
+        def lookup(self, api_version: str, kind: str) -> Any:
+            asked.append((api_version, kind))
+            return store.lookup(api_version, kind)
+
+        def searched(self) -> list[str]:
+            return store.searched()
+
+    objects = [widget({"size": size}) for size in (1, -1, 2, -2)]
+    objects += [{**widget({"size": -3}), "apiVersion": "example.com/ v1"}]
+    objects += [{**widget({}), "kind": "Gadget"}, {**widget({}), "kind": "Gadget"}]
+    documents = [Document("w.yaml", i, obj) for i, obj in enumerate(objects)]
+    findings = check_cel(ManifestSet(documents), Counting())
+    assert [(f.subject.document, f.path) for f in findings] == [(1, ("spec",)), (3, ("spec",))]
+    assert sorted(asked) == [("example.com/v1", "Gadget"), ("example.com/v1", "Widget")]
+
+
+def positive() -> dict[str, Any]:
+    return {"x-kubernetes-validations": [rule("!has(self.size) || self.size > 0")]}

@@ -207,6 +207,34 @@ class TestLaziness:
         store = SchemaStore.from_search_path([crd_dir(tmp_path, "a", "x")])
         assert store.lookup("example.com/v1", "Widget") is store.lookup("example.com/v1", "Widget")
 
+    def test_sources_are_searched_once_per_api_version_and_kind(self, tmp_path: Path) -> None:
+        """A fleet asks about the same few kinds thousands of times: hits and misses alike are
+        answered from memory after the first search."""
+        searched: list[GroupVersionKind] = []
+
+        class Counting:
+            def __init__(self, source: sources.SchemaSource) -> None:
+                self.source = source
+                self.label = source.label
+
+            def describe(self) -> str:
+                return self.source.describe()
+
+            def index(self) -> list[sources.SchemaEntry]:
+                return self.source.index()
+
+            def find(self, gvk: GroupVersionKind) -> sources.SchemaEntry | None:
+                searched.append(gvk)
+                return self.source.find(gvk)
+
+        plain = SchemaStore.from_search_path([crd_dir(tmp_path, "a", "x")], use_bundle=False)
+        store = SchemaStore([Counting(source) for source in plain.sources])
+        for _ in range(3):
+            assert store.lookup("example.com/v1", "Widget") is not None
+            assert store.lookup("example.com/v1", "Gadget") is None
+        assert searched.count(WIDGET) == 1
+        assert searched.count(GroupVersionKind("example.com", "v1", "Gadget")) == len(plain.sources)
+
 
 class TestMemoisation:
     def test_second_store_reads_the_memo_not_the_yaml(

@@ -239,3 +239,35 @@ def test_arm_resource_type(arm_id: str, arm_type: str | None) -> None:
 def test_every_owner_kind_has_an_arm_type() -> None:
     assert set(kinds.OWNER_KINDS.values()) <= set(kinds.ARM_TYPES)
     assert not set(kinds.OWNER_KINDS) & kinds.ARBITRARY_OWNER_KINDS
+
+
+def test_references_and_config_pairs_at_any_depth(parse: Parse) -> None:
+    """ASO-REFERENCE reads one walk over the spec: references wherever they sit (nothing inside a
+    reference is another reference), ``*FromConfig`` pairs at any depth, inside references too;
+    the owner is ASO-OWNER's."""
+    docs = parse(
+        """
+apiVersion: network.azure.com/v1api20240301
+kind: PrivateEndpoint
+metadata: {name: pe, namespace: default}
+spec:
+  owner: {armId: /subscriptions/0/resourceGroups/rg, name: rg}
+  subnet:
+    reference: {armId: /x, name: y, innerReference: {}, keyFromConfig: {name: c}, key: k}
+  privateLinkServiceConnections:
+  - privateLinkServiceReference: {}
+    settings: {idFromConfig: {name: c}, id: i}
+  applicationSecurityGroups:
+  - reference: {name: asg}
+  listReferences: [{armId: /a, name: b}, text]
+"""
+    )
+    findings = validate_documents(docs, None, RULES_ONLY)
+    assert [path for rule, path in _rules(findings) if rule == "ASO-REFERENCE"] == [
+        "spec.applicationSecurityGroups[0].reference",
+        "spec.listReferences[0].armId",
+        "spec.privateLinkServiceConnections[0].privateLinkServiceReference",
+        "spec.privateLinkServiceConnections[0].settings.idFromConfig",
+        "spec.subnet.reference.armId",
+        "spec.subnet.reference.keyFromConfig",
+    ]

@@ -163,6 +163,32 @@ def test_mixed_namespaces_make_one_batch() -> None:
     assert list(batch.home) == [0, 1]
 
 
+def test_references_are_keys_wherever_they_sit() -> None:
+    """References in lists at the root, lists of lists and nested mappings all become keys, in
+    document order; a list's items stand where the list stands (its key names them)."""
+    keys = document_keys(
+        {
+            "kind": "List",
+            "metadata": {"name": "l", "namespace": "ns"},
+            "items": [{"kind": "Cluster", "name": "a"}, [{"kind": "Cluster", "name": "b"}]],
+            "spec": {
+                "clusterName": "c",
+                "bootstrapSecrets": [[{"name": "s"}]],
+                "owner": {"name": "o", "armId": "/SUBSCRIPTIONS/X"},
+            },
+        }
+    )
+    assert keys.declares == [("obj", "ns", "List", "l"), ("arm", "/subscriptions/x")]
+    assert keys.refers == [
+        ("obj", "", "Namespace", "ns"),
+        ("obj", "ns", "Cluster", "a"),
+        ("obj", "ns", "Cluster", "b"),
+        ("obj", "ns", "Cluster", "c"),
+        ("obj", "ns", "Secret", "s"),
+        ("owner", "o"),
+    ]
+
+
 def test_undeclared_references_do_not_join() -> None:
     """Many clusters naming a Secret that is not in the input stay apart."""
     partitioner = Partitioner()

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from generator.documents import Document
 from generator.model.manifests import ManifestSet
+from generator.model.values import known_str
+from generator.validate import fields
+from generator.validate.fields import FieldReader, as_bool, read_field
 from generator.validate.views import UNKNOWN, Api, views_of
 
 Parse = Callable[..., list[Document]]
@@ -168,3 +173,40 @@ def test_settings_only_one_api_has(parse: Parse) -> None:
     (cp,) = views.control_planes
     assert (cp.azure_rbac.value, cp.azure_rbac.rel) == (True, ("spec", "aadProfile", "managed"))
     assert cp.addon_profiles.value == [{"name": "azurepolicy", "enabled": True}]
+
+
+def test_a_field_reader_reads_siblings_below_one_node(parse: Parse) -> None:
+    """Settings read from a shared parent carry their full path; a parent that is missing or
+    not a mapping has no settings, and an absent setting has no value whatever the converter
+    makes of None."""
+    ms = ManifestSet(parse(LEGACY.replace("privateDNSZone: system", "privateDNSZone: [system]")))
+    (control_plane,) = ms.objects_of("AzureManagedControlPlane")
+    spec = FieldReader.at(control_plane, "spec")
+    access = spec.below("apiServerAccessProfile")
+    private = access.read(as_bool, "enablePrivateCluster")
+    assert (private.raw, private.value) == (True, True)
+    assert private.rel == ("spec", "apiServerAccessProfile", "enablePrivateCluster")
+    assert private == read_field(control_plane, private.rel, as_bool)
+    zone = access.read(known_str, "privateDNSZone")  # written, but of the wrong type
+    assert (zone.raw, zone.value) == (["system"], None) and zone.is_set
+    for missing in (spec.below("location", "deeper"), spec.below("nowhere")):
+        field = missing.read(lambda raw: "converted", "setting")
+        assert (field.raw, field.value, field.is_set) == (None, None, False)
+        assert field.rel == (*missing.base, "setting") and field.owner is control_plane
+
+
+def test_field_paths_are_shared_up_to_a_bound(
+    parse: Parse, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fields of different objects at the same place share one path tuple; past the bound on
+    remembered paths, paths are still right, just not shared."""
+    ms = ManifestSet(parse(LEGACY + "---\n" + LEGACY.replace("name: demo", "name: other")))
+    first, second = (
+        FieldReader.at(obj, "spec") for obj in ms.objects_of("AzureManagedControlPlane")
+    )
+    assert first.read(known_str, "location").rel is second.read(known_str, "location").rel
+    monkeypatch.setattr(fields, "_PATHS", {})
+    monkeypatch.setattr(fields, "_MAX_PATHS", 0)
+    unshared = first.read(known_str, "networkPlugin").rel
+    assert unshared == ("spec", "networkPlugin") and fields._PATHS == {}
+    assert second.read(known_str, "networkPlugin").rel is not unshared

@@ -14,6 +14,7 @@ absent field. Go-template and ``${VAR}`` text counts as set but is never compare
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from generator.findings import Finding, JsonPath, Severity
@@ -125,29 +126,58 @@ def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
 # --- ASO-REFERENCE -----------------------------------------------------------------------------
 
 
-def _references(value: Any, path: JsonPath) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """Every resource reference below ``value``: the mappings at keys ``reference`` and
-    ``*Reference`` and the items of lists at ``*References`` (how ASO names every
-    ``genruntime.ResourceReference`` it generates from an ARM ID property)."""
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _references(item, (*path, index))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str):
-                yield from _references_at(key, item, (*path, key))
+@dataclass(slots=True)
+class _Scan:
+    """What ASO-REFERENCE checks in one resource's spec, found in one walk over it.
 
+    * ``references``: every resource reference: the mappings at keys ``reference`` and
+      ``*Reference`` and the mapping items of lists at ``*References`` (how ASO names every
+      ``genruntime.ResourceReference`` it generates from an ARM ID property); nothing inside a
+      reference is taken for another one;
+    * ``pairs``: (path of ``<x>FromConfig``, ``<x>``) for each value given both directly and from
+      a ConfigMap: the ``optionalConfigMapPair`` properties ASO generates (``principalId`` and
+      ``principalIdFromConfig``, ``issuer`` and ``issuerFromConfig`` ...), at any depth.
 
-def _references_at(
-    key: str, item: Any, here: JsonPath
-) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """The references ``item`` is or holds, ``key`` being the name it has in its parent."""
-    if (key == "reference" or key.endswith("Reference")) and isinstance(item, dict):
-        yield here, item
-    elif key.endswith("References") and isinstance(item, list):
-        yield from (((*here, i), entry) for i, entry in enumerate(item) if isinstance(entry, dict))
-    else:
-        yield from _references(item, here)
+    Both come in document order. The path so far is one list, extended and shortened on the way,
+    and copied into a tuple only where something is found.
+    """
+
+    references: list[tuple[JsonPath, dict[str, Any]]] = field(default_factory=list)
+    pairs: list[tuple[JsonPath, str]] = field(default_factory=list)
+    trail: list[str | int] = field(default_factory=list)
+
+    def walk(self, value: Any, references: bool) -> None:
+        """Everything below ``value``; ``references`` is False inside a reference."""
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, (dict, list)):
+                    self.trail.append(index)
+                    self.walk(item, references)
+                    self.trail.pop()
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str):
+                    self._member(value, key, item, references)
+
+    def _member(self, parent: dict[str, Any], key: str, item: Any, references: bool) -> None:
+        plain = key.removesuffix("FromConfig")
+        if plain != key and plain and item is not None and parent.get(plain) is not None:
+            self.pairs.append(((*self.trail, key), plain))
+        if references and (key == "reference" or key.endswith("Reference")):
+            if isinstance(item, dict):
+                self.references.append(((*self.trail, key), item))
+                references = False
+        elif references and key.endswith("References") and isinstance(item, list):
+            self.references.extend(
+                ((*self.trail, key, index), entry)
+                for index, entry in enumerate(item)
+                if isinstance(entry, dict)
+            )
+            references = False
+        if isinstance(item, (dict, list)):
+            self.trail.append(key)
+            self.walk(item, references)
+            self.trail.pop()
 
 
 def _reference_problem(ref: dict[str, Any]) -> tuple[JsonPath, str] | None:
@@ -180,38 +210,21 @@ def _reference_problem(ref: dict[str, Any]) -> tuple[JsonPath, str] | None:
     return None
 
 
-def _config_pairs(value: Any, path: JsonPath) -> Iterator[tuple[JsonPath, str]]:
-    """(path of ``<x>FromConfig``, ``<x>``) for each value given both directly and from a
-    ConfigMap: the ``optionalConfigMapPair`` properties ASO generates (``principalId`` and
-    ``principalIdFromConfig``, ``issuer`` and ``issuerFromConfig`` ...)."""
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _config_pairs(item, (*path, index))
-        return
-    if not isinstance(value, dict):
-        return
-    for key, item in value.items():
-        if not isinstance(key, str):
-            continue
-        plain = key.removesuffix("FromConfig")
-        if plain != key and plain and item is not None and value.get(plain) is not None:
-            yield (*path, key), plain
-        yield from _config_pairs(item, (*path, key))
-
-
 def _check_reference(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         spec = res.spec
         if spec is None:
             continue
         body = {key: value for key, value in spec.items() if key != "owner"}  # ASO-OWNER's
-        for path, ref in _references(body, ("spec",)):
+        scan = _Scan(trail=["spec"])
+        scan.walk(body, references=True)
+        for path, ref in scan.references:
             problem = _reference_problem(ref)
             if problem is not None:
                 rel, message = problem
                 yield REFERENCE.at(res, (*path, *rel), message)
         fic = res.group_kind == kinds.FEDERATED_IDENTITY_CREDENTIAL
-        for path, plain in _config_pairs(body, ("spec",)):
+        for path, plain in scan.pairs:
             if fic and path == ("spec", "issuerFromConfig"):
                 continue  # ASO-FIC-ISSUER's
             yield REFERENCE.at(
