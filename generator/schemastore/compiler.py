@@ -93,20 +93,30 @@ def ensure_self_contained(schema: Any, *, source: str) -> None:
         )
 
 
-def compile_schema(schema: dict[str, Any], *, source: str, ecma_patterns: bool = False) -> Any:
+def compile_schema(
+    schema: dict[str, Any],
+    *,
+    source: str,
+    ecma_patterns: bool = False,
+    self_contained: bool = False,
+) -> Any:
     """A jsonschema-rs validator for ``schema`` (which may be modified to replace patterns).
 
     Kubernetes schemas (the default) match patterns as RE2 does. ``ecma_patterns`` is for schemas
     that are plain JSON Schema, such as a flavor's variables, where ECMA-262 features (lookaround)
     are legitimate: they run with bounded backtracking. Raises :class:`SchemaStoreError` naming
-    ``source`` when the schema cannot be compiled or refers outside itself.
+    ``source`` when the schema cannot be compiled or refers outside itself. ``self_contained``
+    skips the walk for external ``$ref``s when the caller knows there is none (a built-in bundle
+    member, checked at build time and matched to its digest); the retriever still refuses every
+    fetch.
     """
     pattern_options = (
         jsonschema_rs.FancyRegexOptions(backtrack_limit=ECMA_BACKTRACK_LIMIT)
         if ecma_patterns
         else jsonschema_rs.RegexOptions()
     )
-    ensure_self_contained(schema, source=source)
+    if not self_contained:
+        ensure_self_contained(schema, source=source)
     for _ in range(_MAX_PATTERN_FIXES):
         try:
             return jsonschema_rs.validator_for(

@@ -42,6 +42,9 @@ class SchemaEntry:
     exact_kind: bool
     load: Callable[[], dict[str, Any]] = field(repr=False, compare=False)
     pinned: str | None = field(default=None, compare=False)  # project@release, when known
+    # Known to have no $ref outside itself (checked when the bundle was built): the store need
+    # not walk it again.
+    self_contained: bool = field(default=False, compare=False)
 
     def matches(self, gvk: GroupVersionKind) -> bool:
         """Whether the entry serves ``gvk``, ignoring the kind's case when only that is known."""
@@ -237,13 +240,15 @@ class BundleSource(_IndexedSource):
 
     def _build(self) -> list[SchemaEntry]:
         manifest = self.bundle.manifest
+        pins = {source.name: source.pinned for source in manifest.sources}
         return [
             SchemaEntry(
                 schema.gvk,
                 self.label,
                 schema.exact_kind,
                 self._loader(schema),
-                pinned=manifest.source(schema.source).pinned,
+                pinned=pins[schema.source],
+                self_contained=manifest.self_contained,
             )
             for schema in manifest.schemas
         ]

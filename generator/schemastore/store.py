@@ -113,7 +113,9 @@ class SchemaStore:
             if entry is None:
                 continue
             schema = entry.load()
-            validator = compile_schema(schema, source=entry.source)
+            validator = compile_schema(
+                schema, source=entry.source, self_contained=entry.self_contained
+            )
             handle = CompiledSchema(
                 gvk=gvk, source=entry.source, schema=schema, validator=validator
             )
