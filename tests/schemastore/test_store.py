@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli.common import settings_from_environ
+from generator.cli.environment import settings_from_environ
 from generator.errors import SchemaStoreError, UsageError
 from generator.schemastore import sources
 from generator.schemastore.store import SchemaStore
