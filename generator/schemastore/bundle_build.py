@@ -69,6 +69,21 @@ def find_pinned_file(pin: PinnedFile, source_dirs: Sequence[Path]) -> Path:
     )
 
 
+def _verified_copy(pin: PinnedFile, source_dirs: Sequence[Path]) -> tuple[Path, bytes]:
+    """Where ``pin``'s copy is and its bytes, which must match the pinned digest."""
+    path = find_pinned_file(pin, source_dirs)
+    data = path.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != pin.sha256:
+        msg = f"sha256 mismatch: expected {pin.sha256}, got {actual}"
+        raise SchemaStoreError(
+            msg,
+            location=Location(file=str(path)),
+            hint="the copy differs from the pinned upstream file; update the pin deliberately",
+        )
+    return path, data
+
+
 def build_manifest_and_members(
     pins: Sequence[PinnedFile],
     projects: dict[str, Project],
@@ -85,16 +100,7 @@ def build_manifest_and_members(
         if project is None:
             msg = f"{pin.name}: project {pin.project} has no entry under `projects:` (licence)"
             raise SchemaStoreError(msg)
-        path = find_pinned_file(pin, source_dirs)
-        data = path.read_bytes()
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != pin.sha256:
-            msg = f"sha256 mismatch: expected {pin.sha256}, got {actual}"
-            raise SchemaStoreError(
-                msg,
-                location=Location(file=str(path)),
-                hint="the copy differs from the pinned upstream file; update the pin deliberately",
-            )
+        path, data = _verified_copy(pin, source_dirs)
         upstream.append(
             UpstreamFile(
                 name=pin.name,
