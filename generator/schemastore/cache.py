@@ -20,16 +20,18 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.errors import InputOutputError, Location
 from generator.fsio import write_atomically
-from generator.schemastore.crd import CONVERTER_VERSION, ConvertedSchema
+from generator.schemastore.crd import CONVERTER_VERSION
 from generator.schemastore.types import GroupVersionKind
+
+if TYPE_CHECKING:
+    from generator.schemastore.crd import ConvertedSchema
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,9 @@ def install_files(target_root: Path, files: Mapping[str, bytes]) -> list[Path]:
     when all of it is on disk are the files renamed into place. A failure before that point leaves
     the target untouched.
     """
+    # lazy: tempfile (and random) cost ~2 ms of start-up; only writing to the cache needs them
+    import tempfile
+
     try:
         target_root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=target_root, prefix=".staging-"))
@@ -158,6 +163,9 @@ class ConversionMemo:
                 for c in converted
             ],
         }
+        # lazy: as in install_files
+        import tempfile
+
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(dir=self.folder, prefix=".staging-"))
