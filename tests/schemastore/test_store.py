@@ -10,7 +10,7 @@ import pytest
 
 from generator.cli.environment import settings_from_environ
 from generator.errors import SchemaStoreError, UsageError
-from generator.schemastore import sources
+from generator.schemastore import directory
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
 from generator.settings import Settings
@@ -191,7 +191,7 @@ class TestLaziness:
             calls.append(text)
             return []
 
-        monkeypatch.setattr(sources, "_convert_file", record)
+        monkeypatch.setattr(directory, "convert_file", record)
         SchemaStore.from_search_path([tmp_path])
         assert calls == []
 
@@ -222,7 +222,7 @@ class TestMemoisation:
             msg = "YAML parsed although the conversion is memoised"
             raise AssertionError(msg)
 
-        monkeypatch.setattr(sources, "parse_documents", no_parsing)
+        monkeypatch.setattr(directory, "parse_documents", no_parsing)
         handle = SchemaStore.from_search_path([folder], settings).lookup("example.com/v1", "Widget")
         assert handle is not None and handle.source == str(folder / "widget.yaml")
         assert handle.is_valid(
