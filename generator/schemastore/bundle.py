@@ -27,10 +27,9 @@ import io
 import json
 import zipfile
 import zlib
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from generator.errors import Location, SchemaStoreError
 from generator.schemastore.types import GroupVersionKind
@@ -41,9 +40,12 @@ BUNDLE_FORMAT = 1
 _REINSTALL = "reinstall capzgen; in a source checkout, run `make schemas-bundle`"
 
 
-@dataclass(frozen=True, slots=True)
-class UpstreamFile:
-    """One pinned upstream file the bundle was built from."""
+class UpstreamFile(NamedTuple):
+    """One pinned upstream file the bundle was built from.
+
+    The manifest's records are ``NamedTuple``s: immutable like frozen dataclasses, several times
+    cheaper to define and to build (every validating run reads the manifest).
+    """
 
     name: str
     project: str  # owner/repository
@@ -60,8 +62,7 @@ class UpstreamFile:
         return f"{self.project}@{self.release}"
 
 
-@dataclass(frozen=True, slots=True)
-class BundledSchema:
+class BundledSchema(NamedTuple):
     """One converted schema inside the archive."""
 
     gvk: GroupVersionKind
@@ -71,8 +72,7 @@ class BundledSchema:
     source: str  # UpstreamFile.name
 
 
-@dataclass(frozen=True)
-class BundleManifest:
+class BundleManifest(NamedTuple):
     """The bundle's index and provenance (``manifest.json``)."""
 
     converter: str
