@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from generator.errors import InputOutputError, Location
 from generator.fsio import write_atomically
-from generator.schemastore.crd import CONVERTER_VERSION
 from generator.schemastore.types import GroupVersionKind
 
 if TYPE_CHECKING:
@@ -129,6 +128,9 @@ class ConversionMemo:
     @property
     def folder(self) -> Path:
         """``<root>/converted/v<CONVERTER_VERSION>``: other converters' output is never read."""
+        # lazy: the converter (~1.5 ms of start-up) loads only when a CRD file's memo is used
+        from generator.schemastore.crd import CONVERTER_VERSION
+
         return self.root / "converted" / f"v{CONVERTER_VERSION}"
 
     def get(self, sha256: str) -> MemoEntry | None:
