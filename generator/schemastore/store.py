@@ -54,6 +54,9 @@ class SchemaStore:
     def __init__(self, sources: Sequence[SchemaSource]) -> None:
         self.sources: tuple[SchemaSource, ...] = tuple(sources)
         self._handles: dict[GroupVersionKind, CompiledSchema | None] = {}
+        # The same answers by (apiVersion, kind) as asked: a fleet asks for a few kinds thousands
+        # of times, and building a GroupVersionKind per question costs more than the answer.
+        self._asked: dict[tuple[str, str], CompiledSchema | None] = {}
         self._searched: list[str] | None = None
 
     @classmethod
@@ -104,9 +107,17 @@ class SchemaStore:
         A source that cannot be read or a schema that cannot be compiled raises
         :class:`~generator.errors.SchemaStoreError` naming the file.
         """
+        asked = (api_version, kind)
+        if asked in self._asked:
+            return self._asked[asked]
         gvk = GroupVersionKind.from_api_version(api_version, kind)
-        if gvk in self._handles:
-            return self._handles[gvk]
+        if gvk not in self._handles:
+            self._handles[gvk] = self._find(gvk)
+        handle = self._asked[asked] = self._handles[gvk]
+        return handle
+
+    def _find(self, gvk: GroupVersionKind) -> CompiledSchema | None:
+        """The first source's compiled schema for ``gvk`` (see :meth:`lookup`)."""
         handle = None
         for source in self.sources:
             entry = source.find(gvk)
@@ -121,7 +132,6 @@ class SchemaStore:
             )
             log.debug("schema for %s from %s", gvk, entry.source)
             break
-        self._handles[gvk] = handle
         return handle
 
     def effective_schemas(self) -> Iterator[tuple[GroupVersionKind, str, dict[str, Any]]]:

@@ -207,6 +207,28 @@ class TestLaziness:
         store = SchemaStore.from_search_path([crd_dir(tmp_path, "a", "x")])
         assert store.lookup("example.com/v1", "Widget") is store.lookup("example.com/v1", "Widget")
 
+    def test_a_question_asked_again_is_answered_without_parsing_it(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store = SchemaStore.from_search_path()
+        parsed: list[tuple[str, str]] = []
+        real = GroupVersionKind.from_api_version
+
+        def counting(api_version: str, kind: str) -> GroupVersionKind:
+            parsed.append((api_version, kind))
+            return real(api_version, kind)
+
+        monkeypatch.setattr(GroupVersionKind, "from_api_version", counting)
+        first = store.lookup("v1", "ConfigMap")
+        assert first is not None
+        for _ in range(3):
+            assert store.lookup("v1", "ConfigMap") is first
+        # Another spelling of the same GVK is parsed once and shares the compiled schema.
+        assert store.lookup("/v1", "ConfigMap") is first
+        assert store.lookup("v1", "NoSuchKind") is None
+        assert store.lookup("v1", "NoSuchKind") is None
+        assert parsed == [("v1", "ConfigMap"), ("/v1", "ConfigMap"), ("v1", "NoSuchKind")]
+
 
 class TestMemoisation:
     def test_second_store_reads_the_memo_not_the_yaml(
