@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.suggest import closest, fold
-from generator.yamlio.load import load_value, read_source
+from generator.yamlio.load import load_manifest_value, read_source
 
 _DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -50,8 +50,11 @@ class VersionRange:
 
 
 def _load(name: str) -> Any:
+    """A data file, read by the manifest loader: these files are plain YAML that both of
+    capzgen's readings (``load_value``, ``load_manifest_value``) read alike (a test checks), and
+    the manifest loader needs no PyYAML, which validating manifests otherwise does without."""
     path = _DATA_DIR / name
-    return load_value(read_source(str(path)), source=str(path))
+    return load_manifest_value(read_source(str(path)), source=str(path))
 
 
 @cache

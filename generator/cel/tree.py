@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.cel.rules import CelRule, rules_of
+from generator.cel.rules import VALIDATIONS, CelRule, rules_of
 from generator.cel.shapes import Shape, cardinality_step
 from generator.findings import format_path
 
@@ -154,6 +154,38 @@ class _Builder:
         self.rule_set = RuleSet(root, cache_folder)
         self.done: dict[int, CelNode | None] = {}
         self.active: set[int] = set()
+        self.reach: dict[int, bool] = {}  # node id -> whether a rule may lie at or below it
+
+    def reaches(self, node: Any) -> bool:
+        """Whether a rule may sit at or below ``node`` (through children and local ``$ref``s).
+
+        Most schemas carry no rule, or a few deep inside; building a :class:`CelNode` (and a
+        path) for every node only to drop it costs several times this plain scan, so
+        :meth:`_build` descends only where this says yes. A node met again below itself (a
+        recursive schema) counts as yes, and so does a mapping that is not a dict: the builder
+        then decides, as it did before this scan existed, so the tree is the same. A no is
+        exact, a yes at worst a wasted build.
+        """
+        if type(node) is not dict:  # JSON schemas are dicts
+            return node is not None and isinstance(node, Mapping)
+        reach = self.reach
+        key = id(node)
+        if key in reach:
+            return reach[key]
+        reach[key] = True  # until decided: what meets this node again below it says yes
+        found = bool(node.get(VALIDATIONS))
+        if not found:
+            properties = node.get("properties")
+            if type(properties) is dict:
+                found = any(map(self.reaches, properties.values()))
+            else:
+                found = self.reaches(properties)
+        found = found or self.reaches(node.get("additionalProperties"))
+        found = found or self.reaches(node.get("items"))
+        if not found and "$ref" in node:
+            found = self.reaches(resolve_ref(node, self.root))
+        reach[key] = found
+        return found
 
     def build(
         self, node: Any, path: str = "", enclosing: tuple[Mapping[str, Any], ...] = ()
@@ -179,6 +211,8 @@ class _Builder:
         rules = tuple(self._locate(rule, node, path, enclosing) for rule in rules_of(node))
         out = CelNode(schema=node, rules=rules)
         for step, name, sub in children(node):
+            if not self.reaches(sub):
+                continue
             inner = enclosing if step == PROPERTY else (*enclosing, node)
             child = self.build(sub, step_path(path, step, name), inner)
             if child is None:
@@ -190,7 +224,7 @@ class _Builder:
             else:
                 out.properties[name] = child
         target = resolve_ref(node, self.root)
-        if target is not None:
+        if target is not None and self.reaches(target):
             referenced = self.build(target, path, enclosing)
             if referenced is not None:
                 out = _merge(out, referenced)

@@ -17,8 +17,8 @@ from typing import Any
 import click
 
 from generator import __version__
-from generator.cli.common import settings_from_environ
 from generator.cli.completion import COMPLETE_VAR, complete
+from generator.cli.environment import settings_from_environ
 from generator.cli.options import add_verbose_option, count_verbosity
 from generator.errors import CapzgenError, ExitCode, clip
 

@@ -1,21 +1,19 @@
-"""Small helpers shared by CLI commands: reading inputs, option parsing and safe file output."""
+"""Small helpers shared by CLI commands: reading inputs, option parsing and safe file output
+(the run's settings are in :mod:`generator.cli.environment`)."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
-import platformdirs
 
+from generator.cli.environment import current_settings
 from generator.errors import Location, UsageError, YamlError
 from generator.findings import Finding, hint_lines
 from generator.fsio import write_to_named_path
-from generator.settings import ENV_CACHE_DIR, ENV_SCHEMA_PATH, Settings
 from generator.substitution import ValuesOrigin
 from generator.yamlio.load import load_documents, read_source
 
@@ -93,49 +91,6 @@ def emit(text: str, write_to: str | None) -> None:
         click.echo(text, nl=False)
     else:
         write_atomically(Path(target), text)
-
-
-def settings_from_environ(environ: Mapping[str, str]) -> Settings:
-    """The one place the environment becomes settings: ``CAPZGEN_CACHE_DIR`` (else the user
-    cache folder), ``CAPZGEN_SCHEMA_PATH`` (path-separator separated, blanks ignored), and the
-    environment itself for ``${VAR}`` values, the clusterctl config and subprocesses."""
-    configured = environ.get(ENV_CACHE_DIR)
-    schema_path = tuple(
-        Path(entry.strip())
-        for entry in environ.get(ENV_SCHEMA_PATH, "").split(os.pathsep)
-        if entry.strip()
-    )
-    return Settings(
-        environ=dict(environ),
-        cache_root=Path(configured) if configured else _user_cache_root(environ),
-        schema_path=schema_path,
-    )
-
-
-def _user_cache_root(environ: Mapping[str, str]) -> Path:
-    """The XDG cache folder on Linux and other Unix systems, computed from ``environ`` (so a
-    given environment is honoured); elsewhere the platform's convention."""
-    if os.name == "posix" and sys.platform != "darwin":
-        base = environ.get("XDG_CACHE_HOME") or (
-            str(Path(environ["HOME"]) / ".cache") if environ.get("HOME") else None
-        )
-        if base:
-            return Path(base) / "capzgen"
-    return Path(platformdirs.user_cache_dir("capzgen"))
-
-
-def current_settings() -> Settings:
-    """The settings ``main`` built for this run (a command run outside ``main``, as click's test
-    runner does, gets the process environment's)."""
-    context = click.get_current_context(silent=True)
-    obj = context.find_root().obj if context is not None else None
-    found = obj.get("settings") if isinstance(obj, dict) else None
-    return found if isinstance(found, Settings) else settings_from_environ(os.environ)
-
-
-def environ() -> Mapping[str, str]:
-    """The environment of this run, as ``main`` captured it (see :func:`current_settings`)."""
-    return current_settings().environ
 
 
 def print_findings(findings: Sequence[Finding]) -> None:

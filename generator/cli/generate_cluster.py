@@ -8,15 +8,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import click
 
 from generator.cli.common import (
-    current_settings,
     emit,
-    environ,
     load_values_file,
     parse_var_options,
     print_findings,
     read_template,
 )
 from generator.cli.completion import complete_flavors, complete_paths, complete_var_names
+from generator.cli.environment import current_settings, environ
 from generator.cli.options import (
     KubeconformChoice,
     OutputChoice,

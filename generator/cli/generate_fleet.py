@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import current_settings, environ, print_findings
+from generator.cli.common import print_findings
 from generator.cli.completion import complete_paths
+from generator.cli.environment import current_settings, environ
 from generator.cli.gitops_output import flux_options
 from generator.cli.options import (
     OutputChoice,

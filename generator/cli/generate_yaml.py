@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import environ, read_template
+from generator.cli.common import read_template
 from generator.cli.completion import complete_paths
+from generator.cli.environment import environ
 from generator.cli.options import config_option, from_timeout_option
 from generator.clusterctl_config import load_config
 from generator.envsubst import inspect_variables

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import current_settings
+from generator.cli.environment import current_settings
 from generator.cli.options import schema_dir_option
 from generator.errors import ExitCode
 from generator.kubeconform import (

@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from generator.check import CheckReport, SourceText, check_sources
-from generator.cli.common import current_settings, emit
+from generator.cli.common import emit
+from generator.cli.environment import current_settings
 from generator.errors import ExitCode
 from generator.schemastore.store import SchemaStore
 from generator.validate import ValidationOptions

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from generator.cli.common import current_settings
+from generator.cli.environment import current_settings
 from generator.errors import UsageError
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.loading import SourceBytes

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import current_settings
 from generator.cli.completion import complete_paths
+from generator.cli.environment import current_settings
 from generator.cli.options import (
     KubeconformChoice,
     check_rule_ids,

@@ -12,19 +12,24 @@ the ASO kinds), converted at build time by ``make schemas-bundle``
 
 Knowing which GVKs exist costs one small JSON read; a lookup inflates one member and checks it
 against the manifest's digest, so a truncated or tampered install is reported naming the file
-instead of validating against a wrong schema.
+instead of validating against a wrong schema. The archive's directory is read once per bundle
+object (the archive is held in memory, not as an open file that forked workers would share).
+
+The builder refuses a schema with a ``$ref`` outside itself and records that in the manifest
+(``self_contained``), so the store need not walk a bundled schema for such references again: the
+digest check proves the member is the one the builder checked.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import zipfile
 import zlib
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from generator.errors import Location, SchemaStoreError
 from generator.schemastore.types import GroupVersionKind
@@ -35,9 +40,12 @@ BUNDLE_FORMAT = 1
 _REINSTALL = "reinstall capzgen; in a source checkout, run `make schemas-bundle`"
 
 
-@dataclass(frozen=True, slots=True)
-class UpstreamFile:
-    """One pinned upstream file the bundle was built from."""
+class UpstreamFile(NamedTuple):
+    """One pinned upstream file the bundle was built from.
+
+    The manifest's records are ``NamedTuple``s: immutable like frozen dataclasses, several times
+    cheaper to define and to build (every validating run reads the manifest).
+    """
 
     name: str
     project: str  # owner/repository
@@ -54,8 +62,7 @@ class UpstreamFile:
         return f"{self.project}@{self.release}"
 
 
-@dataclass(frozen=True, slots=True)
-class BundledSchema:
+class BundledSchema(NamedTuple):
     """One converted schema inside the archive."""
 
     gvk: GroupVersionKind
@@ -65,8 +72,7 @@ class BundledSchema:
     source: str  # UpstreamFile.name
 
 
-@dataclass(frozen=True)
-class BundleManifest:
+class BundleManifest(NamedTuple):
     """The bundle's index and provenance (``manifest.json``)."""
 
     converter: str
@@ -74,6 +80,8 @@ class BundleManifest:
     schemas: tuple[BundledSchema, ...]
     # Schema overlays applied at build time (name, path, sha256; generator.schemastore.overlay).
     overlays: tuple[dict[str, str], ...] = ()
+    # Every member was checked at build time to have no $ref outside itself.
+    self_contained: bool = False
 
     def source(self, name: str) -> UpstreamFile:
         """The upstream file called ``name``; raises StopIteration if the manifest has none."""
@@ -111,6 +119,7 @@ class BundleManifest:
                 for s in self.schemas
             ],
             "overlays": [dict(overlay) for overlay in self.overlays],
+            "self_contained": self.self_contained,
         }
 
     @classmethod
@@ -143,6 +152,7 @@ class BundleManifest:
                 {"name": str(o["name"]), "path": str(o["path"]), "sha256": str(o["sha256"])}
                 for o in data.get("overlays", [])
             )
+            self_contained = data.get("self_contained") is True
         except (KeyError, TypeError) as error:
             msg = f"the schema bundle manifest is malformed ({error!r})"
             raise SchemaStoreError(
@@ -159,7 +169,13 @@ class BundleManifest:
                 location=location,
                 hint=_REINSTALL,
             )
-        return cls(converter=converter, sources=sources, schemas=schemas, overlays=overlays)
+        return cls(
+            converter=converter,
+            sources=sources,
+            schemas=schemas,
+            overlays=overlays,
+            self_contained=self_contained,
+        )
 
 
 def member_digest(data: bytes) -> str:
@@ -172,6 +188,7 @@ class SchemaBundle:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self._archive: zipfile.ZipFile | None = None
 
     @property
     def manifest_path(self) -> Path:
@@ -209,8 +226,7 @@ class SchemaBundle:
         """The member's bytes, checked against the manifest's digest."""
         location = Location(file=f"{self.archive_path}:{schema.member}")
         try:
-            with zipfile.ZipFile(self.archive_path) as archive:
-                data = archive.read(schema.member)
+            data = self._open().read(schema.member)
         except KeyError as error:
             msg = "the built-in schema bundle lacks a schema its manifest lists"
             raise SchemaStoreError(
@@ -237,6 +253,12 @@ class SchemaBundle:
                 hint=_REINSTALL,
             )
         return data
+
+    def _open(self) -> zipfile.ZipFile:
+        """The archive, its directory read on first use (raises what ``zipfile`` raises)."""
+        if self._archive is None:
+            self._archive = zipfile.ZipFile(io.BytesIO(self.archive_path.read_bytes()))
+        return self._archive
 
     def load(self, schema: BundledSchema) -> dict[str, Any]:
         """The member's schema as JSON, digest-checked (see :meth:`read_bytes`)."""

@@ -5,7 +5,9 @@
 source folders at its ``path`` (first folder that has it wins), checked against its sha256,
 converted exactly as ``schemas sync`` converts it (converter defects repaired), and written as one
 archive member. The manifest records, per schema, its member digest and upstream file, and per
-upstream file its project, release, URL, path, sha256 and licence.
+upstream file its project, release, URL, path, sha256 and licence. A schema with a ``$ref``
+outside itself is refused, and the manifest says so (``self_contained``): the store relies on it
+instead of walking each bundled schema again on every run.
 
 The build is a pure function of the pinned bytes and the converter: members are stored sorted,
 with fixed timestamps and permissions, so a rebuild in a temporary folder reproduces the same
@@ -36,6 +38,7 @@ from generator.schemastore.bundle import (
     UpstreamFile,
     member_digest,
 )
+from generator.schemastore.compiler import ensure_self_contained
 from generator.schemastore.crd import CONVERTER_VERSION
 from generator.schemastore.overlay import Overlay, additions_for
 from generator.schemastore.sync import (
@@ -66,6 +69,21 @@ def find_pinned_file(pin: PinnedFile, source_dirs: Sequence[Path]) -> Path:
     )
 
 
+def _verified_copy(pin: PinnedFile, source_dirs: Sequence[Path]) -> tuple[Path, bytes]:
+    """Where ``pin``'s copy is and its bytes, which must match the pinned digest."""
+    path = find_pinned_file(pin, source_dirs)
+    data = path.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != pin.sha256:
+        msg = f"sha256 mismatch: expected {pin.sha256}, got {actual}"
+        raise SchemaStoreError(
+            msg,
+            location=Location(file=str(path)),
+            hint="the copy differs from the pinned upstream file; update the pin deliberately",
+        )
+    return path, data
+
+
 def build_manifest_and_members(
     pins: Sequence[PinnedFile],
     projects: dict[str, Project],
@@ -82,16 +100,7 @@ def build_manifest_and_members(
         if project is None:
             msg = f"{pin.name}: project {pin.project} has no entry under `projects:` (licence)"
             raise SchemaStoreError(msg)
-        path = find_pinned_file(pin, source_dirs)
-        data = path.read_bytes()
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != pin.sha256:
-            msg = f"sha256 mismatch: expected {pin.sha256}, got {actual}"
-            raise SchemaStoreError(
-                msg,
-                location=Location(file=str(path)),
-                hint="the copy differs from the pinned upstream file; update the pin deliberately",
-            )
+        path, data = _verified_copy(pin, source_dirs)
         upstream.append(
             UpstreamFile(
                 name=pin.name,
@@ -108,6 +117,7 @@ def build_manifest_and_members(
             if item.path in members:
                 msg = f"{pin.name}: {item.path} is produced by two pinned files"
                 raise SchemaStoreError(msg)
+            ensure_self_contained(json.loads(item.data), source=f"{path} ({item.path})")
             members[item.path] = item.data
             schemas.append(
                 BundledSchema(
@@ -124,6 +134,7 @@ def build_manifest_and_members(
         sources=tuple(upstream),
         schemas=tuple(schemas),
         overlays=tuple(overlay.to_json() for overlay in overlays),
+        self_contained=True,
     )
     return manifest, members
 

@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import jsonschema_rs
-import re2
 
 from generator.errors import Location, SchemaStoreError
 from generator.schemastore.formats import KUBERNETES_FORMATS
@@ -36,9 +35,18 @@ _MAX_PATTERN_FIXES = 1000
 ECMA_BACKTRACK_LIMIT = 1_000_000
 
 
+def re2_module() -> Any:
+    """The RE2 binding, loaded on first use: most runs compile no pattern the Rust engine
+    refuses, and the binding costs ~2 ms of start-up."""
+    # lazy: as the docstring says
+    import re2
+
+    return re2
+
+
 def re2_options() -> Any:
     """RE2 options for capzgen: no logging to stderr (a refused pattern is reported by us)."""
-    options = re2.Options()
+    options = re2_module().Options()
     options.log_errors = False
     return options
 
@@ -48,7 +56,7 @@ class Re2Pattern:
 
     def __init__(self, parent_schema: dict[str, Any], value: str, schema_path: list[Any]) -> None:
         self.pattern = value
-        self.regex = re2.compile(value, re2_options())
+        self.regex = re2_module().compile(value, re2_options())
 
     def validate(self, instance: Any) -> None:
         """Raise ValueError (reported as the violation) if a string does not match."""
@@ -93,20 +101,30 @@ def ensure_self_contained(schema: Any, *, source: str) -> None:
         )
 
 
-def compile_schema(schema: dict[str, Any], *, source: str, ecma_patterns: bool = False) -> Any:
+def compile_schema(
+    schema: dict[str, Any],
+    *,
+    source: str,
+    ecma_patterns: bool = False,
+    self_contained: bool = False,
+) -> Any:
     """A jsonschema-rs validator for ``schema`` (which may be modified to replace patterns).
 
     Kubernetes schemas (the default) match patterns as RE2 does. ``ecma_patterns`` is for schemas
     that are plain JSON Schema, such as a flavor's variables, where ECMA-262 features (lookaround)
     are legitimate: they run with bounded backtracking. Raises :class:`SchemaStoreError` naming
-    ``source`` when the schema cannot be compiled or refers outside itself.
+    ``source`` when the schema cannot be compiled or refers outside itself. ``self_contained``
+    skips the walk for external ``$ref``s when the caller knows there is none (a built-in bundle
+    member, checked at build time and matched to its digest); the retriever still refuses every
+    fetch.
     """
     pattern_options = (
         jsonschema_rs.FancyRegexOptions(backtrack_limit=ECMA_BACKTRACK_LIMIT)
         if ecma_patterns
         else jsonschema_rs.RegexOptions()
     )
-    ensure_self_contained(schema, source=source)
+    if not self_contained:
+        ensure_self_contained(schema, source=source)
     for _ in range(_MAX_PATTERN_FIXES):
         try:
             return jsonschema_rs.validator_for(
@@ -138,6 +156,7 @@ def _fix_pattern(schema: dict[str, Any], path: list[Any], source: str) -> bool:
         return False
     pattern = node.pop("pattern")
     where = "/" + "/".join(str(p) for p in path)
+    re2 = re2_module()
     try:
         re2.compile(pattern, re2_options())
     except re2.error:

@@ -53,9 +53,10 @@ class SchemaStore:
 
     def __init__(self, sources: Sequence[SchemaSource]) -> None:
         self.sources: tuple[SchemaSource, ...] = tuple(sources)
-        # Answers by the strings objects carry, so each kind is found and compiled once: every
-        # object of a fleet asks (twice: schema and CEL checks), most about a handful of kinds.
-        self._handles: dict[tuple[str, str], CompiledSchema | None] = {}
+        self._handles: dict[GroupVersionKind, CompiledSchema | None] = {}
+        # The same answers by (apiVersion, kind) as asked: a fleet asks for a few kinds thousands
+        # of times, and building a GroupVersionKind per question costs more than the answer.
+        self._asked: dict[tuple[str, str], CompiledSchema | None] = {}
         self._searched: list[str] | None = None
 
     @classmethod
@@ -106,23 +107,31 @@ class SchemaStore:
         A source that cannot be read or a schema that cannot be compiled raises
         :class:`~generator.errors.SchemaStoreError` naming the file.
         """
-        key = (api_version, kind)
-        if key in self._handles:
-            return self._handles[key]
+        asked = (api_version, kind)
+        if asked in self._asked:
+            return self._asked[asked]
         gvk = GroupVersionKind.from_api_version(api_version, kind)
+        if gvk not in self._handles:
+            self._handles[gvk] = self._find(gvk)
+        handle = self._asked[asked] = self._handles[gvk]
+        return handle
+
+    def _find(self, gvk: GroupVersionKind) -> CompiledSchema | None:
+        """The first source's compiled schema for ``gvk`` (see :meth:`lookup`)."""
         handle = None
         for source in self.sources:
             entry = source.find(gvk)
             if entry is None:
                 continue
             schema = entry.load()
-            validator = compile_schema(schema, source=entry.source)
+            validator = compile_schema(
+                schema, source=entry.source, self_contained=entry.self_contained
+            )
             handle = CompiledSchema(
                 gvk=gvk, source=entry.source, schema=schema, validator=validator
             )
             log.debug("schema for %s from %s", gvk, entry.source)
             break
-        self._handles[key] = handle
         return handle
 
     def effective_schemas(self) -> Iterator[tuple[GroupVersionKind, str, dict[str, Any]]]:

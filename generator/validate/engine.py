@@ -16,7 +16,7 @@ from generator.findings import Finding, sort_findings
 from generator.model.manifests import ManifestSet
 from generator.schemastore.types import SchemaLookup
 from generator.validate.checkers import DEFAULT_CHECKERS, check_capz_rules
-from generator.validate.clusterclass.patches import RULE_IDS as CLASS_PATCH_RULE_IDS
+from generator.validate.clusterclass.rule_ids import RULE_IDS as CLASS_PATCH_RULE_IDS
 from generator.validate.context import CheckContext, Checker, ValidationOptions
 from generator.validate.rules import RULES
 from generator.validate.schema_check import ENGINE_RULE_IDS

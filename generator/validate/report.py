@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from generator.errors import CapzgenError
 from generator.findings import Finding, hint_lines, summarize
-from generator.validate.clusterclass.patches import DESCRIPTIONS as CLASS_PATCH_RULES
+from generator.validate.clusterclass.rule_ids import DESCRIPTIONS as CLASS_PATCH_RULES
 from generator.validate.rules import RULES
 from generator.validate.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
 

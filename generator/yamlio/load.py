@@ -20,6 +20,7 @@ may only carry a comment after it (``--- a: 1`` is valid YAML, but clusterctl re
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -27,14 +28,13 @@ from itertools import pairwise
 from typing import Any, Final
 
 import ryaml
-import yaml
 
 from generator.documents import Document
 from generator.errors import Location, YamlError
+from generator.yamlio.budget import Budget, Part
 from generator.yamlio.detect import needs_precise, stream_markers
 from generator.yamlio.gcpause import gc_paused
 from generator.yamlio.limits import MAX_BYTES, MAX_DEPTH, MAX_EXPANDED_BYTES, MAX_NODES
-from generator.yamlio.precise import Budget, Part, parse_documents
 from generator.yamlio.source import iter_files, read_source
 
 __all__ = [
@@ -265,6 +265,9 @@ def load_documents(text: str, *, source: str) -> list[Document]:
 def _precise(
     text: str, source: str, part: Part | None = None, budget: Budget | None = None
 ) -> list[Document]:
+    # lazy: PyYAML (~10 ms of start-up) loads only when a text needs the precise path
+    from generator.yamlio.precise import parse_documents
+
     with gc_paused():
         return parse_documents(
             text,
@@ -277,14 +280,21 @@ def _precise(
         )
 
 
-class _ValueLoader(yaml.CSafeLoader):
-    """PyYAML's safe reading without timestamps (dates stay strings, as everywhere in capzgen)."""
+@functools.cache
+def _value_loader() -> Any:
+    """PyYAML's safe reading without timestamps (dates stay strings, as everywhere in capzgen);
+    built on first use, so that reading manifests alone does not load PyYAML."""
+    # lazy: as the docstring says
+    import yaml
 
+    class ValueLoader(yaml.CSafeLoader):
+        """The safe loader, its timestamp resolver left out."""
 
-_ValueLoader.yaml_implicit_resolvers = {
-    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
-}
+    ValueLoader.yaml_implicit_resolvers = {
+        key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for key, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
+    }
+    return ValueLoader
 
 
 def load_manifest_value(text: str, *, source: str) -> Any:
@@ -308,8 +318,12 @@ def load_value(text: str, *, source: str) -> Any:
     """
     if load_manifest_value(text, source=source) is None:
         return None
+    loader = _value_loader()
+    # lazy: PyYAML, loaded by _value_loader just before
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_ValueLoader)
+        return yaml.load(text, Loader=loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         msg = f"invalid YAML: {getattr(error, 'problem', None) or error}"

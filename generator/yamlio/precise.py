@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
 from typing import Any, Final
 
 import yaml
@@ -34,6 +33,7 @@ from yaml.events import (
 
 from generator.documents import Document
 from generator.errors import Location, YamlError
+from generator.yamlio.budget import Budget, Part
 from generator.yamlio.limits import MAX_EXPANDED_BYTES
 from generator.yamlio.scalars import InvalidKey, key_text, resolve_plain
 
@@ -81,26 +81,6 @@ class _Anchor:
         self.size = size
         self.height = -1  # measured at the first alias, see _measure
         self.chars = 0
-
-
-@dataclass(slots=True)
-class Budget:
-    """What one stream has used of the node and expanded-size bounds so far.
-
-    A stream read in parts (one call per document that needs this parser) shares one budget,
-    so the bounds hold for the whole stream, not for each part.
-    """
-
-    nodes: int = 0
-    chars: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """Where a part of a stream starts: its first line (1-based) and its first document index."""
-
-    line: int = 1
-    document: int = 0
 
 
 def _copy(value: Any) -> Any:

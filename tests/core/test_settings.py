@@ -6,8 +6,10 @@ import ast
 import os
 from pathlib import Path
 
+import platformdirs
+
 import generator
-from generator.cli.common import settings_from_environ
+from generator.cli.environment import settings_from_environ
 from generator.settings import Settings
 
 PACKAGE = Path(generator.__file__).parent
@@ -73,3 +75,8 @@ def test_pure_default_settings_cache_nothing() -> None:
     assert Settings().cache_root is None
     assert Settings().cache_dir("jinja") is None
     assert Settings().environ == {}
+
+
+def test_without_home_or_xdg_the_platform_convention_decides() -> None:
+    expected = Path(platformdirs.user_cache_dir("capzgen"))
+    assert settings_from_environ({}).cache_root == expected

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+import generator
 from generator.azure_data import (
     VM_SIZE,
     VersionRange,
@@ -15,6 +17,9 @@ from generator.azure_data import (
     regions_compiled,
 )
 from generator.suggest import closest, did_you_mean, distance, fold
+from generator.yamlio.load import load_manifest_value, load_value
+
+DATA_DIR = Path(generator.__file__).parent / "data"
 
 VARIABLES = ["AZURE_LOCATION", "AZURE_NODE_MACHINE_TYPE", "NODE_POOLS", "KUBERNETES_VERSION"]
 
@@ -121,3 +126,11 @@ def test_kubernetes_range_is_read_from_its_data_file() -> None:
 )
 def test_vm_size_shape(size: str, valid: bool) -> None:
     assert bool(VM_SIZE.match(size)) is valid
+
+
+@pytest.mark.parametrize("path", sorted(DATA_DIR.glob("*.yaml")), ids=lambda path: path.name)
+def test_data_files_read_alike_with_both_yaml_readings(path: Path) -> None:
+    """azure_data reads its files with the manifest loader (no PyYAML needed while validating):
+    for these files it must make no difference which of capzgen's two readings is used."""
+    text = path.read_text(encoding="utf-8")
+    assert load_manifest_value(text, source=path.name) == load_value(text, source=path.name)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from generator.errors import SchemaStoreError
 from generator.resources import builtin_schemas_dir
+from generator.schemastore import compiler
 from generator.schemastore.bundle import ARCHIVE_NAME, MANIFEST_NAME, SchemaBundle
 from generator.schemastore.bundle_build import build_bundle, main
 from generator.schemastore.store import SchemaStore
@@ -221,3 +224,76 @@ def test_every_bundled_kind_is_spelt_as_upstream_spells_it() -> None:
     assert "DnsForwardingRuleSetsForwardingRule" in kinds  # not "...Rulesets...": ASO's spelling
     store = SchemaStore.from_search_path()
     assert store.lookup("resources.azure.com/v1api20200601", "resourcegroup") is not None
+
+
+def test_builder_refuses_a_schema_referring_outside_itself(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    """The manifest's ``self_contained`` is a promise the store relies on: the builder keeps it."""
+    mirror = tmp_path / "mirror"
+    shutil.copytree(shared_dir, mirror)
+    relative = "schemas/resources.azure.com/resourcegroup_v1api20200601.json"
+    changed = mirror / relative
+    schema = json.loads(changed.read_bytes())
+    schema["properties"]["extra"] = {"$ref": "https://example.com/x.json"}
+    changed.write_text(json.dumps(schema))
+    sources = tmp_path / "schemas" / "sources.yaml"
+    shutil.copytree(SOURCES.parent, sources.parent, ignore=shutil.ignore_patterns("bundle"))
+    pin = next(p for p in load_pins(SOURCES) if p.path == relative)
+    digest = hashlib.sha256(changed.read_bytes()).hexdigest()
+    sources.write_text(SOURCES.read_text().replace(pin.sha256, digest))
+    out = tmp_path / "out"
+    with pytest.raises(SchemaStoreError, match=r"refers outside itself: \$ref 'https://") as e:
+        build_bundle([mirror], out, sources_file=sources)
+    assert e.value.location is not None and str(changed) in (e.value.location.file or "")
+    assert not out.exists()
+
+
+def test_bundled_schemas_are_not_walked_for_references_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the builder's promise the walk is skipped; a manifest without it gets the walk."""
+    walked: list[str] = []
+
+    def recording(schema: object, *, source: str) -> None:
+        walked.append(source)
+
+    monkeypatch.setattr(compiler, "ensure_self_contained", recording)
+    assert SchemaBundle(BUNDLE).manifest.self_contained
+    store = SchemaStore.from_search_path()
+    assert store.lookup("cluster.x-k8s.io/v1beta2", "Cluster") is not None
+    assert walked == []
+    bundle = copy_bundle(tmp_path)
+    manifest = json.loads((bundle / MANIFEST_NAME).read_bytes())
+    del manifest["self_contained"]
+    (bundle / MANIFEST_NAME).write_text(json.dumps(manifest))
+    store = SchemaStore.from_search_path(bundle_dir=bundle)
+    assert store.lookup("cluster.x-k8s.io/v1beta2", "Cluster") is not None
+    assert walked == ["built-in"]
+
+
+def test_the_archive_directory_is_read_once_per_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[object] = []
+    real = zipfile.ZipFile
+
+    def counting(*args: Any, **kwargs: Any) -> zipfile.ZipFile:
+        opened.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(zipfile, "ZipFile", counting)
+    bundle = copy_bundle(tmp_path)
+    store = SchemaStore.from_search_path(bundle_dir=bundle)
+    for api_version, kind in [
+        ("cluster.x-k8s.io/v1beta2", "Cluster"),
+        ("cluster.x-k8s.io/v1beta2", "MachinePool"),
+        ("containerservice.azure.com/v1api20240901", "ManagedCluster"),
+    ]:
+        assert store.lookup(api_version, kind) is not None
+    assert len(opened) == 1
+    # Read into memory: the file may go (or change) afterwards, and no descriptor is left open
+    # for forked workers to share.
+    (bundle / ARCHIVE_NAME).unlink()
+    assert store.lookup("resources.azure.com/v1api20200601", "ResourceGroup") is not None
+    assert len(opened) == 1

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli.common import settings_from_environ
+from generator.cli.environment import settings_from_environ
 from generator.errors import SchemaStoreError, UsageError
-from generator.schemastore import sources
+from generator.schemastore import directory, sources
+from generator.schemastore.entries import SchemaEntry
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
 from generator.settings import Settings
@@ -191,7 +192,7 @@ class TestLaziness:
             calls.append(text)
             return []
 
-        monkeypatch.setattr(sources, "_convert_file", record)
+        monkeypatch.setattr(directory, "convert_file", record)
         SchemaStore.from_search_path([tmp_path])
         assert calls == []
 
@@ -220,10 +221,10 @@ class TestLaziness:
             def describe(self) -> str:
                 return self.source.describe()
 
-            def index(self) -> list[sources.SchemaEntry]:
+            def index(self) -> list[SchemaEntry]:
                 return self.source.index()
 
-            def find(self, gvk: GroupVersionKind) -> sources.SchemaEntry | None:
+            def find(self, gvk: GroupVersionKind) -> SchemaEntry | None:
                 searched.append(gvk)
                 return self.source.find(gvk)
 
@@ -234,6 +235,28 @@ class TestLaziness:
             assert store.lookup("example.com/v1", "Gadget") is None
         assert searched.count(WIDGET) == 1
         assert searched.count(GroupVersionKind("example.com", "v1", "Gadget")) == len(plain.sources)
+
+    def test_a_question_asked_again_is_answered_without_parsing_it(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store = SchemaStore.from_search_path()
+        parsed: list[tuple[str, str]] = []
+        real = GroupVersionKind.from_api_version
+
+        def counting(api_version: str, kind: str) -> GroupVersionKind:
+            parsed.append((api_version, kind))
+            return real(api_version, kind)
+
+        monkeypatch.setattr(GroupVersionKind, "from_api_version", counting)
+        first = store.lookup("v1", "ConfigMap")
+        assert first is not None
+        for _ in range(3):
+            assert store.lookup("v1", "ConfigMap") is first
+        # Another spelling of the same GVK is parsed once and shares the compiled schema.
+        assert store.lookup("/v1", "ConfigMap") is first
+        assert store.lookup("v1", "NoSuchKind") is None
+        assert store.lookup("v1", "NoSuchKind") is None
+        assert parsed == [("v1", "ConfigMap"), ("/v1", "ConfigMap"), ("v1", "NoSuchKind")]
 
 
 class TestMemoisation:
@@ -250,7 +273,7 @@ class TestMemoisation:
             msg = "YAML parsed although the conversion is memoised"
             raise AssertionError(msg)
 
-        monkeypatch.setattr(sources, "parse_documents", no_parsing)
+        monkeypatch.setattr(directory, "parse_documents", no_parsing)
         handle = SchemaStore.from_search_path([folder], settings).lookup("example.com/v1", "Widget")
         assert handle is not None and handle.source == str(folder / "widget.yaml")
         assert handle.is_valid(

@@ -20,7 +20,7 @@ from generator.model.manifests import ManifestSet
 from generator.schemastore.store import SchemaStore
 from generator.validate import ValidationOptions, validate_documents
 from generator.validate.checkers import DEFAULT_CHECKERS, check_class_patches
-from generator.validate.clusterclass import patches
+from generator.validate.clusterclass import patches, rule_ids
 from generator.validate.clusterclass.patches import check_class_patches as class_findings
 from tests.conftest import CliResult
 from tests.flavors.flavor_testing import render_text, substitute
@@ -104,11 +104,11 @@ def test_patch_rules_can_be_disabled_and_are_listed(tmp_path: Path, run_cli: Run
     manifest.write_text(example.read_text())
     shown = run_cli(["validate", str(manifest), "--output", "json"])
     rules = {f["rule"] for f in json.loads(shown.stdout)["findings"]}
-    assert patches.UNCHECKED in rules
+    assert rule_ids.UNCHECKED in rules
     hidden = run_cli(
-        ["validate", str(manifest), "--output", "json", "--disable-rule", patches.UNCHECKED]
+        ["validate", str(manifest), "--output", "json", "--disable-rule", rule_ids.UNCHECKED]
     )
-    assert patches.UNCHECKED not in {f["rule"] for f in json.loads(hidden.stdout)["findings"]}
+    assert rule_ids.UNCHECKED not in {f["rule"] for f in json.loads(hidden.stdout)["findings"]}
     listing = run_cli(["validate", "--list-rules"]).stdout
     assert "CC-PATCH-TEMPLATE " in listing and "CC-PATCH-UNCHECKED " in listing
 
@@ -229,7 +229,7 @@ def test_operations_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert [(f.rule, format_path(f.path), f.message) for f in found] == [
         (
-            patches.UNCHECKED,
+            rule_ids.UNCHECKED,
             "spec.patches[0].definitions[0].jsonPatches[2]",
             "more than 2 patch applications: the rest is not checked",
         )
@@ -349,7 +349,7 @@ def test_copies_of_a_class_are_checked_once() -> None:
         "spec": {"template": {"spec": {}}},
     }
     found = _run([_class(bad), _class(bad), template])
-    assert [(f.rule, f.subject.document) for f in found] == [(patches.TEMPLATE, 0)]
+    assert [(f.rule, f.subject.document) for f in found] == [(rule_ids.TEMPLATE, 0)]
     assert "does not apply" in found[0].message
 
 
@@ -369,7 +369,7 @@ def test_template_of_another_api_version_is_not_the_referenced_one() -> None:
             template,
         ]
     )
-    assert [f.rule for f in found] == [patches.UNCHECKED]
+    assert [f.rule for f in found] == [rule_ids.UNCHECKED]
     assert "not in the set" in found[0].message
 
 

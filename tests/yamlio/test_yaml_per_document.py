@@ -12,11 +12,12 @@ import pytest
 import ryaml
 
 from generator.errors import YamlError
-from generator.yamlio import load as load_module
 from generator.yamlio import load_documents
+from generator.yamlio import precise as precise_module
+from generator.yamlio.budget import Budget, Part
 from generator.yamlio.detect import needs_precise
 from generator.yamlio.limits import MAX_DEPTH
-from generator.yamlio.precise import Budget, Part, parse_documents
+from generator.yamlio.precise import parse_documents
 from tests.yamlio.test_yaml_parity import TRICKY, same
 from tests.yamlio.yamlio_support import objects, precise
 
@@ -65,7 +66,7 @@ def precise_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append(text)
         return real(text, **kwargs)
 
-    monkeypatch.setattr(load_module, "parse_documents", spy)
+    monkeypatch.setattr(precise_module, "parse_documents", spy)
     return calls
 
 

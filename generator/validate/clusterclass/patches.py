@@ -33,6 +33,7 @@ from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, as_str
 from generator.validate.clusterclass.placeholders import Role, builtins, variables
+from generator.validate.clusterclass.rule_ids import TEMPLATE, UNCHECKED
 from generator.validate.clusterclass.targets import Target, class_targets, matches
 from generator.validate.clusterclass.values import (
     ValueProblem,
@@ -40,24 +41,6 @@ from generator.validate.clusterclass.values import (
     patch_value,
 )
 
-TEMPLATE = "CC-PATCH-TEMPLATE"
-UNCHECKED = "CC-PATCH-UNCHECKED"
-RULE_IDS = (TEMPLATE, UNCHECKED)
-DESCRIPTIONS = (
-    (
-        TEMPLATE,
-        "error",
-        "ClusterClass JSON patches render (valueFrom.template, valueFrom.variable), give valid "
-        "YAML and apply to the templates they select; the patched templates are validated like "
-        "any other object (CAPI topology inline patches)",
-    ),
-    (
-        UNCHECKED,
-        "warning",
-        "A ClusterClass patch capzgen could not check: Go template syntax outside the "
-        "documented subset, external patches, selectors that match no template of the class",
-    ),
-)
 MAX_OPERATIONS = 1_000  # JSON patch applications checked per ClusterClass
 
 ObjectCheck = Callable[[Document], list[Finding]]

@@ -1,0 +1,97 @@
+"""Start-up: what ``capzgen --version`` and ``capzgen validate`` of a clean file leave unloaded.
+
+Each run is a fresh interpreter, as a user's is; the modules listed are deferred on purpose (each
+import site says why with ``# lazy:``) and must stay out of these runs. The speed itself is
+measured by ``make bench``, never asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+# Loaded by no command's start-up: generate needs them, validate of a clean file does not.
+NOT_FOR_VALIDATE = [
+    "yaml",  # PyYAML: the fast path reads manifests with ryaml; lines are looked up on findings
+    "platformdirs",  # the XDG cache folder is computed from the environment
+    "secrets",
+    "generator.substitution",
+    "generator.envsubst",
+    "generator.variables",
+    "generator.yamlio.emit",
+    "generator.yamlio.precise",
+    "generator.yamlio.linetree",
+    "generator.validate.clusterclass.patches",  # only a set holding a ClusterClass
+    "generator.schemastore.catalog",  # only a schema folder on the search path
+    "re2",  # only a pattern the Rust regex engine refuses
+    "celpy",  # only a CEL rule that applies
+]
+# --version needs click and the group, nothing of the validator or the schema store.
+NOT_FOR_VERSION = [
+    *NOT_FOR_VALIDATE,
+    "generator.validate",
+    "generator.schemastore.store",
+    "jsonschema_rs",
+    "ryaml",
+]
+
+
+def loaded_after(argv: list[str], cwd: Path, cache: Path) -> tuple[int, set[str]]:
+    script = (
+        "import json, sys\n"
+        "from generator.cli import main\n"
+        f"code = main({argv!r}, environ={{'CAPZGEN_CACHE_DIR': {str(cache)!r}, 'HOME': '/nonexistent'}})\n"
+        "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    code, modules = json.loads(result.stderr.strip().splitlines()[-1])
+    return code, set(modules)
+
+
+def test_version_loads_no_validator_and_no_schema_store(tmp_path: Path) -> None:
+    code, loaded = loaded_after(["--version"], tmp_path, tmp_path / "cache")
+    assert code == 0
+    assert sorted(loaded & set(NOT_FOR_VERSION)) == []
+
+
+def test_validating_a_clean_fleet_file_defers_what_it_does_not_need(tmp_path: Path) -> None:
+    template = REPO_ROOT / "tests/data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
+    text = template.read_text(encoding="utf-8")
+    for key, value in {
+        "${CLUSTER_NAME}": "one",
+        "${WORKER_MACHINE_COUNT:=2}": "2",
+        "${KUBERNETES_VERSION}": "v1.31.1",
+        "${AZURE_LOCATION}": "westeurope",
+        "${ASO_CREDENTIAL_SECRET_NAME}": "aso-credentials",
+        "${AZURE_NODE_MACHINE_TYPE}": "Standard_D2s_v3",
+    }.items():
+        text = text.replace(key, value)
+    (tmp_path / "fleet.yaml").write_text(text, encoding="utf-8")
+    for run in ("first", "second"):  # the second run finds what the first cached
+        code, loaded = loaded_after(["validate", "fleet.yaml"], tmp_path, tmp_path / "cache")
+        assert code == 0, run
+        assert "jsonschema_rs" in loaded  # it did validate against schemas
+        assert sorted(loaded & set(NOT_FOR_VALIDATE)) == [], run
+
+
+def test_a_finding_loads_the_line_finder_and_pyyaml(tmp_path: Path) -> None:
+    """The other side of the deferral: a finding needs its line, and gets it."""
+    (tmp_path / "bad.yaml").write_text(
+        "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata:\n  name: c\n"
+        "spec:\n  paused: maybe\n",
+        encoding="utf-8",
+    )
+    code, loaded = loaded_after(["validate", "bad.yaml"], tmp_path, tmp_path / "cache")
+    assert code == 1
+    assert {"yaml", "generator.yamlio.linetree"} <= loaded
