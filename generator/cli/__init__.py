@@ -7,6 +7,7 @@ documented exit code. Sub-commands live in their own modules and are imported on
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import os
@@ -66,6 +67,7 @@ class LazyGroup(click.Group):
         command = getattr(importlib.import_module(module_name), attribute)
         assert isinstance(command, click.Command)
         add_verbose_option(command)
+        _freeze_imported()
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -77,6 +79,19 @@ class LazyGroup(click.Group):
             formatter.write_dl(
                 [(name, self.short_help_table[name]) for name in self.list_commands(ctx)]
             )
+
+
+_FROZEN: list[bool] = []  # whether _freeze_imported ran in this process
+
+
+def _freeze_imported() -> None:
+    """Once per process, when a command's modules are imported: move every object made so far
+    (modules, classes, functions, tables) out of the cyclic collector's way. They live as long as
+    the process anyway, and each collection would walk them again: about a tenth of a short
+    run's CPU time. Objects made later are collected as usual."""
+    if not _FROZEN:
+        _FROZEN.append(True)
+        gc.freeze()
 
 
 # command name -> "module:attribute"; the module is imported only when the command runs.
