@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -66,6 +64,10 @@ def _input_size(paths: Sequence[str], stdin_text: str | None) -> int:
 
 def _pool(jobs: int) -> check_workers.Workers | None:
     """``jobs`` forked workers, or None where processes cannot be forked (the serial path)."""
+    # lazy: multiprocessing and the process pool cost ~8 ms of start-up; serial runs skip them
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not Linux
         return None
     context = multiprocessing.get_context("fork")
