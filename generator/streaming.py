@@ -66,6 +66,8 @@ def _pool(jobs: int) -> check_workers.Workers | None:
     """``jobs`` forked workers, or None where processes cannot be forked (the serial path)."""
     # lazy: multiprocessing and the process pool cost ~8 ms of start-up; serial runs skip them
     import multiprocessing
+
+    # lazy: as above
     from concurrent.futures import ProcessPoolExecutor
 
     if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not Linux
