@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.inputs import cluster_text
 from tests.conftest import REPO_ROOT
 
 # Loaded by no command's start-up: generate needs them, validate of a clean file does not.
@@ -67,16 +68,7 @@ def test_version_loads_no_validator_and_no_schema_store(tmp_path: Path) -> None:
 
 def test_validating_a_clean_fleet_file_defers_what_it_does_not_need(tmp_path: Path) -> None:
     template = REPO_ROOT / "tests/data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
-    text = template.read_text(encoding="utf-8")
-    for key, value in {
-        "${CLUSTER_NAME}": "one",
-        "${WORKER_MACHINE_COUNT:=2}": "2",
-        "${KUBERNETES_VERSION}": "v1.31.1",
-        "${AZURE_LOCATION}": "westeurope",
-        "${ASO_CREDENTIAL_SECRET_NAME}": "aso-credentials",
-        "${AZURE_NODE_MACHINE_TYPE}": "Standard_D2s_v3",
-    }.items():
-        text = text.replace(key, value)
+    text = cluster_text(template.read_text(encoding="utf-8"), "one")
     (tmp_path / "fleet.yaml").write_text(text, encoding="utf-8")
     for run in ("first", "second"):  # the second run finds what the first cached
         code, loaded = loaded_after(["validate", "fleet.yaml"], tmp_path, tmp_path / "cache")
