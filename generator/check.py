@@ -108,12 +108,10 @@ def check_paths(
     paths: Sequence[str],
     store: SchemaLookup | None,
     options: ValidationOptions,
-    *,
-    kubeconform: KubeconformOptions | None = None,
 ) -> CheckReport:
     """Validate files, folders (recursively *.yaml, *.yml, *.json) and ``-`` (stdin), all held
-    in memory together (what ``--kubeconform`` needs; :mod:`generator.check_stream` does the same
-    in bounded memory).
+    in memory together: the reference the streaming validator (:mod:`generator.streaming`,
+    what ``capzgen validate`` runs) is tested against.
 
     A folder holding a ``kustomization.yaml`` is read through it: its ``resources`` decide what is
     validated, and the kustomization file itself is not (:mod:`generator.kustomization`).
@@ -129,7 +127,7 @@ def check_paths(
             sources.append(SourceText(label, read_source(name)))
         except (YamlError, InputOutputError) as error:
             unreadable.append(read_error_finding(error, label))
-    report = check_sources(sources, store, options, kubeconform=kubeconform)
+    report = check_sources(sources, store, options)
     report.findings = sort_findings([*unreadable, *report.findings])
     return report
 

@@ -92,6 +92,7 @@ class StreamState:
     # each, in document order), from which the keys of parts are made.
     results: ResultCache | None = None
     code_key: bytes = b""
+    config_key: bytes = b""  # code_key and the schema sources' fingerprint
     document_digests: bytearray = field(default_factory=bytearray)
 
     def digest_of(self, doc: int) -> bytes:
@@ -224,9 +225,11 @@ def add_chunk(
     chunk: Chunk,
     documents: Sequence[tuple[DocumentKeys, bool]],
     digest: bytes,
+    recording: FileIndex | None = None,
 ) -> list[int]:
     """Record a chunk and its documents' keys (and, given the chunk's ``digest``, the
-    documents' digests for the result cache); returns the documents' numbers."""
+    documents' digests for the result cache, and the chunk in the file index being
+    ``recording``); returns the documents' numbers."""
     number = state.places.add_chunk(chunk)
     docs = []
     for offset, (keys, is_object) in enumerate(documents):
@@ -235,6 +238,9 @@ def add_chunk(
         report.counted_documents += is_object
         if digest:
             state.document_digests += document_digest(digest, offset, len(documents))
+    if recording is not None:
+        found = IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, tuple(documents))
+        recording.chunks.append(found)
     return docs
 
 
@@ -274,15 +280,6 @@ def remember_file(state: StreamState, digest: str, recording: FileIndex | None) 
         state.results.remember_file(file_key(state.code_key, digest), recording)
 
 
-def record_chunk(
-    recording: FileIndex | None, chunk: Chunk, documents: Sequence[tuple[DocumentKeys, bool]]
-) -> None:
-    """Add a chunk to the index being recorded for the result cache, if one is."""
-    if recording is not None:
-        found = IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, tuple(documents))
-        recording.chunks.append(found)
-
-
 def _index_source(
     state: StreamState,
     source: int,
@@ -299,8 +296,7 @@ def _index_source(
     for chunk, documents in pairs:
         keyed = [(document_keys(d.obj), d.obj is not None) for d in documents]
         (digest,) = chunk_digests(state, source, text, [(chunk.start, chunk.end)])
-        docs = add_chunk(state, report, partitioner, chunk, keyed, digest)
-        record_chunk(recording, chunk, keyed)
+        docs = add_chunk(state, report, partitioner, chunk, keyed, digest, recording)
         if state.keep_parsed:
             state.cache.update(zip(docs, documents, strict=True))
 

@@ -25,7 +25,6 @@ from generator.check_stream import (
     chunk_digests,
     indexed,
     known_file,
-    record_chunk,
     remember_file,
     spans_of,
     text_digest,
@@ -158,8 +157,7 @@ def _add(pipeline: _Pipeline, entry: _File, results: Sequence[Found]) -> FileInd
             continue
         chunk = Chunk(entry.source, start, end, index, line)
         keyed = list(zip(found.keys, found.objects, strict=True))
-        add_chunk(state, pipeline.report, pipeline.partitioner, chunk, keyed, digest)
-        record_chunk(recording, chunk, keyed)
+        add_chunk(state, pipeline.report, pipeline.partitioner, chunk, keyed, digest, recording)
         index += len(found.keys)
     return recording
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from generator.check_stream import BatchResult, StreamState, text_digest
 from generator.errors import InputOutputError, YamlError
 from generator.result_cache import ResultCache
-from generator.result_keys import options_fingerprint, part_key, store_fingerprint
+from generator.result_keys import options_fingerprint, part_key
 from generator.validate.partition import Batch, Part
 from generator.yamlio.source import STDIN, read_source
 
@@ -48,12 +48,9 @@ def _key(state: StreamState, config: bytes, part: Part) -> bytes:
 QUERY_BATCHES = 64  # batches whose keys are looked up together
 
 
-def plan(state: StreamState, cache: ResultCache, batches: Sequence[Batch]) -> Reuse | None:
-    """The batches without their known-clean parts; None when no key can be made."""
-    stores = store_fingerprint(state.store)
-    if stores is None:
-        return None
-    config = state.code_key + stores + options_fingerprint(state.options)
+def plan(state: StreamState, cache: ResultCache, batches: Sequence[Batch]) -> Reuse:
+    """The batches without their known-clean parts."""
+    config = state.config_key + options_fingerprint(state.options)
     reuse = Reuse(cache)
     for at in range(0, len(batches), QUERY_BATCHES):
         group = batches[at : at + QUERY_BATCHES]
@@ -86,12 +83,9 @@ def learn(reuse: Reuse, position: int, result: BatchResult) -> None:
 
 def run_key(state: StreamState) -> bytes | None:
     """The key of the whole input (every file's name and text, in order, under this
-    configuration); None when a file cannot be read (pass 1 reports it) or no key can be made."""
-    stores = store_fingerprint(state.store)
-    if stores is None:
-        return None
+    configuration); None when a file cannot be read (pass 1 reports it)."""
     digest = hashlib.blake2b(b"run", digest_size=16)
-    digest.update(state.code_key + stores + options_fingerprint(state.options))
+    digest.update(state.config_key + options_fingerprint(state.options))
     for source, path in enumerate(state.paths):
         try:
             text = (state.stdin_text or "") if path == STDIN else read_source(path)

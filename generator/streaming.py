@@ -31,7 +31,7 @@ from generator.check_stream import (
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, sort_findings
 from generator.result_cache import ResultCache
-from generator.result_keys import code_fingerprint
+from generator.result_keys import code_fingerprint, store_fingerprint
 from generator.schemastore.types import SchemaLookup
 from generator.validate import ValidationOptions
 from generator.validate.partition import Batch, Partitioner
@@ -87,11 +87,7 @@ def _serial(
     index_sources(state, report, partitioner)
     batches, reuse = _batches(state, partitioner, size, 1)
     texts = TextCache(state)
-    for position, batch in enumerate(batches):
-        result = validate_batch(state, batch, texts)
-        if reuse is not None:
-            stream_reuse.learn(reuse, position, result)
-        yield result
+    yield from _learning((validate_batch(state, batch, texts) for batch in batches), reuse)
 
 
 def _parallel(
@@ -103,7 +99,14 @@ def _parallel(
 ) -> Iterator[BatchResult]:
     owners = parallel_index.index_sources(state, report, partitioner, pool)
     batches, reuse = _batches(state, partitioner, size, pool.count, owners)
-    for position, result in enumerate(check_workers.run_batches(state, batches, pool, owners)):
+    yield from _learning(check_workers.run_batches(state, batches, pool, owners), reuse)
+
+
+def _learning(
+    results: Iterator[BatchResult], reuse: stream_reuse.Reuse | None
+) -> Iterator[BatchResult]:
+    """The batches' results, in order, each noted by the result cache (if any) on its way."""
+    for position, result in enumerate(results):
         if reuse is not None:
             stream_reuse.learn(reuse, position, result)
         yield result
@@ -126,9 +129,8 @@ def _batches(
     reuse = None
     if state.results is not None:
         reuse = stream_reuse.plan(state, state.results, batches)
-        if reuse is not None:
-            batches = reuse.batches
-            log.info("%d parts unchanged since a clean run: not validated again", reuse.skipped)
+        batches = reuse.batches
+        log.info("%d parts unchanged since a clean run: not validated again", reuse.skipped)
     log.info(
         "validating %d documents in %d batches on %d processes",
         partitioner.count,
@@ -195,10 +197,14 @@ def _open_results(state: StreamState, results_dir: Path | None) -> bytes | None:
     """Open the result cache in ``results_dir`` (if any) for ``state``; the whole input's key."""
     if results_dir is None:
         return None
+    stores = store_fingerprint(state.store)
+    if stores is None:  # a schema source nothing can describe: no result can be reused
+        return None
     state.results = ResultCache.open(results_dir)
     if state.results is None:
         return None
     state.code_key = code_fingerprint()
+    state.config_key = state.code_key + stores
     return stream_reuse.run_key(state)
 
 

@@ -17,6 +17,7 @@ from generator.cli.options import (
     check_rule_ids,
     config_option,
     flavors_dir_option,
+    jobs_option,
     output_options,
     patch_option,
     schema_dir_option,
@@ -38,13 +39,7 @@ from generator.patches import load_patch_files
 @schema_dir_option
 @flavors_dir_option
 @validation_options
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Worker processes  [default: the number of CPU cores]",
-)
+@jobs_option("Render the clusters")
 @click.option(
     "--allow-unknown-vars",
     is_flag=True,

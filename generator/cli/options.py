@@ -105,6 +105,20 @@ patch_option = click.option(
     shell_complete=complete_paths,
     help="JSON merge patch / JSON Patch documents applied before validation (repeatable).",
 )
+
+
+def jobs_option(what: str) -> Decorator:
+    """``-j/--jobs N``: how many processes do ``what`` (the default, None, is the machine's
+    cores)."""
+    return click.option(
+        "-j",
+        "--jobs",
+        type=click.IntRange(min=1),
+        metavar="N",
+        help=f"{what} on N processes  [default: the machine's cores]",
+    )
+
+
 from_timeout_option = click.option(
     "--from-timeout",
     type=click.FloatRange(min=0, min_open=True),

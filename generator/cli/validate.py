@@ -13,6 +13,7 @@ from generator.cli.options import (
     KubeconformChoice,
     check_rule_ids,
     ignore_missing_schemas_option,
+    jobs_option,
     kubeconform_options,
     schema_dir_option,
 )
@@ -40,13 +41,7 @@ from generator.validate.report import describe_rules, render_error_json, render_
 @click.option(
     "--no-cel", is_flag=True, help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations)."
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Validate on N processes  [default: the machine's cores]",
-)
+@jobs_option("Validate")
 @click.option(
     "--no-cache",
     is_flag=True,
