@@ -1,10 +1,10 @@
 """``capzgen validate --kubeconform``: kubeconform runs in the background while capzgen validates.
 
-The inputs are read and parsed once here to write kubeconform's stream (every object and every
-embedded ASO resource, :mod:`generator.kubeconform`); kubeconform starts on it, and capzgen's own
-validation runs meanwhile exactly as without ``--kubeconform`` (:func:`generator.streaming.
-stream_paths`: every core, the result cache). kubeconform's findings are merged at the end, with
-their lines. What goes wrong with kubeconform itself is a note, never an error.
+kubeconform is started on the input files themselves and on a stream of their embedded ASO
+resources (:mod:`generator.kubeconform_files`); capzgen's own validation runs meanwhile exactly as
+without ``--kubeconform`` (:func:`generator.streaming.stream_paths`: every core, the result cache).
+kubeconform's findings are merged at the end, with their lines. Standard input is read once, for
+both. What goes wrong with kubeconform itself is a note, never an error.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from generator.check import (
     second_opinion,
     with_lines,
 )
-from generator.documents import Document
 from generator.errors import InputOutputError, YamlError
 from generator.findings import sort_findings
-from generator.kubeconform import KubeconformOptions, start_kubeconform
+from generator.kubeconform import KubeconformOptions
+from generator.kubeconform_files import InputFile, start_on_files
 from generator.schemastore.types import SchemaLookup
 from generator.streaming import stream_paths
 from generator.validate import ValidationOptions
-from generator.yamlio.load import load_documents
 from generator.yamlio.source import STDIN, read_source
 
 
@@ -39,23 +38,19 @@ def check_beside_kubeconform(
     results_dir: Path | None = None,
 ) -> CheckReport:
     """Validate ``paths`` as :func:`stream_paths` does, with kubeconform's findings merged."""
-    texts: dict[str, str] = {}
-    documents: list[Document] = []
     stdin = _ReadOnce()
+
+    def read(path: str) -> str:
+        return stdin.read() if path == STDIN else read_source(path)
+
     inputs, _ = collect_inputs(paths)  # what cannot be read is reported by stream_paths
-    for path, label in inputs:
-        try:
-            text = stdin.read() if path == STDIN else read_source(path)
-            documents.extend(load_documents(text, source=label))
-        except (YamlError, InputOutputError):
-            continue  # stream_paths reports it; kubeconform gets the other files
-        texts[label] = text
-    with start_kubeconform(documents, store, kubeconform) as pending:
+    files = [InputFile(label, path) for path, label in inputs]
+    with start_on_files(files, store, kubeconform, read) as running:
         report = stream_paths(
             paths, store, options, jobs=jobs, results_dir=results_dir, read_stdin=stdin.read
         )
-        extra = second_opinion(report, pending.finish(), options)
-    report.findings = sort_findings([*report.findings, *with_lines(extra, texts)])
+        extra = second_opinion(report, running.finish(), options)
+    report.findings = sort_findings([*report.findings, *with_lines(extra, running.texts)])
     return report
 
 

@@ -1,7 +1,7 @@
 """A stand-in for the kubeconform binary, installed on PATH by the tests (never imported).
 
-It behaves like ``kubeconform -strict -summary -output json -schema-location TPL FILE|DIR`` (a
-multi-document stream, or a folder of them) as far as
+It behaves like ``kubeconform -strict -summary -output json -schema-location TPL FILE|DIR...``
+(multi-document streams, or folders of them) as far as
 capzgen relies on it: it resolves each document's schema through the template exactly as
 kubeconform does (``.Group`` = first part of apiVersion, ``.ResourceKind`` lower-cased,
 ``.ResourceAPIVersion`` = last part), validates with the ``jsonschema`` package and prints the
@@ -60,33 +60,35 @@ def check(argv: list[str], old_format: bool) -> int:
         sys.stderr.write(f"fake kubeconform: unexpected arguments {argv}\n")
         return 99
     template = argv[argv.index("-schema-location") + 1]
-    target = Path(argv[-1])
+    targets = [Path(arg) for arg in argv[argv.index("-schema-location") + 2 :]]
     import jsonschema
-    import yaml
 
     resources = []
     counts = {"valid": 0, "invalid": 0, "errors": 0, "skipped": 0}
-    paths = sorted(target.iterdir()) if target.is_dir() else [target]
-    docs = [
-        (path, doc)
-        for path in paths
-        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
-        if doc is not None
+    paths = [
+        path
+        for target in targets
+        for path in (sorted(target.iterdir()) if target.is_dir() else [target])
     ]
+    docs = read_documents(paths, resources, counts)
     for path, doc in docs:
-        api_version, kind = doc["apiVersion"], doc["kind"]
+        api_version, kind = doc.get("apiVersion", ""), doc.get("kind", "")
+        meta = doc.get("metadata") or {}
+        name = meta.get("name", "")
+        if meta.get("generateName"):
+            name = meta["generateName"] + "{{ generateName }}"
+        result = {"filename": str(path), "kind": kind, "name": name, "version": api_version}
+        if not kind or not api_version:
+            counts["errors"] += 1
+            missing = "kind" if not kind else "apiVersion"
+            resources.append({**result, "status": "statusError", "msg": f"missing '{missing}' key"})
+            continue
         parts = api_version.split("/")
         schema_file = (
             template.replace("{{ .Group }}", parts[0])
             .replace("{{ .ResourceKind }}", kind.lower())
             .replace("{{ .ResourceAPIVersion }}", parts[-1])
         )
-        result = {
-            "filename": str(path),
-            "kind": kind,
-            "name": doc.get("metadata", {}).get("name", ""),
-            "version": api_version,
-        }
         if not os.path.isfile(schema_file):
             counts["errors"] += 1
             resources.append(
@@ -123,6 +125,33 @@ def check(argv: list[str], old_format: bool) -> int:
         resources.append(entry)
     print(json.dumps({"resources": resources, "summary": counts}, indent=2))
     return 1 if counts["invalid"] or counts["errors"] else 0
+
+
+def read_documents(paths: list[Path], resources: list[dict], counts: dict[str, int]) -> list:
+    """(path, document) of every file; a file YAML cannot read is one statusError."""
+    import yaml
+
+    docs = []
+    for path in paths:
+        try:
+            docs.extend(
+                (path, doc)
+                for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
+                if doc is not None
+            )
+        except yaml.YAMLError as error:
+            counts["errors"] += 1
+            resources.append(
+                {
+                    "filename": str(path),
+                    "kind": "",
+                    "name": "",
+                    "version": "",
+                    "status": "statusError",
+                    "msg": f"error unmarshalling resource: {error}",
+                }
+            )
+    return docs
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from generator.documents import Document
 from generator.findings import Severity
@@ -134,12 +135,10 @@ def test_every_embedded_resource_is_sent_as_a_document_of_its_own(
 
     real = module.start_process
 
-    def spy(binary: str, root: Path, *rest: Any) -> Any:
-        import json
-
-        stream = (root / module.STREAM).read_text()
-        seen.append([json.loads(part) for part in stream.split("---\n") if part.strip()])
-        return real(binary, root, *rest)
+    def spy(binary: str, root: Path, targets: list[str], *rest: Any) -> Any:
+        for target in targets:
+            seen.append(list(yaml.safe_load_all(Path(target).read_text())))
+        return real(binary, root, targets, *rest)
 
     monkeypatch.setattr(module, "start_process", spy)
     run_kubeconform(documents(CONTROL_PLANE), store, KubeconformOptions(environ=cli_env))

@@ -1,0 +1,413 @@
+"""``validate --kubeconform``: kubeconform reads the user's files itself.
+
+What a user compares ``--kubeconform`` with is kubeconform run alone on the same files. Writing
+every object out again costs capzgen a parse of everything and kubeconform a slower read, so a
+run here is two kubeconform processes started at once, beside capzgen's own validation:
+
+* **files**: every input kubeconform can open by name (a regular file named ``*.yaml``,
+  ``*.yml`` or ``*.json``) is given to it as it is; standard input and files with other names are
+  copied once into the run's folder;
+* **embedded**: the ASO resources inside CAPZ objects (``spec.resources``, which kubeconform
+  cannot see into) go to the second process as one block-YAML stream, each under a unique name.
+  Only files whose text holds ``resources`` (or an escape that could spell it) are parsed for it.
+
+Schemas: the apiVersions and kinds named anywhere in the texts (a quick scan that may find too
+many, never a problem) are written from the store before kubeconform starts.
+
+kubeconform's report names an object by file, kind, apiVersion and name, not by document. A file
+is parsed again only when kubeconform reported something on it, and each entry is matched to its
+document by that signature. Two documents of one file under the same signature, or a "could not
+find schema" for a kind the store has and the scan missed, are checked again in a third run over
+just those documents, sent under unique names (:class:`generator.kubeconform.PendingRun`).
+Entries for what capzgen reports itself (a file it cannot parse, an object without a usable
+apiVersion or kind) are dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from generator.check_stream import Chunk, one_per_chunk, parse_chunk, spans_of
+from generator.documents import Document
+from generator.errors import InputOutputError, YamlError
+from generator.findings import JsonPath
+from generator.kubeconform import (
+    KubeconformOptions,
+    PendingRun,
+    Process,
+    block_yaml,
+    find_binary,
+    not_found,
+    not_written,
+    object_signature,
+    read_report,
+    sent_objects,
+    signature,
+    start_process,
+    unique_object,
+    write_schemas,
+)
+from generator.kubeconform_report import KubeconformResult, Sent, merge_entry, schema_key
+from generator.names import valid_api_version
+from generator.schemastore.types import GroupVersionKind, SchemaLookup
+from generator.yamlio.load import load_documents
+from generator.yamlio.source import STDIN, YAML_SUFFIXES
+
+Reader = Callable[
+    [str], str
+]  # path ("-": standard input) -> text; raises YamlError/InputOutputError
+
+# Patterns that start with their literal word: re then skips along the text ~15x faster than
+# with a leading \b (which would only keep out names like "subkind", harmless here).
+_KIND = re.compile(r"""kind["']?[ \t]*:[ \t]*["']?([A-Za-z][A-Za-z0-9]*)""")
+_API_VERSION = re.compile(r"""apiVersion["']?[ \t]*:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9./-]*)""")
+MAX_GUESSED_PAIRS = 1024  # apiVersion x kind pairs looked up one by one; more: the store's index
+_REPORTED = ("statusInvalid", "statusError")  # what can become a finding or a retry
+_NOT_FOUND = "could not find schema"
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One input: how findings name it, and its path (``-`` for standard input)."""
+
+    label: str
+    path: str
+
+
+def _direct(path: str) -> bool:
+    """Whether kubeconform can be given ``path`` itself: it opens only regular files named
+    ``*.yaml``, ``*.yml`` or ``*.json``."""
+    return path != STDIN and path.lower().endswith(YAML_SUFFIXES) and os.path.isfile(path)
+
+
+def may_embed(text: str) -> bool:
+    """Whether ``text`` can hold ``resources`` keys: spelled out, or through an escape."""
+    return "resources" in text or "\\" in text
+
+
+def guessed_gvks(texts: Iterable[str], store: SchemaLookup | None) -> list[GroupVersionKind]:
+    """The GVKs worth writing schemas for: every apiVersion and kind named in ``texts``, paired."""
+    kinds: set[str] = set()
+    versions: set[str] = set()
+    for text in texts:
+        kinds.update(_KIND.findall(text))
+        versions.update(v for v in _API_VERSION.findall(text) if valid_api_version(v))
+    if len(kinds) * len(versions) <= MAX_GUESSED_PAIRS:
+        return [
+            GroupVersionKind.from_api_version(version, kind)
+            for version in sorted(versions)
+            for kind in sorted(kinds)
+        ]
+    entries = getattr(store, "entries", None)  # a hostile file names thousands: the index decides
+    if entries is None:
+        return []
+    return [
+        info.gvk
+        for info in entries()
+        if info.gvk.api_version in versions and info.gvk.kind in kinds
+    ]
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where an embedded resource sent to kubeconform came from."""
+
+    label: str
+    span: int  # which text between ``---`` lines of the file
+    number: int  # which document of that text (nearly always 0)
+    prefix: JsonPath
+
+
+@contextlib.contextmanager
+def start_on_files(
+    files: Sequence[InputFile],
+    store: SchemaLookup | None,
+    options: KubeconformOptions,
+    read: Reader,
+) -> Iterator[FilesRun]:
+    """kubeconform started on ``files`` in the background (see the module doc); the caller does
+    its own work and then calls :meth:`FilesRun.finish`. Leaving the block stops what still runs
+    and removes the run's folder."""
+    with tempfile.TemporaryDirectory(prefix="capzgen-kubeconform-") as tmp:
+        run = FilesRun(Path(tmp), store, options, read)
+        try:
+            run.start(files)
+            yield run
+        finally:
+            run.stop()
+
+
+class FilesRun:
+    """The two kubeconform processes of one ``validate --kubeconform``, and their findings."""
+
+    def __init__(
+        self, root: Path, store: SchemaLookup | None, options: KubeconformOptions, read: Reader
+    ) -> None:
+        self.root = root
+        self.store = store
+        self.options = options
+        self.read = read
+        self.result = KubeconformResult()
+        self.deadline = 0.0
+        self.processes: dict[str, Process] = {}
+        self.labels: dict[str, str] = {}  # what kubeconform reports as filename -> label
+        self.paths: dict[str, str] = {}  # label -> path to read it again
+        self.written: set[tuple[str, str, str]] = set()
+        self.places: dict[tuple[str, str, str], _Place] = {}  # embedded stream
+        self.texts: dict[str, str] = {}  # texts of the files parsed for findings (their lines)
+
+    # --- starting ------------------------------------------------------------------------------
+
+    def start(self, files: Sequence[InputFile]) -> None:
+        """Write schemas, start kubeconform on the files, then on their embedded resources."""
+        binary = find_binary(self.options)
+        if binary is None:
+            self.result.notes.append(not_found(self.options))
+            return
+        self.deadline = time.monotonic() + self.options.timeout
+        try:
+            targets, texts = self._targets(files)
+            self.written = write_schemas(
+                self.root / "schemas", guessed_gvks(texts, self.store), self.store
+            )
+            del texts
+            if targets:
+                self._start(binary, targets, "files")
+            embedded = self._write_embedded(files)
+            if embedded:
+                self._start(binary, [str(self.root / "embedded.yaml")], "embedded")
+        except OSError as error:
+            self.result.notes.append(not_written(self.root, error))
+            self.stop()
+
+    def _targets(self, files: Sequence[InputFile]) -> tuple[list[str], list[str]]:
+        """What kubeconform is given (paths, copies made where needed), and the texts read."""
+        targets: list[str] = []
+        texts: list[str] = []
+        for number, item in enumerate(files):
+            try:
+                text = self.read(item.path)
+            except (YamlError, InputOutputError):
+                continue  # capzgen reports it; kubeconform gets the other files
+            texts.append(text)
+            self.paths.setdefault(item.label, item.path)
+            if _direct(item.path):
+                target = os.path.abspath(item.path)  # a name starting with "-" is no flag
+            else:
+                copy = self.root / "inputs" / f"{number}.yaml"
+                copy.parent.mkdir(exist_ok=True)
+                copy.write_text(text, encoding="utf-8")
+                target = str(copy)
+            if target not in self.labels:
+                self.labels[target] = item.label
+                targets.append(target)
+        return targets, texts
+
+    def _write_embedded(self, files: Sequence[InputFile]) -> bool:
+        """The embedded ASO resources of every file as one stream; True if there is any."""
+        taken: dict[tuple[str, str, str], int] = {}
+        gvks: list[GroupVersionKind] = []
+        seen: set[str] = set()
+        with open(self.root / "embedded.yaml", "w", encoding="utf-8") as stream:
+            for item in files:
+                if item.label in seen or item.label not in self.paths:
+                    continue
+                seen.add(item.label)
+                for (span, number), sent in self._embedded_of(item):
+                    obj, key = unique_object(sent, taken, len(taken))
+                    taken[key] = len(taken)
+                    self.places[key] = _Place(item.label, span, number, sent.prefix)
+                    gvks.append(sent.gvk)
+                    stream.write(block_yaml(obj))
+        missing = [gvk for gvk in gvks if schema_key(gvk) not in self.written]
+        self.written |= write_schemas(self.root / "schemas", missing, self.store)
+        return bool(taken)
+
+    def _embedded_of(self, item: InputFile) -> list[tuple[tuple[int, int], Sent]]:
+        """The embedded resources of one file, each with its span and number in the span."""
+        try:
+            text = self.read(item.path)
+            if not may_embed(text):
+                return []
+            spans = list(spans_of(text, item.label))
+            chosen = [n for n, (start, end, _) in enumerate(spans) if may_embed(text[start:end])]
+            parsed = _parse_spans(text, item.label, spans, chosen)
+        except (YamlError, InputOutputError):
+            return []  # capzgen reports it
+        return [
+            ((span, number), sent)
+            for span, documents in parsed
+            for number, document in enumerate(documents)
+            for sent in sent_objects([document])
+            if sent.prefix
+        ]
+
+    def _start(self, binary: str, targets: list[str], tag: str) -> None:
+        process = start_process(binary, self.root, targets, tag, self.options, self.result)
+        if process is not None:
+            self.processes[tag] = process
+
+    # --- finishing -----------------------------------------------------------------------------
+
+    def finish(self) -> KubeconformResult:
+        """Wait for kubeconform (within the time limit, counted from its start) and turn its
+        reports into findings."""
+        files: list[dict[str, Any]] = []
+        embedded: list[dict[str, Any]] = []
+        for tag, process in list(self.processes.items()):
+            entries = read_report(process.wait(self.deadline), self.options, self.result)
+            (files if tag == "files" else embedded).extend(
+                e for e in entries if e["status"] in _REPORTED
+            )
+        self.processes.clear()
+        parsed: dict[str, _Parsed | None] = {}
+        again: list[Sent] = []
+        for entry in embedded:
+            place = self.places.get(signature(entry))
+            found = None if place is None else self._parsed(place.label, parsed)
+            sent = None if found is None or place is None else found.at(place)
+            if place is not None and found is None:
+                continue  # the file no longer parses: capzgen reports that
+            merge_entry(entry, sent, self.written, self.result)
+        for entry in files:
+            again.extend(self._merge_file_entry(entry, parsed))
+        if again:
+            self._check_again(again)
+        return self.result
+
+    def _merge_file_entry(
+        self, entry: dict[str, Any], parsed: dict[str, _Parsed | None]
+    ) -> list[Sent]:
+        """Merge one entry of the files run; returns the documents to check again instead."""
+        kind, api_version, _ = key = signature(entry)
+        if not kind or not valid_api_version(api_version):
+            return []  # an object without a usable apiVersion/kind: capzgen's structure check
+        label = self.labels.get(str(entry.get("filename", "")))
+        found = None if label is None else self._parsed(label, parsed)
+        if label is not None and found is None:
+            return []  # a file capzgen cannot parse: capzgen reports that
+        candidates = [] if found is None else found.top.get(key, [])
+        if len(candidates) > 1:
+            return candidates  # the report cannot tell them apart
+        sent = candidates[0] if candidates else None
+        if sent is not None and self._schema_missed(entry, sent):
+            return [sent]
+        merge_entry(entry, sent, self.written, self.result)
+        return []
+
+    def _schema_missed(self, entry: dict[str, Any], sent: Sent) -> bool:
+        """A "could not find schema" for a kind whose schema the store has but was not written."""
+        message = entry.get("msg")
+        if not isinstance(message, str) or _NOT_FOUND not in message:
+            return False
+        if schema_key(sent.gvk) in self.written or self.store is None:
+            return False
+        return self.store.lookup(sent.gvk.api_version, sent.gvk.kind) is not None
+
+    def _parsed(self, label: str, parsed: dict[str, _Parsed | None]) -> _Parsed | None:
+        """The documents of ``label`` (None when it cannot be read or parsed), parsed once."""
+        if label not in parsed:
+            try:
+                text = self.read(self.paths[label])
+                parsed[label] = _Parsed(text, label)
+                self.texts[label] = text
+            except (YamlError, InputOutputError, KeyError):
+                parsed[label] = None
+        return parsed[label]
+
+    def _check_again(self, again: list[Sent]) -> None:
+        """The documents the files run could not answer for, sent one by one by name."""
+        unique = list({id(sent): sent for sent in again}.values())
+        left = self.deadline - time.monotonic()
+        with tempfile.TemporaryDirectory(dir=self.root, prefix="again-") as tmp:
+            pending = PendingRun(Path(tmp), replace(self.options, timeout=max(left, 0.0)))
+            try:
+                pending.start(unique, self.store)
+                result = pending.finish()
+            finally:
+                pending.stop()
+        self.result.findings.extend(result.findings)
+        self.result.notes.extend(n for n in result.notes if n not in self.result.notes)
+
+    def stop(self) -> None:
+        """Stop every kubeconform still running."""
+        for process in self.processes.values():
+            process.stop()
+        self.processes.clear()
+
+
+class _Parsed:
+    """One file's objects as kubeconform's report names them: top-level objects by signature,
+    embedded resources by place."""
+
+    def __init__(self, text: str, label: str) -> None:
+        self.top: dict[tuple[str, str, str], list[Sent]] = {}
+        self.embedded: dict[tuple[int, int, JsonPath], Sent] = {}
+        spans = list(spans_of(text, label))
+        filled = [n for n, (start, end, _) in enumerate(spans) if text[start:end].strip()]
+        for span, documents in _parse_spans(text, label, spans, filled, whole=True):
+            for number, document in enumerate(documents):
+                for sent in sent_objects([document]):
+                    if sent.prefix:
+                        self.embedded[(span, number, sent.prefix)] = sent
+                    else:
+                        self.top.setdefault(object_signature(sent.obj), []).append(sent)
+
+    def at(self, place: _Place) -> Sent | None:
+        return self.embedded.get((place.span, place.number, place.prefix))
+
+
+Span = tuple[int, int, int]  # start, end, first line: the text between two ``---`` lines
+
+
+def _parse_spans(
+    text: str, label: str, spans: Sequence[Span], chosen: Sequence[int], *, whole: bool = False
+) -> list[tuple[int, list[Document]]]:
+    """The documents of the ``chosen`` spans (numbers into ``spans``), each span's own list.
+
+    The spans are parsed in one call, joined (``whole``: ``text`` itself, every span that is not
+    blank chosen), when that gives exactly one document per span, as it does for any stream
+    capzgen reads; otherwise span by span. Document numbers are those of the whole file only
+    with ``whole``.
+    """
+    if whole:
+        joined, pieces = text, [spans[n] for n in chosen]
+    else:
+        joined, pieces = _joined(text, [spans[n] for n in chosen])
+    documents = load_documents(joined, source=label)
+    if one_per_chunk(pieces, documents, joined):
+        return [(n, [document]) for n, document in zip(chosen, documents, strict=True)]
+    parsed: list[tuple[int, list[Document]]] = []
+    index = 0
+    for n in chosen:
+        start, end, line = spans[n]
+        found = parse_chunk(Chunk(0, start, end, index, line), text, label)
+        index += len(found)
+        parsed.append((n, found))
+    return parsed
+
+
+def _joined(text: str, spans: Sequence[Span]) -> tuple[str, list[Span]]:
+    """The text of ``spans`` as one stream, each a document of its own, and where each now lies."""
+    parts: list[str] = []
+    pieces: list[Span] = []
+    offset, line = 0, 1
+    for start, end, _ in spans:
+        piece = text[start:end]
+        if not piece.startswith("---"):
+            piece = "---\n" + piece
+        if not piece.endswith("\n"):
+            piece += "\n"
+        parts.append(piece)
+        pieces.append((offset, offset + len(piece), line))
+        offset += len(piece)
+        line += piece.count("\n")
+    return "".join(parts), pieces

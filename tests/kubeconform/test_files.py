@@ -1,0 +1,284 @@
+"""``validate --kubeconform`` on files (generator.kubeconform_files): kubeconform reads the user's
+files itself plus one stream of embedded resources, and its report is mapped back to documents."""
+
+from __future__ import annotations
+
+import copy
+import math
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.kubeconform import KubeconformOptions, block_yaml
+from generator.kubeconform_files import (
+    MAX_GUESSED_PAIRS,
+    InputFile,
+    guessed_gvks,
+    may_embed,
+    start_on_files,
+)
+from generator.kubeconform_report import KubeconformResult
+from generator.schemastore.store import SchemaStore
+from tests.kubeconform.conftest import CONTROL_PLANE, RESOURCE_GROUP, SECRET, FakeKubeconform
+
+Fake = Callable[[str], FakeKubeconform]
+
+
+def run_files(
+    paths: list[str], store: SchemaStore, env: dict[str, str], stdin: str = ""
+) -> tuple[KubeconformResult, dict[str, str]]:
+    files = [InputFile("<stdin>" if path == "-" else path, path) for path in paths]
+
+    def read(path: str) -> str:
+        return stdin if path == "-" else Path(path).read_text(encoding="utf-8")
+
+    with start_on_files(files, store, KubeconformOptions(environ=env), read) as run:
+        return run.finish(), run.texts
+
+
+def dump(path: Path, *objects: Any) -> str:
+    path.write_text(yaml.safe_dump_all([copy.deepcopy(o) for o in objects], sort_keys=False))
+    return str(path)
+
+
+def bad_group(name: str = "demo-rg", namespace: str = "default") -> dict[str, Any]:
+    group = copy.deepcopy(RESOURCE_GROUP)
+    group["metadata"] = {"name": name, "namespace": namespace}
+    group["spec"]["location"] = 5
+    return group
+
+
+def test_kubeconform_reads_the_users_file_and_a_stream_of_embedded_resources(
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import generator.kubeconform_files as module
+
+    fake_kubeconform("check")
+    given: dict[str, list[Any]] = {}
+    real = module.start_process
+
+    def spy(binary: str, root: Path, targets: list[str], tag: str, *rest: Any) -> Any:
+        given[tag] = [(t, list(yaml.safe_load_all(Path(t).read_text()))) for t in targets]
+        return real(binary, root, targets, tag, *rest)
+
+    monkeypatch.setattr(module, "start_process", spy)
+    file = dump(tmp_path / "ok.yaml", RESOURCE_GROUP, CONTROL_PLANE, SECRET)
+    result, _ = run_files([file], store, cli_env)
+    assert result.ran
+    assert (result.findings, result.notes) == ([], [])
+    ((target, _),) = given["files"]
+    assert target == file, "the file itself, not a copy"
+    ((_, stream),) = given["embedded"]
+    assert stream == [CONTROL_PLANE["spec"]["resources"][0]]
+
+
+def test_a_finding_on_a_top_level_object_names_its_document(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    fake_kubeconform("check")
+    file = dump(tmp_path / "bad.yaml", SECRET, bad_group())
+    result, texts = run_files([file], store, cli_env)
+    (finding,) = result.findings
+    assert (finding.subject.file, finding.subject.document) == (file, 1)
+    assert finding.path == ("spec", "location")
+    assert finding.origin == "kubeconform"
+    assert file in texts, "the file was read again to place the finding"
+
+
+def test_a_finding_on_an_embedded_resource_names_its_document_and_path(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    fake_kubeconform("check")
+    control_plane = copy.deepcopy(CONTROL_PLANE)
+    control_plane["spec"]["resources"][0]["spec"]["location"] = 5
+    file = dump(tmp_path / "bad.yaml", RESOURCE_GROUP, SECRET, control_plane)
+    result, _ = run_files([file], store, cli_env)
+    (finding,) = result.findings
+    assert finding.subject.document == 2
+    assert finding.path == ("spec", "resources", 0, "spec", "location")
+
+
+def test_documents_kubeconform_cannot_tell_apart_are_checked_again_by_name(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Same kind, apiVersion and name in two namespaces: kubeconform's report names neither
+    document, so both are sent again under unique names and only the bad one gets the finding."""
+    fake = fake_kubeconform("check")
+    good = copy.deepcopy(RESOURCE_GROUP)
+    good["metadata"]["namespace"] = "team-a"
+    file = dump(tmp_path / "two.yaml", good, bad_group(namespace="team-b"))
+    result, _ = run_files([file], store, cli_env)
+    (finding,) = result.findings
+    assert finding.subject.document == 1
+    assert len(fake.calls()) == 2, "the files run, then the two documents again"
+
+
+def test_a_schema_the_scan_missed_is_written_and_the_object_checked_again(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The kind is spelled with an escape the quick scan does not read: kubeconform cannot find
+    the schema, capzgen has it, so the object is sent again with the schema written."""
+    fake_kubeconform("check")
+    text = yaml.safe_dump(bad_group(), sort_keys=False).replace("kind:", '"kin\\x64":')
+    file = tmp_path / "escaped.yaml"
+    file.write_text(text)
+    result, _ = run_files([str(file)], store, cli_env)
+    assert [f.path for f in result.findings] == [("spec", "location")]
+    assert result.notes == []
+
+
+def test_generate_name_is_how_kubeconform_names_an_object(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    fake_kubeconform("check")
+    group = bad_group()
+    group["metadata"] = {"generateName": "rg-", "namespace": "default"}
+    file = dump(tmp_path / "gen.yaml", SECRET, group)
+    result, _ = run_files([file], store, cli_env)
+    assert [(f.subject.document, f.path) for f in result.findings] == [(1, ("spec", "location"))]
+    assert result.notes == []
+
+
+def test_what_capzgen_reports_itself_is_not_repeated(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A document without a kind, and a file capzgen cannot parse: kubeconform's errors on them
+    are dropped (capzgen's structure check and YAML finding say it)."""
+    fake_kubeconform("check")
+    no_kind = dump(tmp_path / "nokind.yaml", {"apiVersion": "v1", "metadata": {"name": "x"}})
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: [unclosed\n")
+    result, _ = run_files([no_kind, str(broken)], store, cli_env)
+    assert (result.findings, result.notes) == ([], [])
+
+
+def test_standard_input_and_other_names_are_copied_for_kubeconform(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    fake = fake_kubeconform("check")
+    other = dump(tmp_path / "manifest.txt", bad_group())
+    stdin = yaml.safe_dump(bad_group(), sort_keys=False)
+    result, texts = run_files([other, "-"], store, cli_env, stdin=stdin)
+    assert sorted(f.subject.file for f in result.findings) == sorted(["<stdin>", other])
+    (argv,) = fake.calls()
+    assert other not in argv, "kubeconform skips names without .yaml/.yml/.json: a copy is sent"
+    assert texts["<stdin>"] == stdin
+
+
+def ended_text() -> str:
+    """A Secret ended by ``...``, a document of comments only, then a control plane whose
+    embedded ManagedCluster is invalid (document 2)."""
+    control_plane = copy.deepcopy(CONTROL_PLANE)
+    control_plane["spec"]["resources"][0]["spec"]["location"] = 5
+    return (
+        yaml.safe_dump(SECRET, sort_keys=False)
+        + "...\n---\n# resources: none here\n---\n"
+        + yaml.safe_dump(control_plane, sort_keys=False)
+    )
+
+
+@pytest.mark.parametrize("one_call", [True, False], ids=["one-call", "span-by-span"])
+def test_documents_after_end_markers_and_comments_are_placed_right(
+    one_call: bool,
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both ways of parsing the spans (one call for all, or span by span when one call cannot
+    place its documents) number the documents as capzgen does."""
+    import generator.kubeconform_files as module
+
+    if not one_call:
+        monkeypatch.setattr(module, "one_per_chunk", lambda *_: False)
+    fake_kubeconform("check")
+    file = tmp_path / "ended.yaml"
+    file.write_text(ended_text())
+    result, _ = run_files([str(file)], store, cli_env)
+    (finding,) = result.findings
+    assert finding.subject.document == 2
+    assert finding.path == ("spec", "resources", 0, "spec", "location")
+
+
+def test_missing_kubeconform_is_one_note(
+    no_kubeconform: None, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    result, _ = run_files([dump(tmp_path / "a.yaml", RESOURCE_GROUP)], store, cli_env)
+    assert not result.ran
+    assert len(result.notes) == 1 and "not found" in result.notes[0]
+
+
+def test_guessed_schemas_pair_every_named_api_version_with_every_kind(store: SchemaStore) -> None:
+    text = yaml.safe_dump_all([RESOURCE_GROUP, CONTROL_PLANE])
+    found = {(g.api_version, g.kind) for g in guessed_gvks([text], store)}
+    assert ("resources.azure.com/v1api20200601", "ResourceGroup") in found
+    assert ("containerservice.azure.com/v1api20240901", "ManagedCluster") in found
+
+
+def test_a_text_naming_thousands_of_kinds_is_answered_from_the_stores_index(
+    store: SchemaStore,
+) -> None:
+    kinds = "".join(f"kind: Kind{n}\n" for n in range(MAX_GUESSED_PAIRS))
+    text = kinds + "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\n"
+    text += "apiVersion: v1\n"
+    found = guessed_gvks([text], store)
+    assert [(g.api_version, g.kind) for g in found] == [
+        ("resources.azure.com/v1api20200601", "ResourceGroup")
+    ]
+
+
+def test_may_embed_sees_the_key_or_an_escape() -> None:
+    assert may_embed("spec:\n  resources: []\n")
+    assert may_embed('"resour\\x63es": []')
+    assert not may_embed("kind: Secret\n")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": "yes", "b": "null", "c": "1.0", "d": "", "e": "x: y", "f": "- z", "g": "#"},
+        {"nested": {"list": [1, 2.5, True, None, {"k": []}, [], {}], "empty": {}}},
+        {"unicode": "Grüße ✓", "newline": "a\nb", "tab": "\t", "quote": '"'},
+        {"big": 10**20, "small": -0.0, "exp": 1e-30},
+    ],
+)
+def test_block_yaml_reads_back_as_the_same_object(value: dict[str, Any]) -> None:
+    assert yaml.safe_load(block_yaml(value)) == value
+
+
+def test_block_yaml_writes_what_json_cannot() -> None:
+    loaded = yaml.safe_load(block_yaml({"nan": math.nan, "inf": math.inf, "neg": -math.inf}))
+    assert math.isnan(loaded["nan"]) and loaded["inf"] == math.inf and loaded["neg"] == -math.inf
+
+
+@pytest.mark.skipif(
+    shutil.which("kubeconform") is None,
+    reason="the real kubeconform binary is not installed (the fake-based tests above run always)",
+)
+def test_real_kubeconform_on_files_names_the_right_documents(
+    store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The real binary's report (kubeconform's own names, filenames and pointers) maps back:
+    a top-level object that shares its signature with another, and an embedded resource."""
+    good = copy.deepcopy(RESOURCE_GROUP)
+    good["metadata"]["namespace"] = "team-a"
+    control_plane = copy.deepcopy(CONTROL_PLANE)
+    control_plane["spec"]["resources"][0]["spec"]["location"] = 5
+    file = dump(tmp_path / "fleet.yaml", good, bad_group(namespace="team-b"), control_plane)
+    result, _ = run_files([file], store, cli_env)
+    assert result.ran, result.notes
+    places = sorted((f.subject.document, f.path) for f in result.findings)
+    assert places == [
+        (1, ("spec", "location")),
+        (2, ("spec", "resources", 0, "spec", "location")),
+    ], result.findings
+    assert result.notes == []
