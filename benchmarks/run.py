@@ -181,7 +181,7 @@ def kubeconform_rows(
     """capzgen beside kubeconform on the same fleet (when kubeconform is installed), and the
     reruns with the result cache."""
     binary = shutil.which("kubeconform", path=env.get("PATH"))
-    alone = second = flat = None
+    alone = second = second_cold = flat = None
     if binary is not None:
         # lazy: the benchmark's own imports stay out of the timed processes
         from generator.kubeconform import schema_location, store_layout
@@ -193,6 +193,8 @@ def kubeconform_rows(
         with store_layout(store) as layout:
             alone = timed([*argv, schema_location(layout), str(fleet)], env, runs=5).seconds
         flat = flattened(fleet, store, [*argv, schema_location(WORK / "flat" / "schemas")], env)
+        cold = [CAPZGEN, "validate", "--kubeconform", "--no-cache", str(fleet)]
+        second_cold = timed(cold, env, runs=3).seconds
         second = timed([CAPZGEN, "validate", "--kubeconform", str(fleet)], env, runs=3).seconds
     rows = [
         Row(
@@ -220,19 +222,28 @@ def kubeconform_rows(
             None,
         ),
     ]
-    if second is not None and alone is not None and flat is not None:
+    if second is not None and second_cold is not None and alone is not None and flat is not None:
         rows.append(
             Row(
-                "validate --kubeconform vs kubeconform alone",
-                f"{second:.2f} s ({second / alone:.2f}x; {second / flat:.2f}x the flattened run)",
+                "validate --kubeconform --no-cache vs kubeconform alone",
+                f"{second_cold:.2f} s ({second_cold / alone:.2f}x; "
+                f"{second_cold / flat:.2f}x kubeconform on what it is sent)",
                 "<= 1.5x",
-                second <= 1.5 * alone,
+                second_cold <= 1.5 * alone,
             )
         )
         rows.append(
             Row(
-                "  kubeconform alone on what --kubeconform sends it (11,000 objects)",
+                "  kubeconform alone on what --kubeconform sends it (fleet + embedded)",
                 f"{flat:.2f} s ({flat / alone:.2f}x kubeconform on the fleet)",
+                "-",
+                None,
+            )
+        )
+        rows.append(
+            Row(
+                "  validate --kubeconform, rerun (verdicts remembered)",
+                f"{second:.2f} s ({second / alone:.2f}x)",
                 "-",
                 None,
             )
@@ -241,18 +252,21 @@ def kubeconform_rows(
 
 
 def flattened(fleet: Path, store: Any, argv: list[str], env: dict[str, str]) -> float:
-    """kubeconform alone on the stream --kubeconform writes (every embedded ASO resource a
-    document of its own): the work kubeconform does inside ``validate --kubeconform``."""
+    """kubeconform alone on what ``validate --kubeconform`` sends it: the fleet file itself and
+    one stream of its embedded ASO resources (each a document of its own)."""
     # lazy: the benchmark's own imports stay out of the timed processes
-    from generator.kubeconform import write_input
+    from generator.kubeconform import sent_objects, write_schemas
+    from generator.kubeconform_stream import write_stream
     from generator.yamlio.load import load_documents
 
     root = WORK / "flat"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     documents = load_documents(fleet.read_text(encoding="utf-8"), source=str(fleet))
-    stream = write_input(root, documents, store)
-    return timed([*argv, str(stream)], env, runs=5).seconds
+    sent = list(sent_objects(documents))
+    write_schemas(root / "schemas", (item.gvk for item in sent), store)
+    write_stream(root / "embedded.yaml", [item for item in sent if item.prefix])
+    return timed([*argv, str(fleet), str(root / "embedded.yaml")], env, runs=5).seconds
 
 
 def start_rows(env: dict[str, str]) -> list[Row]:

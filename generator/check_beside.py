@@ -4,7 +4,9 @@ kubeconform is started on the input files themselves and on a stream of their em
 resources (:mod:`generator.kubeconform_files`); capzgen's own validation runs meanwhile exactly as
 without ``--kubeconform`` (:func:`generator.streaming.stream_paths`: every core, the result cache).
 kubeconform's findings are merged at the end, with their lines. Standard input is read once, for
-both. What goes wrong with kubeconform itself is a note, never an error.
+both. Files kubeconform found clean before are not sent to it again while the result cache is on
+(:mod:`generator.kubeconform_verdicts`). What goes wrong with kubeconform itself is a note, never
+an error.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from generator.errors import InputOutputError, YamlError
 from generator.findings import sort_findings
 from generator.kubeconform import KubeconformOptions
 from generator.kubeconform_files import InputFile, start_on_files
+from generator.kubeconform_verdicts import Verdicts
 from generator.schemastore.types import SchemaLookup
 from generator.streaming import stream_paths
 from generator.validate import ValidationOptions
@@ -45,7 +48,8 @@ def check_beside_kubeconform(
 
     inputs, _ = collect_inputs(paths)  # what cannot be read is reported by stream_paths
     files = [InputFile(label, path) for path, label in inputs]
-    with start_on_files(files, store, kubeconform, read) as running:
+    verdicts = Verdicts.open(results_dir, store)
+    with start_on_files(files, store, kubeconform, read, verdicts) as running:
         report = stream_paths(
             paths, store, options, jobs=jobs, results_dir=results_dir, read_stdin=stdin.read
         )

@@ -1,22 +1,24 @@
 """A second opinion from kubeconform, the validator GitOps pipelines already run.
 
-:func:`run_kubeconform` hands kubeconform what capzgen validated, offline and with capzgen's own
-schemas, and turns its JSON report into findings (``origin="kubeconform"``):
+:func:`run_kubeconform` hands kubeconform objects capzgen holds (``generate --kubeconform``: the
+output before it is written), offline and with capzgen's own schemas, and turns its JSON report
+into findings (``origin="kubeconform"``). ``validate --kubeconform`` gives kubeconform the user's
+files themselves instead (:mod:`generator.kubeconform_files`), with the pieces below.
 
 * every top-level object *and* every ASO resource embedded in a CAPZ object (``spec.resources``,
   which the CAPZ CRDs leave unchecked) is written as a document of its own into ONE multi-document
-  stream (one file: kubeconform splits it and validates on its own goroutines). kubeconform names
-  each result by kind, apiVersion and ``metadata.name``, so an object whose triple repeats an
-  earlier one is sent under a unique name (``<name>.capzgen-<n>``; the schemas never constrain
-  ``metadata.name``), and every result maps back to exactly one :class:`~generator.findings.Subject`
-  and its JSON pointer to an absolute path in the original document (line numbers are added by
-  the caller);
+  stream in block YAML (one file: kubeconform splits it and validates on its own goroutines).
+  kubeconform names each result by kind, apiVersion and ``metadata.name``, so an object whose
+  triple repeats an earlier one is sent under a unique name (``<name>.capzgen-<n>``; the schemas
+  never constrain ``metadata.name``), and every result maps back to exactly one
+  :class:`~generator.findings.Subject` and its JSON pointer to an absolute path in the original
+  document (line numbers are added by the caller);
 * the schema of every apiVersion/kind present is written from the store in kubeconform's template
   layout ``<dir>/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`` (``ResourceKind`` is
   lower-cased by kubeconform; for core kinds ``Group`` is the version, e.g. ``v1/secret_v1.json``),
   and that folder is the *only* ``-schema-location``: kubeconform never goes to the network;
 * kubeconform runs as ``kubeconform -strict -summary -output json -schema-location <layout>
-  <stream file>`` in its own process group, killed as a whole when it exceeds the timeout.
+  <files>`` in its own process group, killed as a whole when it exceeds the timeout.
 
 Whatever goes wrong with kubeconform itself (not installed, cannot start, crashes, times out,
 prints something that is not its JSON report) becomes one line in :attr:`KubeconformResult.notes`
@@ -29,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
 import os
 import shutil
 import signal
@@ -53,6 +54,7 @@ from generator.kubeconform_report import (
     parse_report,
     schema_key,
 )
+from generator.kubeconform_stream import STREAM, signature, write_stream
 from generator.model import kinds
 from generator.model.manifests import embedded_items
 from generator.names import valid_api_version
@@ -298,116 +300,6 @@ def _output(path: Path) -> str:
             return _text(handle.read(MAX_OUTPUT))
     except OSError:
         return ""
-
-
-STREAM = "objects.yaml"
-
-
-def write_stream(path: Path, sent: Sequence[Sent]) -> dict[tuple[str, str, str], int]:
-    """Write ``sent`` as one multi-document stream; returns the (kind, apiVersion, name) each
-    object is reported under, to its index in ``sent``.
-
-    The stream is block-style YAML: kubeconform reads it ~25% faster than the same objects as
-    one-line JSON documents (``make bench`` measures both)."""
-    names: dict[tuple[str, str, str], int] = {}
-    with open(path, "w", encoding="utf-8") as stream:
-        for index, item in enumerate(sent):
-            obj, key = unique_object(item, names, index)
-            names[key] = index
-            stream.write(block_yaml(obj))
-    return names
-
-
-def block_yaml(obj: dict[str, Any]) -> str:
-    """One document (``---`` first) in block style. Keys and strings are JSON strings, which
-    YAML reads as double-quoted scalars; a value JSON cannot write is written as its text."""
-    lines = ["---\n"]
-    _block(obj, "", lines)
-    return "".join(lines)
-
-
-def _block(value: dict[str, Any] | list[Any], pad: str, lines: list[str]) -> None:
-    inner = pad + "  "
-    if isinstance(value, dict):
-        for key, item in value.items():
-            head = f"{pad}{_scalar(key if isinstance(key, str) else str(key))}:"
-            if isinstance(item, (dict, list)) and item:
-                lines.append(head + "\n")
-                _block(item, inner, lines)
-            else:
-                lines.append(f"{head} {_scalar(item)}\n")
-        return
-    for item in value:
-        if isinstance(item, (dict, list)) and item:
-            lines.append(f"{pad}-\n")
-            _block(item, inner, lines)
-        else:
-            lines.append(f"{pad}- {_scalar(item)}\n")
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, float) and not math.isfinite(value):
-        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
-    if isinstance(value, float):
-        text = json.dumps(value)
-        # YAML 1.1 (go-yaml v2) reads 1e-30 as a string: its floats need a dot
-        return text if "." in text or "e" not in text else text.replace("e", ".0e", 1)
-    if isinstance(value, (str, bool, int)) or value is None:
-        return json.dumps(value, ensure_ascii=True)
-    if isinstance(value, (dict, list)):  # empty: {} or []
-        return "{}" if isinstance(value, dict) else "[]"
-    return json.dumps(str(value), ensure_ascii=True)
-
-
-def write_input(root: Path, documents: Sequence[Document], store: SchemaLookup | None) -> Path:
-    """What ``--kubeconform`` on generated output gives kubeconform, written under ``root``: the
-    stream file (its schemas beside it in ``root / "schemas"``). For measuring kubeconform on
-    the same input."""
-    sent = list(sent_objects(documents))
-    write_schemas(root / "schemas", (s.gvk for s in sent), store)
-    write_stream(root / STREAM, sent)
-    return root / STREAM
-
-
-def unique_object(
-    item: Sent, taken: dict[tuple[str, str, str], int], index: int
-) -> tuple[dict[str, Any], tuple[str, str, str]]:
-    """The object as sent, and the (kind, apiVersion, name) kubeconform will report it under."""
-    meta = item.obj.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
-    key = object_signature(item.obj)
-    if key not in taken:
-        return item.obj, key
-    unique = f"{key[2]}.capzgen-{index}" if key[2] else f"capzgen-{index}"
-    # generateName would rename it again: kubeconform names such an object after its prefix
-    renamed = {k: v for k, v in meta.items() if k != "generateName"}
-    obj = {**item.obj, "metadata": {**renamed, "name": unique}}
-    return obj, (key[0], key[1], unique)
-
-
-def object_signature(obj: dict[str, Any]) -> tuple[str, str, str]:
-    """The (kind, apiVersion, name) kubeconform reports an object under; like kubeconform, a
-    ``generateName`` prefix stands for the name."""
-    meta = obj.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
-    name, prefix = meta.get("name"), meta.get("generateName")
-    if isinstance(prefix, str) and prefix:
-        name = prefix + "{{ generateName }}"
-    kind, api_version = obj.get("kind"), obj.get("apiVersion")
-    return (
-        kind if isinstance(kind, str) else "",
-        api_version if isinstance(api_version, str) else "",
-        name if isinstance(name, str) else "",
-    )
-
-
-def signature(entry: dict[str, Any]) -> tuple[str, str, str]:
-    """The (kind, apiVersion, name) of one entry of kubeconform's report."""
-    return (
-        str(entry.get("kind", "")),
-        str(entry.get("version", "")),
-        str(entry.get("name", "")),
-    )
 
 
 def start_process(

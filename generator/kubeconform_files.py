@@ -43,19 +43,17 @@ from generator.kubeconform import (
     KubeconformOptions,
     PendingRun,
     Process,
-    block_yaml,
     find_binary,
     not_found,
     not_written,
-    object_signature,
     read_report,
     sent_objects,
-    signature,
     start_process,
-    unique_object,
     write_schemas,
 )
 from generator.kubeconform_report import KubeconformResult, Sent, merge_entry, schema_key
+from generator.kubeconform_stream import block_yaml, object_signature, signature, unique_object
+from generator.kubeconform_verdicts import Verdicts
 from generator.names import valid_api_version
 from generator.schemastore.types import GroupVersionKind, SchemaLookup
 from generator.yamlio.load import load_documents
@@ -132,12 +130,14 @@ def start_on_files(
     store: SchemaLookup | None,
     options: KubeconformOptions,
     read: Reader,
+    verdicts: Verdicts | None = None,
 ) -> Iterator[FilesRun]:
     """kubeconform started on ``files`` in the background (see the module doc); the caller does
     its own work and then calls :meth:`FilesRun.finish`. Leaving the block stops what still runs
-    and removes the run's folder."""
+    and removes the run's folder. With ``verdicts``, files kubeconform found clean before are
+    not sent again, and the files it finds clean now are remembered."""
     with tempfile.TemporaryDirectory(prefix="capzgen-kubeconform-") as tmp:
-        run = FilesRun(Path(tmp), store, options, read)
+        run = FilesRun(Path(tmp), store, options, read, verdicts)
         try:
             run.start(files)
             yield run
@@ -149,9 +149,16 @@ class FilesRun:
     """The two kubeconform processes of one ``validate --kubeconform``, and their findings."""
 
     def __init__(
-        self, root: Path, store: SchemaLookup | None, options: KubeconformOptions, read: Reader
+        self,
+        root: Path,
+        store: SchemaLookup | None,
+        options: KubeconformOptions,
+        read: Reader,
+        verdicts: Verdicts | None = None,
     ) -> None:
         self.root = root
+        self.verdicts = verdicts
+        self.keys: dict[str, bytes] = {}  # label -> key of kubeconform's verdict on it (sent)
         self.store = store
         self.options = options
         self.read = read
@@ -174,7 +181,7 @@ class FilesRun:
             return
         self.deadline = time.monotonic() + self.options.timeout
         try:
-            targets, texts = self._targets(files)
+            targets, texts = self._targets(files, binary)
             self.written = write_schemas(
                 self.root / "schemas", guessed_gvks(texts, self.store), self.store
             )
@@ -182,23 +189,37 @@ class FilesRun:
             if targets:
                 self._start(binary, targets, "files")
             embedded = self._write_embedded(files)
+            if not targets and not embedded and self.keys == {} and self.paths:
+                self.result.ran = True  # every file was found clean before: that verdict stands
             if embedded:
                 self._start(binary, [str(self.root / "embedded.yaml")], "embedded")
         except OSError as error:
             self.result.notes.append(not_written(self.root, error))
             self.stop()
 
-    def _targets(self, files: Sequence[InputFile]) -> tuple[list[str], list[str]]:
-        """What kubeconform is given (paths, copies made where needed), and the texts read."""
-        targets: list[str] = []
-        texts: list[str] = []
-        for number, item in enumerate(files):
+    def _targets(self, files: Sequence[InputFile], binary: str) -> tuple[list[str], list[str]]:
+        """What kubeconform is given (paths, copies made where needed) and the texts it gets: every
+        readable file but those it found clean before (:mod:`generator.kubeconform_verdicts`)."""
+        readable: list[tuple[InputFile, str]] = []
+        for item in files:
             try:
-                text = self.read(item.path)
+                readable.append((item, self.read(item.path)))
             except (YamlError, InputOutputError):
                 continue  # capzgen reports it; kubeconform gets the other files
-            texts.append(text)
+        keys: dict[str, bytes] = {}
+        known: set[bytes] = set()
+        if self.verdicts is not None:
+            keys = {item.label: self.verdicts.key(binary, text) for item, text in readable}
+            known = self.verdicts.clean(list(keys.values()))
+        targets: list[str] = []
+        texts: list[str] = []
+        for number, (item, text) in enumerate(readable):
             self.paths.setdefault(item.label, item.path)
+            if keys.get(item.label) in known:
+                continue
+            if item.label in keys:
+                self.keys[item.label] = keys[item.label]
+            texts.append(text)
             if _direct(item.path):
                 target = os.path.abspath(item.path)  # a name starting with "-" is no flag
             else:
@@ -218,7 +239,7 @@ class FilesRun:
         seen: set[str] = set()
         with open(self.root / "embedded.yaml", "w", encoding="utf-8") as stream:
             for item in files:
-                if item.label in seen or item.label not in self.paths:
+                if item.label in seen or item.label not in self.labels.values():
                     continue
                 seen.add(item.label)
                 for (span, number), sent in self._embedded_of(item):
@@ -281,7 +302,21 @@ class FilesRun:
             again.extend(self._merge_file_entry(entry, parsed))
         if again:
             self._check_again(again)
+        self._remember_clean(files, embedded, again)
         return self.result
+
+    def _remember_clean(
+        self, files: list[dict[str, Any]], embedded: list[dict[str, Any]], again: list[Sent]
+    ) -> None:
+        """Remember the files kubeconform reported nothing on, when every run went through."""
+        if self.verdicts is None or not self.keys or self.result.notes:
+            return
+        reported = {self.labels.get(str(entry.get("filename", ""))) for entry in files}
+        reported |= {getattr(self.places.get(signature(e)), "label", None) for e in embedded}
+        reported |= {sent.subject.file for sent in again}
+        if None in reported:
+            return  # an entry capzgen cannot place: remember nothing
+        self.verdicts.remember(key for label, key in self.keys.items() if label not in reported)
 
     def _merge_file_entry(
         self, entry: dict[str, Any], parsed: dict[str, _Parsed | None]

@@ -1,10 +1,10 @@
 """Reading kubeconform's ``-output json`` report back into capzgen findings.
 
-Each object was sent as a file of its own (:class:`Sent` remembers whose it is and where it sits
-in its document), so every result maps back to one subject and its JSON pointer to an absolute
-path. Results kubeconform reports as invalid are error findings (rule ``schema``); results it could
-not check (``statusError``) are warnings (rule ``kubeconform``), except "could not find schema" for
-kinds capzgen has no schema for either, which capzgen reports itself.
+Each result is mapped back to the object sent (:class:`Sent` remembers whose it is and where it
+sits in its document), so its JSON pointer becomes an absolute path on one subject. Results
+kubeconform reports as invalid are error findings (rule ``schema``); results it could not check
+(``statusError``) are warnings (rule ``kubeconform``), except "could not find schema" for kinds
+capzgen has no schema for either, which capzgen reports itself.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.kubeconform import KubeconformOptions, block_yaml
+from generator.kubeconform import KubeconformOptions
 from generator.kubeconform_files import (
     MAX_GUESSED_PAIRS,
     InputFile,
@@ -22,6 +23,8 @@ from generator.kubeconform_files import (
     start_on_files,
 )
 from generator.kubeconform_report import KubeconformResult
+from generator.kubeconform_stream import block_yaml
+from generator.kubeconform_verdicts import Verdicts
 from generator.schemastore.store import SchemaStore
 from tests.kubeconform.conftest import CONTROL_PLANE, RESOURCE_GROUP, SECRET, FakeKubeconform
 
@@ -29,14 +32,18 @@ Fake = Callable[[str], FakeKubeconform]
 
 
 def run_files(
-    paths: list[str], store: SchemaStore, env: dict[str, str], stdin: str = ""
+    paths: list[str],
+    store: SchemaStore,
+    env: dict[str, str],
+    stdin: str = "",
+    verdicts: Verdicts | None = None,
 ) -> tuple[KubeconformResult, dict[str, str]]:
     files = [InputFile("<stdin>" if path == "-" else path, path) for path in paths]
 
     def read(path: str) -> str:
         return stdin if path == "-" else Path(path).read_text(encoding="utf-8")
 
-    with start_on_files(files, store, KubeconformOptions(environ=env), read) as run:
+    with start_on_files(files, store, KubeconformOptions(environ=env), read, verdicts) as run:
         return run.finish(), run.texts
 
 
@@ -282,3 +289,92 @@ def test_real_kubeconform_on_files_names_the_right_documents(
         (2, ("spec", "resources", 0, "spec", "location")),
     ], result.findings
     assert result.notes == []
+
+
+# --- remembered verdicts ----------------------------------------------------------------------
+
+
+def test_a_file_kubeconform_found_clean_is_not_sent_again(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    fake = fake_kubeconform("check")
+    verdicts = Verdicts(tmp_path / "results", b"config")
+    clean = dump(tmp_path / "clean.yaml", RESOURCE_GROUP, CONTROL_PLANE)
+    bad = dump(tmp_path / "bad.yaml", bad_group())
+    first, _ = run_files([clean, bad], store, cli_env, verdicts=verdicts)
+    assert len(first.findings) == 1
+    calls = len(fake.calls())
+    second, _ = run_files([clean, bad], store, cli_env, verdicts=verdicts)
+    assert [f.subject.file for f in second.findings] == [bad], "findings are never remembered"
+    new_calls = fake.calls()[calls:]
+    assert new_calls and all(clean not in argv for argv in new_calls)
+    assert all(bad in argv for argv in new_calls if "embedded" not in argv[-1])
+
+
+def test_nothing_left_to_send_is_a_run_that_passed(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    fake = fake_kubeconform("check")
+    verdicts = Verdicts(tmp_path / "results", b"config")
+    clean = dump(tmp_path / "clean.yaml", RESOURCE_GROUP, CONTROL_PLANE)
+    run_files([clean], store, cli_env, verdicts=verdicts)
+    calls = len(fake.calls())
+    result, _ = run_files([clean], store, cli_env, verdicts=verdicts)
+    assert result.ran and (result.findings, result.notes) == ([], [])
+    assert len(fake.calls()) == calls
+
+
+@pytest.mark.parametrize("change", ["text", "binary", "config"])
+def test_a_verdict_is_kept_only_for_the_same_text_binary_and_schemas(
+    change: str,
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    fake = fake_kubeconform("check")
+    clean = Path(dump(tmp_path / "clean.yaml", RESOURCE_GROUP))
+    run_files([str(clean)], store, cli_env, verdicts=Verdicts(tmp_path / "results", b"one"))
+    calls = len(fake.calls())
+    config = b"one"
+    if change == "text":
+        clean.write_text(clean.read_text() + "# edited\n")
+    elif change == "binary":
+        stat = fake.path.stat()
+        os.utime(fake.path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    else:
+        config = b"two"  # another capzgen or another schema source
+    run_files([str(clean)], store, cli_env, verdicts=Verdicts(tmp_path / "results", config))
+    assert len(fake.calls()) == calls + 1
+
+
+def test_a_run_with_trouble_remembers_nothing(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    verdicts = Verdicts(tmp_path / "results", b"config")
+    clean = dump(tmp_path / "clean.yaml", RESOURCE_GROUP)
+    fake_kubeconform("crash")
+    crashed, _ = run_files([clean], store, cli_env, verdicts=verdicts)
+    assert crashed.notes
+    fake = fake_kubeconform("check")
+    calls = len(fake.calls())
+    run_files([clean], store, cli_env, verdicts=verdicts)
+    assert len(fake.calls()) == calls + 1
+
+
+def test_validate_no_cache_sends_every_file_every_time(
+    run_cli: Callable[..., Any],
+    fake_kubeconform: Fake,
+    shared_schema_dirs: list[Path],
+    isolated_cache: Path,
+    tmp_path: Path,
+) -> None:
+    fake = fake_kubeconform("check")
+    env = {"CAPZGEN_SCHEMA_PATH": os.pathsep.join(str(d) for d in shared_schema_dirs)}
+    file = dump(tmp_path / "ok.yaml", RESOURCE_GROUP)
+    for _ in range(2):
+        assert run_cli(["validate", "--kubeconform", "--no-cache", file], env=env).exit_code == 0
+    assert len(fake.calls()) == 2
+    for _ in range(2):
+        assert run_cli(["validate", "--kubeconform", file], env=env).exit_code == 0
+    assert len(fake.calls()) == 3, "with the cache on, the second run trusts the first"
