@@ -4,9 +4,9 @@ What a user compares ``--kubeconform`` with is kubeconform run alone on the same
 every object out again costs capzgen a parse of everything and kubeconform a slower read, so a
 run here is two kubeconform processes started at once, beside capzgen's own validation:
 
-* **files**: every input kubeconform can open by name (a regular file named ``*.yaml``,
-  ``*.yml`` or ``*.json``) is given to it as it is; standard input and files with other names are
-  copied once into the run's folder;
+* **files**: kubeconform reads every input file itself, through a folder of links to them (a
+  regular file named ``*.yaml``, ``*.yml`` or ``*.json``) and copies of the rest (standard input,
+  other names: kubeconform would skip them);
 * **embedded**: the ASO resources inside CAPZ objects (``spec.resources``, which kubeconform
   cannot see into) go to the second process as one block-YAML stream, each under a unique name.
   Only files whose text holds ``resources`` (or an escape that could spell it) are parsed for it.
@@ -30,7 +30,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -59,9 +59,8 @@ from generator.schemastore.types import GroupVersionKind, SchemaLookup
 from generator.yamlio.load import load_documents
 from generator.yamlio.source import STDIN, YAML_SUFFIXES
 
-Reader = Callable[
-    [str], str
-]  # path ("-": standard input) -> text; raises YamlError/InputOutputError
+# path ("-": standard input) -> its text; raises YamlError or InputOutputError
+Reader = Callable[[str], str]
 
 # Patterns that start with their literal word: re then skips along the text ~15x faster than
 # with a leading \b (which would only keep out names like "subkind", harmless here).
@@ -91,27 +90,36 @@ def may_embed(text: str) -> bool:
     return "resources" in text or "\\" in text
 
 
-def guessed_gvks(texts: Iterable[str], store: SchemaLookup | None) -> list[GroupVersionKind]:
-    """The GVKs worth writing schemas for: every apiVersion and kind named in ``texts``, paired."""
-    kinds: set[str] = set()
-    versions: set[str] = set()
-    for text in texts:
-        kinds.update(_KIND.findall(text))
-        versions.update(v for v in _API_VERSION.findall(text) if valid_api_version(v))
-    if len(kinds) * len(versions) <= MAX_GUESSED_PAIRS:
+class NamedKinds:
+    """The apiVersions and kinds named anywhere in the texts seen (a quick scan that may find
+    too many: only schemas get written for them)."""
+
+    def __init__(self) -> None:
+        self.kinds: set[str] = set()
+        self.versions: set[str] = set()
+
+    def scan(self, text: str) -> None:
+        """Add what ``text`` names."""
+        self.kinds.update(_KIND.findall(text))
+        self.versions.update(v for v in _API_VERSION.findall(text) if valid_api_version(v))
+
+    def gvks(self, store: SchemaLookup | None) -> list[GroupVersionKind]:
+        """Every apiVersion paired with every kind; past :data:`MAX_GUESSED_PAIRS` pairs (a
+        hostile file naming thousands), the pairs the store's index has."""
+        if len(self.kinds) * len(self.versions) <= MAX_GUESSED_PAIRS:
+            return [
+                GroupVersionKind.from_api_version(version, kind)
+                for version in sorted(self.versions)
+                for kind in sorted(self.kinds)
+            ]
+        entries = getattr(store, "entries", None)
+        if entries is None:
+            return []
         return [
-            GroupVersionKind.from_api_version(version, kind)
-            for version in sorted(versions)
-            for kind in sorted(kinds)
+            info.gvk
+            for info in entries()
+            if info.gvk.api_version in self.versions and info.gvk.kind in self.kinds
         ]
-    entries = getattr(store, "entries", None)  # a hostile file names thousands: the index decides
-    if entries is None:
-        return []
-    return [
-        info.gvk
-        for info in entries()
-        if info.gvk.api_version in versions and info.gvk.kind in kinds
-    ]
 
 
 @dataclass(frozen=True)
@@ -167,6 +175,8 @@ class FilesRun:
         self.processes: dict[str, Process] = {}
         self.labels: dict[str, str] = {}  # what kubeconform reports as filename -> label
         self.paths: dict[str, str] = {}  # label -> path to read it again
+        self.sent: set[str] = set()  # labels of the files given to kubeconform
+        self.remembered = 0  # files not given to it: it found them clean before
         self.written: set[tuple[str, str, str]] = set()
         self.places: dict[tuple[str, str, str], _Place] = {}  # embedded stream
         self.texts: dict[str, str] = {}  # texts of the files parsed for findings (their lines)
@@ -181,56 +191,67 @@ class FilesRun:
             return
         self.deadline = time.monotonic() + self.options.timeout
         try:
-            targets, texts = self._targets(files, binary)
-            self.written = write_schemas(
-                self.root / "schemas", guessed_gvks(texts, self.store), self.store
-            )
-            del texts
+            named = NamedKinds()
+            targets = self._targets(files, binary, named)
+            self.written = write_schemas(self.root / "schemas", named.gvks(self.store), self.store)
             if targets:
-                self._start(binary, targets, "files")
-            embedded = self._write_embedded(files)
-            if not targets and not embedded and self.keys == {} and self.paths:
+                self._start(binary, [str(self.root / "inputs")], "files")
+            elif self.remembered:
                 self.result.ran = True  # every file was found clean before: that verdict stands
-            if embedded:
+            if self._write_embedded(files):
                 self._start(binary, [str(self.root / "embedded.yaml")], "embedded")
         except OSError as error:
             self.result.notes.append(not_written(self.root, error))
             self.stop()
 
-    def _targets(self, files: Sequence[InputFile], binary: str) -> tuple[list[str], list[str]]:
-        """What kubeconform is given (paths, copies made where needed) and the texts it gets: every
-        readable file but those it found clean before (:mod:`generator.kubeconform_verdicts`)."""
-        readable: list[tuple[InputFile, str]] = []
+    def _targets(self, files: Sequence[InputFile], binary: str, named: NamedKinds) -> list[str]:
+        """What kubeconform is given: every readable file (copied where it cannot be given by
+        name) but those it found clean before (:mod:`generator.kubeconform_verdicts`). The texts
+        are read one at a time and not kept: a fleet can be large."""
+        keys: dict[str, bytes] = {}
         for item in files:
             try:
-                readable.append((item, self.read(item.path)))
+                text = self.read(item.path)
             except (YamlError, InputOutputError):
                 continue  # capzgen reports it; kubeconform gets the other files
-        keys: dict[str, bytes] = {}
-        known: set[bytes] = set()
-        if self.verdicts is not None:
-            keys = {item.label: self.verdicts.key(binary, text) for item, text in readable}
-            known = self.verdicts.clean(list(keys.values()))
-        targets: list[str] = []
-        texts: list[str] = []
-        for number, (item, text) in enumerate(readable):
             self.paths.setdefault(item.label, item.path)
+            named.scan(text)
+            if self.verdicts is not None:
+                keys[item.label] = self.verdicts.key(binary, text)
+        known = set() if self.verdicts is None else self.verdicts.clean(list(keys.values()))
+        targets: list[str] = []
+        for number, item in enumerate(files):
+            if item.label not in self.paths or item.label in self.sent:
+                continue
             if keys.get(item.label) in known:
+                self.remembered += 1
                 continue
             if item.label in keys:
                 self.keys[item.label] = keys[item.label]
-            texts.append(text)
-            if _direct(item.path):
-                target = os.path.abspath(item.path)  # a name starting with "-" is no flag
-            else:
-                copy = self.root / "inputs" / f"{number}.yaml"
-                copy.parent.mkdir(exist_ok=True)
-                copy.write_text(text, encoding="utf-8")
-                target = str(copy)
-            if target not in self.labels:
+            target = self._target(item, number)
+            if target is not None and target not in self.labels:
                 self.labels[target] = item.label
+                self.sent.add(item.label)
                 targets.append(target)
-        return targets, texts
+        return targets
+
+    def _target(self, item: InputFile, number: int) -> str | None:
+        """Where kubeconform reads ``item``: a link to it in the run's ``inputs`` folder, or a
+        copy of its text there (standard input, a name kubeconform would skip, no links here).
+        kubeconform is given that one folder: a fleet of 50,000 files would not fit on its
+        command line."""
+        link = self.root / "inputs" / f"{number}.yaml"
+        link.parent.mkdir(exist_ok=True)
+        if _direct(item.path):
+            with contextlib.suppress(OSError):
+                link.symlink_to(os.path.abspath(item.path))
+                return str(link)
+        try:
+            text = self.read(item.path)
+        except (YamlError, InputOutputError):
+            return None
+        link.write_text(text, encoding="utf-8")
+        return str(link)
 
     def _write_embedded(self, files: Sequence[InputFile]) -> bool:
         """The embedded ASO resources of every file as one stream; True if there is any."""
@@ -239,7 +260,7 @@ class FilesRun:
         seen: set[str] = set()
         with open(self.root / "embedded.yaml", "w", encoding="utf-8") as stream:
             for item in files:
-                if item.label in seen or item.label not in self.labels.values():
+                if item.label in seen or item.label not in self.sent:
                     continue
                 seen.add(item.label)
                 for (span, number), sent in self._embedded_of(item):

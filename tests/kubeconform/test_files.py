@@ -8,6 +8,7 @@ import math
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from generator.kubeconform import KubeconformOptions
 from generator.kubeconform_files import (
     MAX_GUESSED_PAIRS,
     InputFile,
-    guessed_gvks,
+    NamedKinds,
     may_embed,
     start_on_files,
 )
@@ -47,6 +48,35 @@ def run_files(
         return run.finish(), run.texts
 
 
+@dataclass
+class Given:
+    """One file kubeconform was given, as it was when kubeconform started."""
+
+    tag: str  # "files" or "embedded"
+    link: str | None  # the user's file it links to, or None for a copy or a stream
+    documents: list[Any]
+
+
+@pytest.fixture
+def given(monkeypatch: pytest.MonkeyPatch) -> list[Given]:
+    """What every kubeconform started by kubeconform_files read (its folder is gone after)."""
+    import generator.kubeconform_files as module
+
+    seen: list[Given] = []
+    real = module.start_process
+
+    def spy(binary: str, root: Path, targets: list[str], tag: str, *rest: Any) -> Any:
+        for target in map(Path, targets):
+            for path in sorted(target.iterdir()) if target.is_dir() else [target]:
+                link = str(path.resolve()) if path.is_symlink() else None
+                documents = list(yaml.safe_load_all(path.read_text()))
+                seen.append(Given(tag, link, documents))
+        return real(binary, root, targets, tag, *rest)
+
+    monkeypatch.setattr(module, "start_process", spy)
+    return seen
+
+
 def dump(path: Path, *objects: Any) -> str:
     path.write_text(yaml.safe_dump_all([copy.deepcopy(o) for o in objects], sort_keys=False))
     return str(path)
@@ -64,27 +94,17 @@ def test_kubeconform_reads_the_users_file_and_a_stream_of_embedded_resources(
     store: SchemaStore,
     cli_env: dict[str, str],
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    given: list[Given],
 ) -> None:
-    import generator.kubeconform_files as module
-
     fake_kubeconform("check")
-    given: dict[str, list[Any]] = {}
-    real = module.start_process
-
-    def spy(binary: str, root: Path, targets: list[str], tag: str, *rest: Any) -> Any:
-        given[tag] = [(t, list(yaml.safe_load_all(Path(t).read_text()))) for t in targets]
-        return real(binary, root, targets, tag, *rest)
-
-    monkeypatch.setattr(module, "start_process", spy)
     file = dump(tmp_path / "ok.yaml", RESOURCE_GROUP, CONTROL_PLANE, SECRET)
     result, _ = run_files([file], store, cli_env)
     assert result.ran
     assert (result.findings, result.notes) == ([], [])
-    ((target, _),) = given["files"]
-    assert target == file, "the file itself, not a copy"
-    ((_, stream),) = given["embedded"]
-    assert stream == [CONTROL_PLANE["spec"]["resources"][0]]
+    files, embedded = given
+    assert (files.tag, files.link) == ("files", str(Path(file).resolve())), "a link, no copy"
+    assert embedded.tag == "embedded"
+    assert embedded.documents == [CONTROL_PLANE["spec"]["resources"][0]]
 
 
 def test_a_finding_on_a_top_level_object_names_its_document(
@@ -111,6 +131,21 @@ def test_a_finding_on_an_embedded_resource_names_its_document_and_path(
     (finding,) = result.findings
     assert finding.subject.document == 2
     assert finding.path == ("spec", "resources", 0, "spec", "location")
+
+
+def test_files_of_a_folder_keep_their_names(
+    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """kubeconform reads every file through one folder of links; its findings name the files
+    as the user gave them."""
+    fake_kubeconform("check")
+    (tmp_path / "fleet").mkdir()
+    paths = [
+        dump(tmp_path / "fleet" / f"c{n:03}.yaml", bad_group() if n == 7 else RESOURCE_GROUP)
+        for n in range(12)
+    ]
+    result, _ = run_files(paths, store, cli_env)
+    assert [f.subject.file for f in result.findings] == [paths[7]]
 
 
 def test_documents_kubeconform_cannot_tell_apart_are_checked_again_by_name(
@@ -168,15 +203,19 @@ def test_what_capzgen_reports_itself_is_not_repeated(
 
 
 def test_standard_input_and_other_names_are_copied_for_kubeconform(
-    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    given: list[Given],
 ) -> None:
-    fake = fake_kubeconform("check")
+    """kubeconform skips names without .yaml/.yml/.json and cannot read capzgen's stdin."""
+    fake_kubeconform("check")
     other = dump(tmp_path / "manifest.txt", bad_group())
     stdin = yaml.safe_dump(bad_group(), sort_keys=False)
     result, texts = run_files([other, "-"], store, cli_env, stdin=stdin)
     assert sorted(f.subject.file for f in result.findings) == sorted(["<stdin>", other])
-    (argv,) = fake.calls()
-    assert other not in argv, "kubeconform skips names without .yaml/.yml/.json: a copy is sent"
+    assert [(g.tag, g.link) for g in given] == [("files", None), ("files", None)]
     assert texts["<stdin>"] == stdin
 
 
@@ -225,8 +264,10 @@ def test_missing_kubeconform_is_one_note(
 
 
 def test_guessed_schemas_pair_every_named_api_version_with_every_kind(store: SchemaStore) -> None:
-    text = yaml.safe_dump_all([RESOURCE_GROUP, CONTROL_PLANE])
-    found = {(g.api_version, g.kind) for g in guessed_gvks([text], store)}
+    named = NamedKinds()
+    named.scan(yaml.safe_dump(RESOURCE_GROUP))
+    named.scan(yaml.safe_dump(CONTROL_PLANE))
+    found = {(g.api_version, g.kind) for g in named.gvks(store)}
     assert ("resources.azure.com/v1api20200601", "ResourceGroup") in found
     assert ("containerservice.azure.com/v1api20240901", "ManagedCluster") in found
 
@@ -237,7 +278,9 @@ def test_a_text_naming_thousands_of_kinds_is_answered_from_the_stores_index(
     kinds = "".join(f"kind: Kind{n}\n" for n in range(MAX_GUESSED_PAIRS))
     text = kinds + "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\n"
     text += "apiVersion: v1\n"
-    found = guessed_gvks([text], store)
+    named = NamedKinds()
+    named.scan(text)
+    found = named.gvks(store)
     assert [(g.api_version, g.kind) for g in found] == [
         ("resources.azure.com/v1api20200601", "ResourceGroup")
     ]
@@ -295,20 +338,25 @@ def test_real_kubeconform_on_files_names_the_right_documents(
 
 
 def test_a_file_kubeconform_found_clean_is_not_sent_again(
-    fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    given: list[Given],
 ) -> None:
-    fake = fake_kubeconform("check")
+    fake_kubeconform("check")
     verdicts = Verdicts(tmp_path / "results", b"config")
     clean = dump(tmp_path / "clean.yaml", RESOURCE_GROUP, CONTROL_PLANE)
     bad = dump(tmp_path / "bad.yaml", bad_group())
     first, _ = run_files([clean, bad], store, cli_env, verdicts=verdicts)
     assert len(first.findings) == 1
-    calls = len(fake.calls())
+    assert sorted(g.link for g in given if g.tag == "files") == sorted(
+        str(Path(p).resolve()) for p in (clean, bad)
+    )
+    given.clear()
     second, _ = run_files([clean, bad], store, cli_env, verdicts=verdicts)
     assert [f.subject.file for f in second.findings] == [bad], "findings are never remembered"
-    new_calls = fake.calls()[calls:]
-    assert new_calls and all(clean not in argv for argv in new_calls)
-    assert all(bad in argv for argv in new_calls if "embedded" not in argv[-1])
+    assert [(g.tag, g.link) for g in given] == [("files", str(Path(bad).resolve()))]
 
 
 def test_nothing_left_to_send_is_a_run_that_passed(
