@@ -45,7 +45,8 @@ from generator.validate.report import describe_rules, render_error_json, render_
 @click.option(
     "--no-cache",
     is_flag=True,
-    help="Validate every cluster again: do not reuse or remember results of earlier runs.",
+    help="Validate every cluster again (and send kubeconform every file): do not reuse or "
+    "remember results of earlier runs.",
 )
 @kubeconform_options
 def validate_command(
@@ -77,7 +78,9 @@ def validate_command(
 
     Clusters validated without any finding are remembered in the cache folder (by their text,
     capzgen's version, the schemas and the options) and not checked again while all of that is
-    unchanged; anything with a finding is always checked again. --no-cache turns this off.
+    unchanged; anything with a finding is always checked again. With --kubeconform, files
+    kubeconform found nothing wrong with are likewise not sent to it again while they, the
+    kubeconform binary and the schemas are unchanged. --no-cache turns all of this off.
     """
     if list_rules:
         click.echo(describe_rules(), nl=False)
