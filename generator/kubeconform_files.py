@@ -166,7 +166,8 @@ class FilesRun:
     ) -> None:
         self.root = root
         self.verdicts = verdicts
-        self.keys: dict[str, bytes] = {}  # label -> key of kubeconform's verdict on it (sent)
+        self.keys: dict[str, list[bytes]] = {}  # label -> verdict keys of the documents sent
+        self.fresh: dict[str, set[int] | None] = {}  # label -> spans sent (None: all)
         self.store = store
         self.options = options
         self.read = read
@@ -206,9 +207,37 @@ class FilesRun:
 
     def _targets(self, files: Sequence[InputFile], binary: str, named: NamedKinds) -> list[str]:
         """What kubeconform is given: every readable file (copied where it cannot be given by
-        name) but those it found clean before (:mod:`generator.kubeconform_verdicts`). The texts
-        are read one at a time and not kept: a fleet can be large."""
-        keys: dict[str, bytes] = {}
+        name), without the documents it found clean before (:mod:`generator.kubeconform_verdicts`;
+        a file left with some of them is given as a copy of those)."""
+        keys = self._scan(files, binary, named)
+        known: set[bytes] = set()
+        if self.verdicts is not None:
+            known = self.verdicts.clean([k for ks in keys.values() for k in ks if k is not None])
+        targets: list[str] = []
+        for number, item in enumerate(files):
+            if item.label not in self.paths or item.label in self.sent:
+                continue
+            fresh: set[int] | None = None  # the spans to send; None: the whole file
+            if item.label in keys:
+                fresh = self._fresh(item.label, keys[item.label], known)
+                if fresh is not None and not fresh:
+                    self.remembered += 1
+                    continue
+            target = self._target(item, number, fresh)
+            if target is not None and target not in self.labels:
+                self.labels[target] = item.label
+                self.sent.add(item.label)
+                self.fresh[item.label] = fresh
+                targets.append(target)
+        return targets
+
+    def _scan(
+        self, files: Sequence[InputFile], binary: str, named: NamedKinds
+    ) -> dict[str, list[bytes | None]]:
+        """Read every file once (one at a time, none kept: a fleet can be large) for the kinds
+        it names and, with verdicts, the key of each of its documents."""
+        keys: dict[str, list[bytes | None]] = {}
+        salt = b"" if self.verdicts is None else self.verdicts.salt(binary)
         for item in files:
             try:
                 text = self.read(item.path)
@@ -217,37 +246,34 @@ class FilesRun:
             self.paths.setdefault(item.label, item.path)
             named.scan(text)
             if self.verdicts is not None:
-                keys[item.label] = self.verdicts.key(binary, text)
-        known = set() if self.verdicts is None else self.verdicts.clean(list(keys.values()))
-        targets: list[str] = []
-        for number, item in enumerate(files):
-            if item.label not in self.paths or item.label in self.sent:
-                continue
-            if keys.get(item.label) in known:
-                self.remembered += 1
-                continue
-            if item.label in keys:
-                self.keys[item.label] = keys[item.label]
-            target = self._target(item, number)
-            if target is not None and target not in self.labels:
-                self.labels[target] = item.label
-                self.sent.add(item.label)
-                targets.append(target)
-        return targets
+                keys[item.label] = _span_keys(salt, text, item.label)
+        return keys
 
-    def _target(self, item: InputFile, number: int) -> str | None:
-        """Where kubeconform reads ``item``: a link to it in the run's ``inputs`` folder, or a
-        copy of its text there (standard input, a name kubeconform would skip, no links here).
-        kubeconform is given that one folder: a fleet of 50,000 files would not fit on its
-        command line."""
+    def _fresh(self, label: str, keys: list[bytes | None], known: set[bytes]) -> set[int] | None:
+        """The spans of ``label`` kubeconform has no clean verdict on (empty: none; None: all),
+        their keys noted to be remembered."""
+        fresh = {n: key for n, key in enumerate(keys) if key is not None and key not in known}
+        self.keys[label] = list(fresh.values())
+        if len(fresh) == sum(key is not None for key in keys):
+            return None
+        return set(fresh)
+
+    def _target(self, item: InputFile, number: int, fresh: set[int] | None) -> str | None:
+        """Where kubeconform reads ``item`` (only its ``fresh`` spans, unless None): a link to it
+        in the run's ``inputs`` folder, or a copy there (standard input, a name kubeconform would
+        skip, part of a file, no links here). kubeconform is given that one folder: a fleet of
+        50,000 files would not fit on its command line."""
         link = self.root / "inputs" / f"{number}.yaml"
         link.parent.mkdir(exist_ok=True)
-        if _direct(item.path):
+        if fresh is None and _direct(item.path):
             with contextlib.suppress(OSError):
                 link.symlink_to(os.path.abspath(item.path))
                 return str(link)
         try:
             text = self.read(item.path)
+            if fresh is not None:
+                spans = list(spans_of(text, item.label))
+                text, _ = _joined(text, [spans[n] for n in sorted(fresh)])
         except (YamlError, InputOutputError):
             return None
         link.write_text(text, encoding="utf-8")
@@ -280,7 +306,12 @@ class FilesRun:
             if not may_embed(text):
                 return []
             spans = list(spans_of(text, item.label))
-            chosen = [n for n, (start, end, _) in enumerate(spans) if may_embed(text[start:end])]
+            fresh = self.fresh.get(item.label)
+            chosen = [
+                n
+                for n, (start, end, _) in enumerate(spans)
+                if (fresh is None or n in fresh) and may_embed(text[start:end])
+            ]
             parsed = _parse_spans(text, item.label, spans, chosen)
         except (YamlError, InputOutputError):
             return []  # capzgen reports it
@@ -337,7 +368,9 @@ class FilesRun:
         reported |= {sent.subject.file for sent in again}
         if None in reported:
             return  # an entry capzgen cannot place: remember nothing
-        self.verdicts.remember(key for label, key in self.keys.items() if label not in reported)
+        self.verdicts.remember(
+            key for label, keys in self.keys.items() if label not in reported for key in keys
+        )
 
     def _merge_file_entry(
         self, entry: dict[str, Any], parsed: dict[str, _Parsed | None]
@@ -398,6 +431,19 @@ class FilesRun:
         for process in self.processes.values():
             process.stop()
         self.processes.clear()
+
+
+def _span_keys(salt: bytes, text: str, label: str) -> list[bytes | None]:
+    """The verdict key of each span of ``text`` (None for a blank one); one key for the whole
+    text when its ``---`` lines cannot be cut (capzgen reports why)."""
+    try:
+        spans = list(spans_of(text, label))
+    except YamlError:
+        return [Verdicts.key(salt, text)]
+    return [
+        Verdicts.key(salt, text[start:end]) if text[start:end].strip() else None
+        for start, end, _ in spans
+    ]
 
 
 class _Parsed:

@@ -1,10 +1,10 @@
 """kubeconform's clean verdicts on files, remembered in the result cache.
 
-A GitOps pipeline runs ``validate --kubeconform`` on every commit, and most files did not change.
-kubeconform's verdict on a file is a function of the file's text, the kubeconform binary, the
+A GitOps pipeline runs ``validate --kubeconform`` on every commit, and most documents did not
+change. kubeconform's verdict on a document is a function of its text, the kubeconform binary, the
 schemas capzgen writes for it (every schema source on the search path) and capzgen's own code
-(which flags it passes, how the embedded resources are sent): a file kubeconform found nothing
-wrong with, under a key of all of these, is not sent to it again. Only clean verdicts are kept,
+(which flags it passes, how the embedded resources are sent): the documents of a file kubeconform
+found nothing wrong with are remembered under a key of all of these, and not sent to it again. Only clean verdicts are kept,
 as the result cache keeps only clean results; ``--no-cache`` turns this off with the rest.
 """
 
@@ -39,17 +39,22 @@ class Verdicts:
             return None
         return cls(results_dir, code_fingerprint() + stores)
 
-    def key(self, binary: str, text: str) -> bytes:
-        """The key of kubeconform's verdict on ``text``, run as ``binary``."""
-        digest = hashlib.blake2b(b"kubeconform verdict\0", digest_size=20)
-        digest.update(self.config)
+    def salt(self, binary: str) -> bytes:
+        """What every key of a run with ``binary`` starts from: capzgen, the schema sources and
+        the binary (path, size, mtime, inode)."""
         real = os.path.realpath(binary)
         try:
             stat = os.stat(real)
             identity = f"{real}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ino}"
         except OSError:
             identity = f"{real}\0unknown"
-        digest.update(identity.encode("utf-8", "surrogateescape"))
+        return self.config + identity.encode("utf-8", "surrogateescape")
+
+    @staticmethod
+    def key(salt: bytes, text: str) -> bytes:
+        """The key of kubeconform's verdict on ``text`` (a document, or a whole file)."""
+        digest = hashlib.blake2b(b"kubeconform verdict\0", digest_size=20)
+        digest.update(salt)
         digest.update(text_digest(text).encode("ascii"))
         return digest.digest()
 

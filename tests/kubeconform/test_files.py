@@ -89,6 +89,13 @@ def bad_group(name: str = "demo-rg", namespace: str = "default") -> dict[str, An
     return group
 
 
+def bad_control_plane() -> dict[str, Any]:
+    """A control plane whose embedded ManagedCluster has a number for its location."""
+    control_plane = copy.deepcopy(CONTROL_PLANE)
+    control_plane["spec"]["resources"][0]["spec"]["location"] = 5
+    return control_plane
+
+
 def test_kubeconform_reads_the_users_file_and_a_stream_of_embedded_resources(
     fake_kubeconform: Fake,
     store: SchemaStore,
@@ -124,9 +131,7 @@ def test_a_finding_on_an_embedded_resource_names_its_document_and_path(
     fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
     fake_kubeconform("check")
-    control_plane = copy.deepcopy(CONTROL_PLANE)
-    control_plane["spec"]["resources"][0]["spec"]["location"] = 5
-    file = dump(tmp_path / "bad.yaml", RESOURCE_GROUP, SECRET, control_plane)
+    file = dump(tmp_path / "bad.yaml", RESOURCE_GROUP, SECRET, bad_control_plane())
     result, _ = run_files([file], store, cli_env)
     (finding,) = result.findings
     assert finding.subject.document == 2
@@ -222,8 +227,7 @@ def test_standard_input_and_other_names_are_copied_for_kubeconform(
 def ended_text() -> str:
     """A Secret ended by ``...``, a document of comments only, then a control plane whose
     embedded ManagedCluster is invalid (document 2)."""
-    control_plane = copy.deepcopy(CONTROL_PLANE)
-    control_plane["spec"]["resources"][0]["spec"]["location"] = 5
+    control_plane = bad_control_plane()
     return (
         yaml.safe_dump(SECRET, sort_keys=False)
         + "...\n---\n# resources: none here\n---\n"
@@ -321,8 +325,7 @@ def test_real_kubeconform_on_files_names_the_right_documents(
     a top-level object that shares its signature with another, and an embedded resource."""
     good = copy.deepcopy(RESOURCE_GROUP)
     good["metadata"]["namespace"] = "team-a"
-    control_plane = copy.deepcopy(CONTROL_PLANE)
-    control_plane["spec"]["resources"][0]["spec"]["location"] = 5
+    control_plane = bad_control_plane()
     file = dump(tmp_path / "fleet.yaml", good, bad_group(namespace="team-b"), control_plane)
     result, _ = run_files([file], store, cli_env)
     assert result.ran, result.notes
@@ -357,6 +360,30 @@ def test_a_file_kubeconform_found_clean_is_not_sent_again(
     second, _ = run_files([clean, bad], store, cli_env, verdicts=verdicts)
     assert [f.subject.file for f in second.findings] == [bad], "findings are never remembered"
     assert [(g.tag, g.link) for g in given] == [("files", str(Path(bad).resolve()))]
+
+
+def test_only_the_documents_that_changed_are_sent_again(
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    given: list[Given],
+) -> None:
+    """One cluster edited in a big file: kubeconform gets a copy holding that document alone
+    (and its embedded resources), and a finding on it still names its place in the file."""
+    fake_kubeconform("check")
+    verdicts = Verdicts(tmp_path / "results", b"config")
+    path = tmp_path / "fleet.yaml"
+    dump(path, SECRET, RESOURCE_GROUP, CONTROL_PLANE)
+    run_files([str(path)], store, cli_env, verdicts=verdicts)
+    given.clear()
+    dump(path, SECRET, RESOURCE_GROUP, bad_control_plane())
+    result, _ = run_files([str(path)], store, cli_env, verdicts=verdicts)
+    assert [(g.tag, g.link) for g in given] == [("files", None), ("embedded", None)]
+    assert given[0].documents == [bad_control_plane()]
+    assert [(f.subject.document, f.path) for f in result.findings] == [
+        (2, ("spec", "resources", 0, "spec", "location"))
+    ]
 
 
 def test_nothing_left_to_send_is_a_run_that_passed(
