@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
 def main(argv: list[str]) -> int:
@@ -63,7 +64,7 @@ def check(argv: list[str], old_format: bool) -> int:
     targets = [Path(arg) for arg in argv[argv.index("-schema-location") + 2 :]]
     import jsonschema
 
-    resources = []
+    resources: list[dict[str, Any]] = []
     counts = {"valid": 0, "invalid": 0, "errors": 0, "skipped": 0}
     paths = [
         path
@@ -127,11 +128,13 @@ def check(argv: list[str], old_format: bool) -> int:
     return 1 if counts["invalid"] or counts["errors"] else 0
 
 
-def read_documents(paths: list[Path], resources: list[dict], counts: dict[str, int]) -> list:
+def read_documents(
+    paths: list[Path], resources: list[dict[str, Any]], counts: dict[str, int]
+) -> list[tuple[Path, Any]]:
     """(path, document) of every file; a file YAML cannot read is one statusError."""
     import yaml
 
-    docs = []
+    docs: list[tuple[Path, Any]] = []
     for path in paths:
         try:
             docs.extend(

@@ -60,10 +60,11 @@ class Given:
 @pytest.fixture
 def given(monkeypatch: pytest.MonkeyPatch) -> list[Given]:
     """What every kubeconform started by kubeconform_files read (its folder is gone after)."""
+    import generator.kubeconform as runner
     import generator.kubeconform_files as module
 
     seen: list[Given] = []
-    real = module.start_process
+    real = runner.start_process
 
     def spy(binary: str, root: Path, targets: list[str], tag: str, *rest: Any) -> Any:
         for target in map(Path, targets):
@@ -73,7 +74,7 @@ def given(monkeypatch: pytest.MonkeyPatch) -> list[Given]:
                 seen.append(Given(tag, link, documents))
         return real(binary, root, targets, tag, *rest)
 
-    monkeypatch.setattr(module, "start_process", spy)
+    monkeypatch.setattr(module, "start_process", spy)  # the name kubeconform_files imported
     return seen
 
 
@@ -353,7 +354,7 @@ def test_a_file_kubeconform_found_clean_is_not_sent_again(
     bad = dump(tmp_path / "bad.yaml", bad_group())
     first, _ = run_files([clean, bad], store, cli_env, verdicts=verdicts)
     assert len(first.findings) == 1
-    assert sorted(g.link for g in given if g.tag == "files") == sorted(
+    assert sorted(str(g.link) for g in given if g.tag == "files") == sorted(
         str(Path(p).resolve()) for p in (clean, bad)
     )
     given.clear()
