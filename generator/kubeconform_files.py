@@ -9,7 +9,12 @@ run here is two kubeconform processes started at once, beside capzgen's own vali
   other names: kubeconform would skip them);
 * **embedded**: the ASO resources inside CAPZ objects (``spec.resources``, which kubeconform
   cannot see into) go to the second process as one block-YAML stream, each under a unique name.
-  Only files whose text holds ``resources`` (or an escape that could spell it) are parsed for it.
+  Only documents whose text holds ``resources`` (or an escape that could spell it) are parsed for
+  it (:mod:`generator.kubeconform_spans`).
+
+With the result cache on, documents kubeconform found clean before are left out
+(:mod:`generator.kubeconform_verdicts`): a file with none left is not sent, a file with some left
+is sent as a copy of those, and the embedded resources of those alone are streamed.
 
 Schemas: the apiVersions and kinds named anywhere in the texts (a quick scan that may find too
 many, never a problem) are written from the store before kubeconform starts.
@@ -35,8 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from generator.check_stream import Chunk, one_per_chunk, parse_chunk, spans_of
-from generator.documents import Document
+from generator.check_stream import spans_of
 from generator.errors import InputOutputError, YamlError
 from generator.findings import JsonPath
 from generator.kubeconform import (
@@ -52,11 +56,11 @@ from generator.kubeconform import (
     write_schemas,
 )
 from generator.kubeconform_report import KubeconformResult, Sent, merge_entry, schema_key
-from generator.kubeconform_stream import block_yaml, object_signature, signature, unique_object
+from generator.kubeconform_spans import FileObjects, joined_spans, parse_spans
+from generator.kubeconform_stream import block_yaml, signature, unique_object
 from generator.kubeconform_verdicts import Verdicts
 from generator.names import valid_api_version
 from generator.schemastore.types import GroupVersionKind, SchemaLookup
-from generator.yamlio.load import load_documents
 from generator.yamlio.source import STDIN, YAML_SUFFIXES
 
 # path ("-": standard input) -> its text; raises YamlError or InputOutputError
@@ -273,7 +277,7 @@ class FilesRun:
             text = self.read(item.path)
             if fresh is not None:
                 spans = list(spans_of(text, item.label))
-                text, _ = _joined(text, [spans[n] for n in sorted(fresh)])
+                text, _ = joined_spans(text, [spans[n] for n in sorted(fresh)])
         except (YamlError, InputOutputError):
             return None
         link.write_text(text, encoding="utf-8")
@@ -312,7 +316,7 @@ class FilesRun:
                 for n, (start, end, _) in enumerate(spans)
                 if (fresh is None or n in fresh) and may_embed(text[start:end])
             ]
-            parsed = _parse_spans(text, item.label, spans, chosen)
+            parsed = parse_spans(text, item.label, spans, chosen)
         except (YamlError, InputOutputError):
             return []  # capzgen reports it
         return [
@@ -341,12 +345,16 @@ class FilesRun:
                 e for e in entries if e["status"] in _REPORTED
             )
         self.processes.clear()
-        parsed: dict[str, _Parsed | None] = {}
+        parsed: dict[str, FileObjects | None] = {}
         again: list[Sent] = []
         for entry in embedded:
             place = self.places.get(signature(entry))
             found = None if place is None else self._parsed(place.label, parsed)
-            sent = None if found is None or place is None else found.at(place)
+            sent = (
+                None
+                if found is None or place is None
+                else found.at(place.span, place.number, place.prefix)
+            )
             if place is not None and found is None:
                 continue  # the file no longer parses: capzgen reports that
             merge_entry(entry, sent, self.written, self.result)
@@ -373,7 +381,7 @@ class FilesRun:
         )
 
     def _merge_file_entry(
-        self, entry: dict[str, Any], parsed: dict[str, _Parsed | None]
+        self, entry: dict[str, Any], parsed: dict[str, FileObjects | None]
     ) -> list[Sent]:
         """Merge one entry of the files run; returns the documents to check again instead."""
         kind, api_version, _ = key = signature(entry)
@@ -401,12 +409,12 @@ class FilesRun:
             return False
         return self.store.lookup(sent.gvk.api_version, sent.gvk.kind) is not None
 
-    def _parsed(self, label: str, parsed: dict[str, _Parsed | None]) -> _Parsed | None:
+    def _parsed(self, label: str, parsed: dict[str, FileObjects | None]) -> FileObjects | None:
         """The documents of ``label`` (None when it cannot be read or parsed), parsed once."""
         if label not in parsed:
             try:
                 text = self.read(self.paths[label])
-                parsed[label] = _Parsed(text, label)
+                parsed[label] = FileObjects(text, label)
                 self.texts[label] = text
             except (YamlError, InputOutputError, KeyError):
                 parsed[label] = None
@@ -444,72 +452,3 @@ def _span_keys(salt: bytes, text: str, label: str) -> list[bytes | None]:
         Verdicts.key(salt, text[start:end]) if text[start:end].strip() else None
         for start, end, _ in spans
     ]
-
-
-class _Parsed:
-    """One file's objects as kubeconform's report names them: top-level objects by signature,
-    embedded resources by place."""
-
-    def __init__(self, text: str, label: str) -> None:
-        self.top: dict[tuple[str, str, str], list[Sent]] = {}
-        self.embedded: dict[tuple[int, int, JsonPath], Sent] = {}
-        spans = list(spans_of(text, label))
-        filled = [n for n, (start, end, _) in enumerate(spans) if text[start:end].strip()]
-        for span, documents in _parse_spans(text, label, spans, filled, whole=True):
-            for number, document in enumerate(documents):
-                for sent in sent_objects([document]):
-                    if sent.prefix:
-                        self.embedded[(span, number, sent.prefix)] = sent
-                    else:
-                        self.top.setdefault(object_signature(sent.obj), []).append(sent)
-
-    def at(self, place: _Place) -> Sent | None:
-        return self.embedded.get((place.span, place.number, place.prefix))
-
-
-Span = tuple[int, int, int]  # start, end, first line: the text between two ``---`` lines
-
-
-def _parse_spans(
-    text: str, label: str, spans: Sequence[Span], chosen: Sequence[int], *, whole: bool = False
-) -> list[tuple[int, list[Document]]]:
-    """The documents of the ``chosen`` spans (numbers into ``spans``), each span's own list.
-
-    The spans are parsed in one call, joined (``whole``: ``text`` itself, every span that is not
-    blank chosen), when that gives exactly one document per span, as it does for any stream
-    capzgen reads; otherwise span by span. Document numbers are those of the whole file only
-    with ``whole``.
-    """
-    if whole:
-        joined, pieces = text, [spans[n] for n in chosen]
-    else:
-        joined, pieces = _joined(text, [spans[n] for n in chosen])
-    documents = load_documents(joined, source=label)
-    if one_per_chunk(pieces, documents, joined):
-        return [(n, [document]) for n, document in zip(chosen, documents, strict=True)]
-    parsed: list[tuple[int, list[Document]]] = []
-    index = 0
-    for n in chosen:
-        start, end, line = spans[n]
-        found = parse_chunk(Chunk(0, start, end, index, line), text, label)
-        index += len(found)
-        parsed.append((n, found))
-    return parsed
-
-
-def _joined(text: str, spans: Sequence[Span]) -> tuple[str, list[Span]]:
-    """The text of ``spans`` as one stream, each a document of its own, and where each now lies."""
-    parts: list[str] = []
-    pieces: list[Span] = []
-    offset, line = 0, 1
-    for start, end, _ in spans:
-        piece = text[start:end]
-        if not piece.startswith("---"):
-            piece = "---\n" + piece
-        if not piece.endswith("\n"):
-            piece += "\n"
-        parts.append(piece)
-        pieces.append((offset, offset + len(piece), line))
-        offset += len(piece)
-        line += piece.count("\n")
-    return "".join(parts), pieces

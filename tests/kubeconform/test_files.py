@@ -247,7 +247,7 @@ def test_documents_after_end_markers_and_comments_are_placed_right(
 ) -> None:
     """Both ways of parsing the spans (one call for all, or span by span when one call cannot
     place its documents) number the documents as capzgen does."""
-    import generator.kubeconform_files as module
+    import generator.kubeconform_spans as module
 
     if not one_call:
         monkeypatch.setattr(module, "one_per_chunk", lambda *_: False)
