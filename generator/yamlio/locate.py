@@ -80,11 +80,14 @@ class LineLocator:
         """1-based line of ``path`` in document ``document``.
 
         A mapping entry answers with the line of its key; a path that does not exist answers
-        with the line of its deepest existing ancestor; an unknown document with None.
+        with the line of its deepest existing ancestor; a document the line tree cannot read
+        (libyaml gives up on it before its first node) with the line it starts at; an unknown
+        document with None.
         """
         node = self._root(document)
         if node is None:
-            return None
+            spans = self._spans
+            return spans[document][2] if spans is not None and 0 <= document < len(spans) else None
         line = node.line
         for part in path:
             found = node.child(part)

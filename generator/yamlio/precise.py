@@ -364,6 +364,12 @@ class _Builder:
 
     def _syntax_error(self, exc: yaml.MarkedYAMLError) -> YamlError:
         problem = exc.problem or "invalid YAML"
+        if _LIBYAML_DEPTH in problem:
+            # libyaml's own depth limit (PyYAML >= 6.0.4, deeper than ours) can fire while its
+            # scanner looks ahead, before the events that would have crossed ours: same answer
+            return self.fail(
+                f"document nests deeper than {self.max_depth} levels", exc.problem_mark
+            )
         if exc.context:
             problem = f"{problem} ({exc.context})"
         return self.fail(problem, exc.problem_mark or exc.context_mark)
@@ -379,6 +385,9 @@ class _Builder:
                 file=self.source, line=line, document=max(self.document, 0) + self.part.document
             ),
         )
+
+
+_LIBYAML_DEPTH = "exceeded maximum nesting depth"
 
 
 def parse_documents(

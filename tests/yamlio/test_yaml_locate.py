@@ -127,9 +127,11 @@ def test_text_with_a_syntax_error_keeps_earlier_documents() -> None:
     assert locator.line_of(1, ()) == 3
 
 
-def test_text_libyaml_cannot_take_has_no_lines() -> None:
+def test_text_libyaml_cannot_take_answers_with_the_line_its_document_starts_at() -> None:
     # A lone surrogate (an invalid byte read with surrogateescape) cannot be handed to libyaml.
-    assert LineLocator("a: \udcff\n").line_of(0, ("a",)) is None
+    assert LineLocator("a: \udcff\n").line_of(0, ("a",)) == 1
+    assert LineLocator("a: 1\n---\nb: \udcff\n").line_of(1, ("b",)) == 2
+    assert LineLocator("a: \udcff\n").line_of(3, ("a",)) is None, "no such document"
 
 
 def test_nesting_beyond_the_limit_stops_the_reading() -> None:
