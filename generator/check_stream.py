@@ -111,6 +111,7 @@ class TextCache:
     def text(self, source: int) -> str:
         """The text of ``source``, read again from its file (standard input is kept)."""
         if source != self._source:
+            self._text, self._source = "", -1  # one large text at a time, not two
             path = self._state.paths[source]
             if path == STDIN:
                 self._text = self._state.stdin_text or ""
@@ -182,9 +183,11 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
     Documents are released as soon as their keys are taken; a YAML error later in a file drops
     that file's documents again, so a broken file is one finding, as when read whole. A file
     whose text the result cache knows is not parsed at all."""
+    text = ""
     for source, path in enumerate(state.paths):
         name = state.names[source]
         first, counted = partitioner.count, report.counted_documents
+        text = ""  # the last file's text goes before the next is read: one large text at a time
         try:
             text = (state.stdin_text if path == STDIN else read_source(path)) or ""
             digest = text_digest(text)
