@@ -1,11 +1,12 @@
-"""kubeconform's clean verdicts on files, remembered in the result cache.
+"""kubeconform's clean verdicts on documents, remembered in the result cache.
 
 A GitOps pipeline runs ``validate --kubeconform`` on every commit, and most documents did not
 change. kubeconform's verdict on a document is a function of its text, the kubeconform binary, the
 schemas capzgen writes for it (every schema source on the search path) and capzgen's own code
 (which flags it passes, how the embedded resources are sent): the documents of a file kubeconform
-found nothing wrong with are remembered under a key of all of these, and not sent to it again. Only clean verdicts are kept,
-as the result cache keeps only clean results; ``--no-cache`` turns this off with the rest.
+found nothing wrong with are remembered under a key of all of these, and not sent to it again.
+Only clean verdicts are kept, as the result cache keeps only clean results; ``--no-cache`` turns
+this off with the rest.
 """
 
 from __future__ import annotations

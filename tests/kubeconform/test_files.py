@@ -90,6 +90,14 @@ def bad_group(name: str = "demo-rg", namespace: str = "default") -> dict[str, An
     return group
 
 
+BAD_LOCATION = ("spec", "resources", 0, "spec", "location")  # in bad_control_plane()
+
+
+def places(result: KubeconformResult) -> list[tuple[int | None, tuple[Any, ...]]]:
+    """Document and path of every finding."""
+    return [(f.subject.document, f.path) for f in result.findings]
+
+
 def bad_control_plane() -> dict[str, Any]:
     """A control plane whose embedded ManagedCluster has a number for its location."""
     control_plane = copy.deepcopy(CONTROL_PLANE)
@@ -134,9 +142,7 @@ def test_a_finding_on_an_embedded_resource_names_its_document_and_path(
     fake_kubeconform("check")
     file = dump(tmp_path / "bad.yaml", RESOURCE_GROUP, SECRET, bad_control_plane())
     result, _ = run_files([file], store, cli_env)
-    (finding,) = result.findings
-    assert finding.subject.document == 2
-    assert finding.path == ("spec", "resources", 0, "spec", "location")
+    assert places(result) == [(2, BAD_LOCATION)]
 
 
 def test_files_of_a_folder_keep_their_names(
@@ -255,9 +261,7 @@ def test_documents_after_end_markers_and_comments_are_placed_right(
     file = tmp_path / "ended.yaml"
     file.write_text(ended_text())
     result, _ = run_files([str(file)], store, cli_env)
-    (finding,) = result.findings
-    assert finding.subject.document == 2
-    assert finding.path == ("spec", "resources", 0, "spec", "location")
+    assert places(result) == [(2, BAD_LOCATION)]
 
 
 def test_missing_kubeconform_is_one_note(
@@ -382,9 +386,7 @@ def test_only_the_documents_that_changed_are_sent_again(
     result, _ = run_files([str(path)], store, cli_env, verdicts=verdicts)
     assert [(g.tag, g.link) for g in given] == [("files", None), ("embedded", None)]
     assert given[0].documents == [bad_control_plane()]
-    assert [(f.subject.document, f.path) for f in result.findings] == [
-        (2, ("spec", "resources", 0, "spec", "location"))
-    ]
+    assert places(result) == [(2, BAD_LOCATION)]
 
 
 def test_nothing_left_to_send_is_a_run_that_passed(
