@@ -183,7 +183,6 @@ def index_sources(state: StreamState, report: CheckReport, partitioner: Partitio
     Documents are released as soon as their keys are taken; a YAML error later in a file drops
     that file's documents again, so a broken file is one finding, as when read whole. A file
     whose text the result cache knows is not parsed at all."""
-    text = ""
     for source, path in enumerate(state.paths):
         name = state.names[source]
         first, counted = partitioner.count, report.counted_documents

@@ -55,7 +55,14 @@ from generator.kubeconform import (
     start_process,
     write_schemas,
 )
-from generator.kubeconform_report import KubeconformResult, Sent, merge_entry, schema_key
+from generator.kubeconform_report import (
+    NOT_FOUND_MESSAGE,
+    KubeconformResult,
+    Sent,
+    merge_entry,
+    says_something,
+    schema_key,
+)
 from generator.kubeconform_spans import FileObjects, joined_spans, parse_spans
 from generator.kubeconform_stream import block_yaml, signature, unique_object
 from generator.kubeconform_verdicts import Verdicts
@@ -71,8 +78,6 @@ Reader = Callable[[str], str]
 _KIND = re.compile(r"""kind["']?[ \t]*:[ \t]*["']?([A-Za-z][A-Za-z0-9]*)""")
 _API_VERSION = re.compile(r"""apiVersion["']?[ \t]*:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9./-]*)""")
 MAX_GUESSED_PAIRS = 1024  # apiVersion x kind pairs looked up one by one; more: the store's index
-_REPORTED = ("statusInvalid", "statusError")  # what can become a finding or a retry
-_NOT_FOUND = "could not find schema"
 
 
 @dataclass(frozen=True)
@@ -341,22 +346,19 @@ class FilesRun:
         embedded: list[dict[str, Any]] = []
         for tag, process in list(self.processes.items()):
             entries = read_report(process.wait(self.deadline), self.options, self.result)
-            (files if tag == "files" else embedded).extend(
-                e for e in entries if e["status"] in _REPORTED
-            )
+            (files if tag == "files" else embedded).extend(e for e in entries if says_something(e))
         self.processes.clear()
         parsed: dict[str, FileObjects | None] = {}
         again: list[Sent] = []
         for entry in embedded:
             place = self.places.get(signature(entry))
-            found = None if place is None else self._parsed(place.label, parsed)
-            sent = (
-                None
-                if found is None or place is None
-                else found.at(place.span, place.number, place.prefix)
-            )
-            if place is not None and found is None:
+            if place is None:
+                merge_entry(entry, None, self.written, self.result)  # a note: not ours
+                continue
+            found = self._parsed(place.label, parsed)
+            if found is None:
                 continue  # the file no longer parses: capzgen reports that
+            sent = found.at(place.span, place.number, place.prefix)
             merge_entry(entry, sent, self.written, self.result)
         for entry in files:
             again.extend(self._merge_file_entry(entry, parsed))
@@ -403,7 +405,7 @@ class FilesRun:
     def _schema_missed(self, entry: dict[str, Any], sent: Sent) -> bool:
         """A "could not find schema" for a kind whose schema the store has but was not written."""
         message = entry.get("msg")
-        if not isinstance(message, str) or _NOT_FOUND not in message:
+        if not isinstance(message, str) or NOT_FOUND_MESSAGE not in message:
             return False
         if schema_key(sent.gvk) in self.written or self.store is None:
             return False

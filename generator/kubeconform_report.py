@@ -24,7 +24,7 @@ RULE_SCHEMA = "schema"  # kubeconform found the object invalid
 _STATUSES = frozenset(
     {"statusValid", "statusInvalid", "statusError", "statusSkipped", "statusEmpty"}
 )
-_NOT_FOUND_MESSAGE = "could not find schema"
+NOT_FOUND_MESSAGE = "could not find schema"  # kubeconform has no schema for the kind
 # Fallback when a kubeconform release reports no validationErrors: its message names the pointer.
 _MESSAGE_POINTER = re.compile(
     r"jsonschema: '(?P<path>[^']*)' does not validate with \S+: (?P<msg>.*)"
@@ -111,6 +111,11 @@ def first_line(text: str) -> str:
     return ""
 
 
+def says_something(entry: dict[str, Any]) -> bool:
+    """Whether a report entry can become a finding: valid, skipped and empty objects cannot."""
+    return entry["status"] not in ("statusValid", "statusSkipped", "statusEmpty")
+
+
 def merge_entry(
     entry: dict[str, Any],
     item: Sent | None,
@@ -126,7 +131,7 @@ def merge_entry(
     kinds. An entry for an object capzgen did not send (``item`` None) becomes a note.
     """
     status = entry["status"]
-    if status in ("statusValid", "statusSkipped", "statusEmpty"):
+    if not says_something(entry):
         return
     if item is None:
         result.notes.append(
@@ -160,7 +165,7 @@ def merge_entry(
 def _check_not_made(item: Sent, message: str, written: set[tuple[str, str, str]]) -> Finding | None:
     """The warning for an object kubeconform could not check, or None when the reason is a
     schema capzgen never gave it (capzgen reports that itself, or was told to ignore it)."""
-    if _NOT_FOUND_MESSAGE in message:
+    if NOT_FOUND_MESSAGE in message:
         if schema_key(item.gvk) not in written:
             return None
         message = (
