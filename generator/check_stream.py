@@ -74,6 +74,35 @@ class Places:
         at = 5 * number
         return Chunk(*self._chunks[at : at + 5]), offset
 
+    def flat(self, docs: Sequence[int]) -> array[int]:
+        """The places of ``docs`` as six numbers each (the chunk's five, then the offset): what
+        a batch's task carries to a worker, cheap to pickle."""
+        found = array("i")
+        chunks, documents = self._chunks, self._documents
+        for doc in docs:
+            number = documents[2 * doc]
+            found.extend(chunks[5 * number : 5 * number + 5])
+            found.append(documents[2 * doc + 1])
+        return found
+
+
+class SomePlaces(Places):
+    """The places of some documents (a batch's, in a worker), from :meth:`Places.flat`."""
+
+    def __init__(self, docs: Sequence[int], flat: array[int]) -> None:
+        super().__init__()
+        self.numbers = flat  # as Places.flat gave them
+        self._at = {doc: 6 * position for position, doc in enumerate(docs)}
+
+    def of(self, doc: int) -> tuple[Chunk, int]:
+        """Where document ``doc`` of the batch lies."""
+        at = self._at[doc]
+        return Chunk(*self.numbers[at : at + 5]), self.numbers[at + 5]
+
+    def sources(self) -> set[int]:
+        """The sources the documents lie in."""
+        return set(self.numbers[0::6])
+
 
 @dataclass
 class StreamState:

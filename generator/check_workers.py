@@ -17,6 +17,7 @@ serially.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
@@ -26,7 +27,7 @@ from typing import TypeVar
 from generator.check_stream import (
     BatchResult,
     Chunk,
-    Places,
+    SomePlaces,
     StreamState,
     TextCache,
     one_per_chunk,
@@ -35,7 +36,7 @@ from generator.check_stream import (
 )
 from generator.documents import Document
 from generator.errors import YamlError
-from generator.validate import ValidationOptions
+from generator.validate import ValidationOptions, validate_documents
 from generator.validate.partition import Batch, DocumentKeys, Part, document_keys
 
 T = TypeVar("T")
@@ -50,6 +51,7 @@ def start(state: StreamState) -> None:
     global _STATE, _TEXTS
     _STATE, _TEXTS = state, None
     _KEPT.clear()
+    _SAMPLE.clear()
 
 
 def stop() -> None:
@@ -57,6 +59,7 @@ def stop() -> None:
     global _STATE, _TEXTS
     _STATE, _TEXTS = None, None
     _KEPT.clear()
+    _SAMPLE.clear()
 
 
 def _state() -> StreamState:
@@ -133,12 +136,28 @@ _KEPT: dict[tuple[int, int], list[Document]] = {}
 def _keep(state: StreamState, source: int, start: int, documents: list[Document]) -> None:
     if state.keep_parsed:
         _KEPT[(source, start)] = documents
+    if len(_SAMPLE) < SAMPLE_DOCUMENTS:
+        _SAMPLE.extend(documents[: SAMPLE_DOCUMENTS - len(_SAMPLE)])
 
 
-def _kept(places: dict[int, tuple[Chunk, int]]) -> dict[int, Document]:
-    """The batch's documents this worker parsed in pass 1, numbered as in their source."""
+# The first few documents a worker parsed, validated once while this process finishes pass 1
+# (:func:`warm_up`), so that the worker's first batch does not pay for what validation loads
+# and compiles on first use (checkers, schema validators, CEL programs: 15-40 ms).
+_SAMPLE: list[Document] = []
+SAMPLE_DOCUMENTS = 8
+
+
+def warm_up(options: ValidationOptions) -> None:
+    """Worker: validate the sample and forget the findings (the batches report them)."""
+    state = _state()
+    validate_documents(_SAMPLE, state.store, options)
+
+
+def _kept(places: SomePlaces, docs: Sequence[int]) -> dict[int, Document]:
+    """The documents ``docs`` this worker parsed in pass 1, numbered as in their source."""
     found = {}
-    for doc, (chunk, offset) in places.items():
+    for doc in docs:
+        chunk, offset = places.of(doc)
         documents = _KEPT.get((chunk.source, chunk.start))
         if documents is not None and offset < len(documents):
             kept = documents[offset]
@@ -183,29 +202,20 @@ def _piece_at_once(
 # --- pass 2 ---------------------------------------------------------------------------------------
 
 
-class _TaskPlaces(Places):
-    """The places of one batch's documents, as sent with the task."""
-
-    def __init__(self, places: dict[int, tuple[Chunk, int]]) -> None:
-        super().__init__()
-        self._places = places
-
-    def of(self, doc: int) -> tuple[Chunk, int]:
-        """Where document ``doc`` of the batch lies."""
-        return self._places[doc]
-
-
-_BatchTask = tuple[Batch, dict[int, tuple[Chunk, int]], dict[int, str], ValidationOptions]
+# A batch, its documents (home and guests, ascending) and their places (Places.flat), the
+# digests of their sources' texts, and the options (present kinds known after pass 1).
+_BatchTask = tuple[Batch, "array[int]", "array[int]", dict[int, str], ValidationOptions]
 
 
 def _run_batch(task: _BatchTask) -> BatchResult:
     """Worker: validate one batch, its documents kept from pass 1 or read and parsed again."""
-    batch, places, digests, options = task
+    batch, docs, flat, digests, options = task
     state = _state()  # this worker's own copy: tasks run one at a time
-    state.places = _TaskPlaces(places)
+    places = SomePlaces(docs, flat)
+    state.places = places
     state.digests.update(digests)
     state.options = options
-    state.cache = _kept(places)
+    state.cache = _kept(places, docs)
     try:
         return validate_batch(state, batch, _texts())
     finally:
@@ -276,12 +286,13 @@ def run_batches(
     turn), results in batch order."""
     futures = []
     for position, batch in enumerate(batches):
-        places = {doc: state.places.of(doc) for doc in (*batch.home, *batch.guests)}
-        sources = {chunk.source for chunk, _ in places.values()}
-        digests = {s: state.digests[s] for s in sources if s in state.digests}
+        docs = array("i", sorted({*batch.home, *batch.guests}))
+        places = SomePlaces(docs, state.places.flat(docs))
+        digests = {s: state.digests[s] for s in places.sources() if s in state.digests}
         bare = Batch(batch.home, batch.guests)  # the parts are the caller's business
-        owner = owners.of(places[batch.home[0]][0]) if batch.home else None
+        owner = owners.of(places.of(batch.home[0])[0]) if batch.home else None
         worker = position if owner is None else owner
-        futures.append(workers.submit(worker, _run_batch, (bare, places, digests, state.options)))
+        task = (bare, docs, places.numbers, digests, state.options)
+        futures.append(workers.submit(worker, _run_batch, task))
     for future in futures:
         yield future.result()

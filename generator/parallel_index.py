@@ -12,7 +12,6 @@ cache has indexed before is added from its index, in its turn.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
@@ -38,6 +37,7 @@ from generator.check_workers import (
     Piece,
     Workers,
     index_pieces,
+    warm_up,
 )
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding
@@ -61,7 +61,22 @@ class _File:
     digests: list[bytes] = field(default_factory=list)  # of the chunks, for the result cache
     known: FileIndex | None = None  # from the result cache: nothing to parse
     error: Finding | None = None  # unreadable: nothing to add
-    parts: list[tuple[int, int]] = field(default_factory=list)  # (task number, place in task)
+    # its pieces: (task number, place in the task, first chunk, chunks)
+    parts: list[tuple[int, int, int, int]] = field(default_factory=list)
+    progress: _Progress | None = None  # once its first piece is added
+
+
+@dataclass
+class _Progress:
+    """How far a file's pieces have been added: a large file's keys are added piece by piece
+    as they come back, while the workers parse the rest, so that this process's share (the
+    partition) is done by the time the last piece is parsed, not after it."""
+
+    first_doc: int  # the partition's count before the file: its documents are those after
+    counted: int  # the report's document count before the file
+    recording: FileIndex | None  # the file's index for the result cache, if it keeps one
+    added: int = 0  # pieces added
+    documents: int = 0  # documents added (the source's next document index)
 
 
 class _Pipeline:
@@ -82,16 +97,28 @@ class _Pipeline:
 
     def push(self, entry: _File) -> None:
         """Queue a file; its chunks join the current task (sent once it is full)."""
-        for at in range(0, len(entry.spans), PIECE_CHUNKS):
-            piece = entry.spans[at : at + PIECE_CHUNKS]
+        size = self._piece_size(len(entry.spans))
+        for at in range(0, len(entry.spans), size):
+            piece = entry.spans[at : at + size]
             if self.task and self.task_chunks + len(piece) > PIECE_CHUNKS:
                 self._submit()
             number = self.submitted  # the number the current task gets when it is sent
-            entry.parts.append((number, len(self.task)))
+            entry.parts.append((number, len(self.task), at, len(piece)))
             self.users[number] = self.users.get(number, 0) + 1
             self.task.append((entry.source, entry.digest, piece))
             self.task_chunks += len(piece)
         self.waiting.append(entry)
+
+    def _piece_size(self, chunks: int) -> int:
+        """Chunks per piece of a file of ``chunks``: at most PIECE_CHUNKS, and a large file
+        in a multiple of ``BLOCK_TASKS`` pieces per worker, so that every worker gets as many
+        and none parses on alone at the end (a fleet file in 18 pieces gave one worker 10)."""
+        if chunks <= PIECE_CHUNKS:
+            return PIECE_CHUNKS
+        round_of = self.workers.count * BLOCK_TASKS
+        tasks = -(-chunks // PIECE_CHUNKS)
+        tasks += -tasks % round_of
+        return -(-chunks // tasks)
 
     def _submit(self) -> None:
         if self.task:
@@ -103,73 +130,101 @@ class _Pipeline:
             self.task, self.task_chunks = [], 0
 
     def drain(self, *, limit: int) -> None:
-        """Add waiting files in order: the ready ones, and more (waiting for them) while more
-        than ``limit`` tasks are in flight or too many files wait."""
+        """Add waiting files in order, each piece as soon as its keys are back; and more
+        (waiting for them) while more than ``limit`` tasks are in flight or too many files
+        wait."""
         while self.waiting:
-            head = self.waiting[0]
-            ready = all(n in self.futures and self.futures[n].done() for n, _ in head.parts)
             crowded = len(self.futures) > limit or len(self.waiting) > MAX_WAITING_FILES
-            if not (ready or crowded):
+            if not self._advance(self.waiting[0], wait=crowded):
                 return
-            if any(n not in self.futures for n, _ in head.parts):
-                self._submit()
-            self._finish(self.waiting.popleft())
+            self.waiting.popleft()
 
     def close(self) -> None:
-        """Send the last task and add every waiting file."""
+        """Send the last task, then to each worker its warm-up (it runs while this process adds
+        the last keys and packs the batches), and add every waiting file."""
         self._submit()
+        for worker in range(self.workers.count):
+            self.workers.submit(worker, warm_up, self.state.options)
         self.drain(limit=-1)
 
-    def _results(self, entry: _File) -> list[Found]:
-        found = []
-        for number, place in entry.parts:
-            found.append(self.futures[number].result()[place])
-            self.users[number] -= 1
-            if not self.users[number]:
-                del self.futures[number], self.users[number]
+    def _take(self, number: int, place: int) -> Found:
+        """A piece's result (waiting for it), its task forgotten once every file read it."""
+        found = self.futures[number].result()[place]
+        self.users[number] -= 1
+        if not self.users[number]:
+            del self.futures[number], self.users[number]
         return found
 
-    def _finish(self, entry: _File) -> None:
+    def _ready(self, number: int, *, wait: bool) -> bool:
+        """Whether task ``number``'s result can be taken now (sent first when waiting)."""
+        if number not in self.futures and wait:
+            self._submit()
+        return number in self.futures and (wait or self.futures[number].done())
+
+    def _advance(self, entry: _File, *, wait: bool) -> bool:
+        """Add the pieces of ``entry`` whose keys are back, in order (waiting for them if
+        ``wait``); whether the whole file is done."""
         state, report, partitioner = self.state, self.report, self.partitioner
-        name = state.names[entry.source]
         if entry.error is not None:
             report.findings.append(entry.error)
-            return
+            return True
         if entry.known is not None:
             add_known_file(state, report, partitioner, entry.source, entry.known, entry.digests)
-            return
-        results = self._results(entry)
-        failure = next((r for r in results if isinstance(r, tuple)), None)
-        if failure is not None:
-            report.findings.append(yaml_error_finding(_error(failure, name, results), name))
-            return
-        remember_file(state, entry.digest, _add(self, entry, results))
+            return True
+        if entry.progress is None:
+            recording = FileIndex() if indexed(state, entry.size) else None
+            entry.progress = _Progress(partitioner.count, report.counted_documents, recording)
+        progress = entry.progress
+        while progress.added < len(entry.parts):
+            number, place, at, size = entry.parts[progress.added]
+            if not self._ready(number, wait=wait):
+                return False
+            found = self._take(number, place)
+            progress.added += 1
+            if isinstance(found, tuple):
+                self._fail(entry, found)
+                return True
+            _add(self, entry, progress, found, slice(at, at + size))
+        remember_file(state, entry.digest, progress.recording)
+        return True
+
+    def _fail(self, entry: _File, failure: Failure) -> None:
+        """A piece of ``entry`` did not parse: the documents added from it go again (the file
+        is one finding, as when read whole) and the rest of its pieces are not added."""
+        progress = entry.progress
+        assert progress is not None, "set before its first piece"
+        for doc in range(progress.first_doc, self.partitioner.count):
+            self.partitioner.drop(doc)
+        self.report.counted_documents = progress.counted
+        name = self.state.names[entry.source]
+        error = _error(failure, name, progress.documents)
+        self.report.findings.append(yaml_error_finding(error, name))
+        for number, place, _, _ in entry.parts[progress.added :]:
+            self._ready(number, wait=True)
+            self._take(number, place)
+        progress.added = len(entry.parts)
 
 
-def _add(pipeline: _Pipeline, entry: _File, results: Sequence[Found]) -> FileIndex | None:
-    """The workers' keys added in input order; the file's index for the result cache, if any."""
-    state = pipeline.state
-    recording = FileIndex() if indexed(state, entry.size) else None
-    index = 0
-    parsed = (chunk for result in results if isinstance(result, list) for chunk in result)
-    for (start, end, line), digest, found in zip(entry.spans, entry.digests, parsed, strict=True):
-        if not found.keys:
+def _add(
+    pipeline: _Pipeline, entry: _File, progress: _Progress, found: list[Parsed], piece: slice
+) -> None:
+    """The workers' keys of the ``piece`` of ``entry``'s chunks added in input order (and to
+    the file's index for the result cache, if it keeps one)."""
+    spans, digests = entry.spans[piece], entry.digests[piece]
+    for (start, end, line), digest, chunk_found in zip(spans, digests, found, strict=True):
+        if not chunk_found.keys:
             continue
-        chunk = Chunk(entry.source, start, end, index, line)
-        keyed = list(zip(found.keys, found.objects, strict=True))
-        add_chunk(state, pipeline.report, pipeline.partitioner, chunk, keyed, digest, recording)
-        index += len(found.keys)
-    return recording
+        chunk = Chunk(entry.source, start, end, progress.documents, line)
+        keyed = list(zip(chunk_found.keys, chunk_found.objects, strict=True))
+        state, report, partitioner = pipeline.state, pipeline.report, pipeline.partitioner
+        add_chunk(state, report, partitioner, chunk, keyed, digest, progress.recording)
+        progress.documents += len(chunk_found.keys)
 
 
-def _error(failure: Failure, name: str, results: Sequence[list[Parsed] | Failure]) -> YamlError:
-    """The worker's error, its document counted from the start of the source."""
+def _error(failure: Failure, name: str, before: int) -> YamlError:
+    """The worker's error, its document counted from the start of the source (``before``:
+    the documents of the file's earlier pieces)."""
     message, line, column, document, hint = failure
-    before = 0
-    for result in results:
-        if isinstance(result, tuple):
-            break
-        before += sum(len(chunk.keys) for chunk in result)
     where = Location(
         file=name,
         line=line,
@@ -206,8 +261,10 @@ def index_sources(
     """Pass 1 on the workers: the same places, keys and findings as the serial pass; which
     worker parsed which chunks."""
     pipeline = _Pipeline(state, report, partitioner, workers)
+    last = len(state.paths) - 1
     for source in range(len(state.paths)):
         pipeline.push(_read(state, source))
-        pipeline.drain(limit=TASKS_PER_JOB * workers.count)
+        if source < last:  # the last file's pieces all go out first (see close)
+            pipeline.drain(limit=TASKS_PER_JOB * workers.count)
     pipeline.close()
     return pipeline.owners

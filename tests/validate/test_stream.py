@@ -262,6 +262,40 @@ def test_worker_code_reports_an_unreadable_file(tmp_path: Path, store: Any) -> N
 
 @pytest.mark.usefixtures("workers_in_process")
 @pytest.mark.parametrize("tasks_per_job", [0, 4])
+@pytest.mark.parametrize("broken_at", [2, 17, 29])
+def test_a_large_file_added_piece_by_piece_breaks_late(
+    tmp_path: Path,
+    store: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    tasks_per_job: int,
+    broken_at: int,
+) -> None:
+    """A file of ten clusters in pieces of four chunks, its keys added as each piece comes back:
+    a document that does not parse in any piece (first, middle, last) drops the pieces added
+    before it, counts none of the file's documents, and reports one finding with the
+    document's index in the whole file, as the serial pass does; the next file is unaffected."""
+    import generator.check_workers as check_workers
+    import generator.parallel_index as parallel_index
+
+    monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 4)
+    monkeypatch.setattr(parallel_index, "PIECE_CHUNKS", 4)
+    monkeypatch.setattr(parallel_index, "TASKS_PER_JOB", tasks_per_job)
+    documents = "---\n".join(_cluster(f"b{i}", "fleet") for i in range(10)).split("---\n")
+    documents[broken_at] = "kind: [unclosed\n"
+    (tmp_path / "a-broken.yaml").write_text("---\n".join(documents))
+    (tmp_path / "b-fine.yaml").write_text(_cluster("fine", "fleet"))
+    whole = check_paths([str(tmp_path)], store, OPTIONS)
+    serial = stream_paths([str(tmp_path)], store, OPTIONS, jobs=1, batch_documents=2)
+    report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=2)
+    assert _texts(report) == _texts(whole) == _texts(serial)
+    assert report.document_count == whole.document_count == serial.document_count
+    (broken,) = [f for f in report.findings if f.rule == "yaml"]
+    assert broken.subject.document == broken_at
+    assert broken.subject.file.endswith("a-broken.yaml")
+
+
+@pytest.mark.usefixtures("workers_in_process")
+@pytest.mark.parametrize("tasks_per_job", [0, 4])
 def test_small_files_travel_together_in_input_order(
     tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch, tasks_per_job: int
 ) -> None:
