@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from generator.yamlio.detect import needs_precise
 from generator.yamlio.scalars import (
@@ -171,3 +173,38 @@ def test_needs_precise_flags(text: str) -> None:
 )
 def test_needs_precise_lets_ordinary_text_through(text: str) -> None:
     assert not needs_precise(text)
+
+
+_PADDING = "metadata:\n  name: a-fairly-ordinary-name\n" * 20  # makes underscores sparse
+
+
+@pytest.mark.parametrize(
+    ("value", "flagged"),
+    [
+        ("1_000", True),
+        ("+_1", True),
+        ("-1_0", True),
+        (".5_5", True),
+        ("[1_0]", True),
+        ("{a: 2_0}", True),
+        ("Standard_D2s_v3", False),
+        ("x1_0", False),
+        ("_1_0", False),
+        ("a_b c_d", False),
+    ],
+)
+def test_sparse_underscores_are_judged_token_by_token(value: str, flagged: bool) -> None:
+    """In a long ASCII text with few underscores the token-by-token path decides; it agrees
+    with the regex, which decides for short or dense texts."""
+    text = f"{_PADDING}spec:\n  size: {value}\n{_PADDING}"
+    assert needs_precise(text) is flagged
+
+
+@given(st.text(alphabet=" \t\n\x1c\x0b[]{},:_+-.019aZ#'\"", max_size=60))
+@settings(max_examples=400)
+def test_sparse_underscore_scan_matches_the_regex(text: str) -> None:
+    from generator.yamlio import detect
+
+    spaced = text.encode("ascii").translate(detect._TOKEN_TABLE)
+    regex = bool(detect._NUMERIC_UNDERSCORE.search(text))
+    assert detect._sparse_numeric_underscore(spaced) is regex
