@@ -302,6 +302,15 @@ def _output(path: Path) -> str:
         return ""
 
 
+def beside_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """What kubeconform runs with beside capzgen's validation: ``environ``, with GOMAXPROCS=1
+    unless it sets GOMAXPROCS. capzgen's workers already use every core, and the Go runtime's
+    threads competing with them cost more than they give: ``validate --kubeconform`` on the
+    1,000-cluster fleet took 1.58 s with kubeconform's default and 1.39 s with one thread per
+    kubeconform process (it runs two: the files, and the embedded resources)."""
+    return {"GOMAXPROCS": "1", **environ}
+
+
 def start_process(
     binary: str,
     root: Path,
@@ -331,7 +340,7 @@ def start_process(
                 stdin=subprocess.DEVNULL,
                 stdout=out_file,
                 stderr=err_file,
-                env=dict(options.environ),
+                env=beside_environ(options.environ),
                 start_new_session=True,
             )
     except OSError as error:

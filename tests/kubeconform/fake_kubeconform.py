@@ -16,7 +16,8 @@ JSON report with ``validationErrors``. ``FAKE_KUBECONFORM_MODE`` selects a misbe
     passthrough  prints its arguments and how many schema files the first -schema-location
                holds; exit status from FAKE_KUBECONFORM_EXIT
 
-Every invocation appends its arguments as one JSON line to ``FAKE_KUBECONFORM_LOG`` if set.
+Every invocation appends its arguments as one JSON line to ``FAKE_KUBECONFORM_LOG`` if set,
+and its ``GOMAXPROCS`` as one line to ``FAKE_KUBECONFORM_GOMAXPROCS_LOG`` if set.
 """
 
 import json
@@ -33,6 +34,10 @@ def main(argv: list[str]) -> int:
     if log:
         with open(log, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(argv) + "\n")
+    threads = os.environ.get("FAKE_KUBECONFORM_GOMAXPROCS_LOG")
+    if threads:
+        with open(threads, "a", encoding="utf-8") as handle:
+            handle.write(os.environ.get("GOMAXPROCS", "unset") + "\n")
     mode = os.environ.get("FAKE_KUBECONFORM_MODE", "check")
     if mode == "passthrough":
         print("fake kubeconform:", " ".join(argv))

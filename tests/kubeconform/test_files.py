@@ -456,3 +456,25 @@ def test_validate_no_cache_sends_every_file_every_time(
     for _ in range(2):
         assert run_cli(["validate", "--kubeconform", file], env=env).exit_code == 0
     assert len(fake.calls()) == 3, "with the cache on, the second run trusts the first"
+
+
+@pytest.mark.parametrize(("setting", "seen"), [(None, "1"), ("3", "3")])
+def test_kubeconform_runs_on_one_thread_beside_the_validation_unless_told(
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    setting: str | None,
+    seen: str,
+) -> None:
+    """capzgen's workers use every core already: both kubeconform processes (files, embedded
+    resources) get GOMAXPROCS=1, and a GOMAXPROCS in the environment given wins."""
+    fake_kubeconform("check")
+    threads = tmp_path / "gomaxprocs.log"
+    cli_env["FAKE_KUBECONFORM_GOMAXPROCS_LOG"] = str(threads)
+    if setting is not None:
+        cli_env["GOMAXPROCS"] = setting
+    file = dump(tmp_path / "ok.yaml", RESOURCE_GROUP, CONTROL_PLANE, SECRET)
+    result, _ = run_files([file], store, cli_env)
+    assert result.ran
+    assert threads.read_text().split() == [seen, seen]
