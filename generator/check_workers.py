@@ -87,6 +87,10 @@ class Parsed:
     keys: list[DocumentKeys]
     objects: list[bool]
 
+    def __reduce__(self) -> tuple[type[Parsed], tuple[list[DocumentKeys], list[bool]]]:
+        """Pickled as its two fields (one per chunk: 7,000 for a 1,000-cluster fleet)."""
+        return Parsed, (self.keys, self.objects)
+
 
 Failure = tuple[
     str, int | None, int | None, int | None, str | None
