@@ -17,6 +17,8 @@ serially.
 
 from __future__ import annotations
 
+import gc
+import os
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -43,13 +45,14 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _STATE: StreamState | None = None  # what a forked worker inherits (inputs and schema store)
+_STARTER = 0  # the process that started the pool (workers are the others)
 PIECE_CHUNKS = 400  # chunks a worker parses per task in pass 1
 
 
 def start(state: StreamState) -> None:
     """Make ``state`` what workers forked from now on inherit (and read their texts for)."""
-    global _STATE, _TEXTS
-    _STATE, _TEXTS = state, None
+    global _STATE, _TEXTS, _STARTER
+    _STATE, _TEXTS, _STARTER = state, None, os.getpid()
     _KEPT.clear()
     _SAMPLE.clear()
 
@@ -152,9 +155,13 @@ SAMPLE_DOCUMENTS = 8
 
 
 def warm_up(options: ValidationOptions) -> None:
-    """Worker: validate the sample and forget the findings (the batches report them)."""
+    """Worker: validate the sample and forget the findings (the batches report them). In a
+    worker process, what it holds now (the documents kept from pass 1 among them) lives until
+    the end: the garbage collector leaves it alone in pass 2 (``gc.freeze``)."""
     state = _state()
     validate_documents(_SAMPLE, state.store, options)
+    if os.getpid() != _STARTER:  # a forked worker, not the caller's own process (tests)
+        gc.freeze()
 
 
 def _kept(places: SomePlaces, docs: Sequence[int]) -> dict[int, Document]:

@@ -327,3 +327,18 @@ def test_small_files_travel_together_in_input_order(
     assert report.document_count == whole.document_count
     assert sum(tasks) == 21  # every file once (the broken one too: it fails in the worker)
     assert len(tasks) == 7
+
+
+@pytest.mark.usefixtures("workers_always")
+def test_the_heap_frozen_for_the_forked_workers_is_thawed_after_the_run(
+    tmp_path: Path, store: Any
+) -> None:
+    """The pool freezes the caller's heap before forking (its workers inherit it untouched by
+    the collector); a library caller gets it back as it was, findings or not."""
+    import gc
+
+    (tmp_path / "many.yaml").write_text("---\n".join(_cluster(f"g{i}", "fleet") for i in range(4)))
+    before = gc.get_freeze_count()
+    report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3)
+    assert report.document_count > 0
+    assert gc.get_freeze_count() == before
