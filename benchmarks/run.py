@@ -187,7 +187,7 @@ def kubeconform_rows(
     """capzgen beside kubeconform on the same fleet (when kubeconform is installed), and the
     reruns with the result cache."""
     binary = shutil.which("kubeconform", path=env.get("PATH"))
-    alone = second_cold = flat = None
+    alone = second_cold = flat = floor = None
     again: Reruns | None = None
     if binary is not None:
         # lazy: the benchmark's own imports stay out of the timed processes
@@ -199,6 +199,8 @@ def kubeconform_rows(
         argv = [binary, "-strict", "-summary", "-output", "json", "-schema-location"]
         with store_layout(store) as layout:
             alone = timed([*argv, schema_location(layout), str(fleet)], env, runs=5).seconds
+            lower = [sys.executable, str(REPO / "benchmarks/floor.py"), str(layout), str(fleet)]
+            floor = timed(lower, env, runs=5).seconds
         flat = flattened(fleet, store, [*argv, schema_location(WORK / "flat" / "schemas")], env)
         cold = [CAPZGEN, "validate", "--kubeconform", "--no-cache", str(fleet)]
         second_cold = timed(cold, env, runs=3).seconds
@@ -207,6 +209,12 @@ def kubeconform_rows(
         Row(
             "  kubeconform alone, same fleet (7,000 documents)",
             "not on PATH" if alone is None else f"{alone:.2f} s",
+            "-",
+            None,
+        ),
+        Row(
+            "  floor: the YAML parse and JSON Schemas alone, in Python, every core",
+            _against(floor, alone) if floor is not None else "not measured",
             "-",
             None,
         ),

@@ -137,6 +137,10 @@ class TextCache:
         self._source = -1
         self._text = ""
 
+    def hold(self, source: int, text: str) -> None:
+        """Hold ``text``, just read and hashed by the caller, as the text of ``source``."""
+        self._text, self._source = text, source
+
     def text(self, source: int) -> str:
         """The text of ``source``, read again from its file (standard input is kept)."""
         if source != self._source:

@@ -80,6 +80,18 @@ def _texts() -> TextCache:
     return _TEXTS
 
 
+def inherit_text(source: int, text: str) -> None:
+    """Caller, before the workers fork: they inherit ``text`` as the one they hold, instead of
+    each reading and hashing the file again (14 ms each for a 3.4 MB fleet)."""
+    _texts().hold(source, text)
+
+
+def forget_text() -> None:
+    """Caller, once every worker is forked: drop the text they inherited."""
+    global _TEXTS
+    _TEXTS = None
+
+
 # --- pass 1 ---------------------------------------------------------------------------------------
 
 

@@ -36,7 +36,9 @@ from generator.check_workers import (
     Parsed,
     Piece,
     Workers,
+    forget_text,
     index_pieces,
+    inherit_text,
     warm_up,
 )
 from generator.errors import InputOutputError, Location, YamlError
@@ -139,13 +141,12 @@ class _Pipeline:
                 return
             self.waiting.popleft()
 
-    def close(self) -> None:
+    def send_rest(self) -> None:
         """Send the last task, then to each worker its warm-up (it runs while this process adds
-        the last keys and packs the batches), and add every waiting file."""
+        the last keys and packs the batches)."""
         self._submit()
         for worker in range(self.workers.count):
             self.workers.submit(worker, warm_up, self.state.options)
-        self.drain(limit=-1)
 
     def _take(self, number: int, place: int) -> Found:
         """A piece's result (waiting for it), its task forgotten once every file read it."""
@@ -234,12 +235,15 @@ def _error(failure: Failure, name: str, before: int) -> YamlError:
     return YamlError(message, location=where, hint=hint)
 
 
-def _read(state: StreamState, source: int) -> _File:
-    """Read, hash and cut one source (or find it in the result cache, or fail to read it)."""
+def _read(state: StreamState, source: int, *, inherited: bool) -> _File:
+    """Read, hash and cut one source (or find it in the result cache, or fail to read it);
+    ``inherited``: the workers, not forked yet, will inherit its text."""
     path, name = state.paths[source], state.names[source]
     entry = _File(source)
     try:
         text = (state.stdin_text or "") if path == STDIN else read_source(path)
+        if inherited:
+            inherit_text(source, text)
         entry.digest = text_digest(text)
         state.digests[source] = entry.digest
         entry.size = len(text)
@@ -263,8 +267,10 @@ def index_sources(
     pipeline = _Pipeline(state, report, partitioner, workers)
     last = len(state.paths) - 1
     for source in range(len(state.paths)):
-        pipeline.push(_read(state, source))
-        if source < last:  # the last file's pieces all go out first (see close)
+        pipeline.push(_read(state, source, inherited=not pipeline.submitted))
+        if source < last:  # the last file's pieces all go out first (see send_rest)
             pipeline.drain(limit=TASKS_PER_JOB * workers.count)
-    pipeline.close()
+    pipeline.send_rest()
+    forget_text()  # every worker is forked by now: this process need not hold the text
+    pipeline.drain(limit=-1)
     return pipeline.owners

@@ -16,6 +16,7 @@ import pytest
 
 from generator.check import CheckReport, check_paths
 from generator.check_workers import Workers
+from generator.errors import InputOutputError
 from generator.streaming import stream_paths
 from generator.validate import ValidationOptions
 from generator.validate.partition import HUB_REFERRERS, Partitioner, document_keys
@@ -207,7 +208,6 @@ def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
     """Large inputs are read twice; a file edited in between is reported, never misread."""
     import generator.streaming as module
     from generator.check_stream import index_sources
-    from generator.errors import InputOutputError
 
     path = tmp_path / "fleet.yaml"
     path.write_text(_cluster("a", "fleet"))
@@ -342,3 +342,26 @@ def test_the_heap_frozen_for_the_forked_workers_is_thawed_after_the_run(
     report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3)
     assert report.document_count > 0
     assert gc.get_freeze_count() == before
+
+
+def test_workers_inherit_the_text_the_caller_read_instead_of_reading_it_again(
+    tmp_path: Path,
+) -> None:
+    """What a worker forked after ``inherit_text`` holds: the caller's text, even once the file
+    is gone; after ``forget_text`` a worker reads the file itself (and notices it is gone)."""
+    import generator.check_workers as check_workers
+    from generator.check_stream import StreamState
+
+    path = tmp_path / "fleet.yaml"
+    path.write_text(_cluster("held", "fleet"))
+    state = StreamState([str(path)], [str(path)], None, OPTIONS)
+    check_workers.start(state)
+    try:
+        check_workers.inherit_text(0, path.read_text())
+        path.unlink()
+        assert "name: held" in check_workers._texts().text(0)
+        check_workers.forget_text()
+        with pytest.raises(InputOutputError):
+            check_workers._texts().text(0)
+    finally:
+        check_workers.stop()

@@ -1,0 +1,32 @@
+"""``benchmarks/floor.py``, the parse-and-schemas-only floor ``make bench`` times beside
+kubeconform: it must check what it claims to check (the timing itself lives in the bench)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks import floor
+from benchmarks.inputs import TEMPLATE, cluster_text
+from generator.kubeconform import store_layout
+
+
+@pytest.mark.parametrize(("broken", "status"), [(None, 0), ("top", 1), ("embedded", 1)])
+def test_the_floor_validates_every_object_and_embedded_resource(
+    tmp_path: Path, store: Any, broken: str | None, status: int
+) -> None:
+    """Three clusters on every core: a valid fleet passes; a bad top-level field or a bad field
+    of an embedded ManagedCluster, in the last cluster (another process's share), fails."""
+    template = TEMPLATE.read_text(encoding="utf-8")
+    clusters = [cluster_text(template, f"floor-{i}") for i in range(3)]
+    if broken == "top":
+        clusters[-1] = clusters[-1].replace("  controlPlaneRef:", "  controlPlaneRf:", 1)
+    elif broken == "embedded":
+        clusters[-1] = clusters[-1].replace("dnsPrefix:", "dnsPrefx:", 1)
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text("---\n".join(clusters), encoding="utf-8")
+    assert broken is None or clusters[-1] != cluster_text(template, "floor-2")
+    with store_layout(store) as layout:
+        assert floor.main([str(layout), str(fleet)]) == status
