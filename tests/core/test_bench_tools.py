@@ -1,5 +1,6 @@
-"""``benchmarks/floor.py``, the parse-and-schemas-only floor ``make bench`` times beside
-kubeconform: it must check what it claims to check (the timing itself lives in the bench)."""
+"""The measuring tools ``make bench`` runs besides its timings: ``benchmarks/floor.py`` (the YAML
+parse and JSON Schemas alone) must check what it claims to check, and ``benchmarks/stages.py``
+must run every stage it names (the timings themselves live in the bench, never here)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import floor
+from benchmarks import floor, stages
 from benchmarks.inputs import TEMPLATE, cluster_text
 from generator.kubeconform import store_layout
 
@@ -30,3 +31,16 @@ def test_the_floor_validates_every_object_and_embedded_resource(
     assert broken is None or clusters[-1] != cluster_text(template, "floor-2")
     with store_layout(store) as layout:
         assert floor.main([str(layout), str(fleet)]) == status
+
+
+def test_the_stage_breakdown_runs_every_stage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    template = TEMPLATE.read_text(encoding="utf-8")
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text("---\n".join(cluster_text(template, f"s-{i}") for i in range(2)))
+    assert stages.main([str(fleet)]) == 0
+    printed = capsys.readouterr().out
+    for stage in ("start-up", "parse (ryaml)", "partition keys", "union-find", "CEL", "total"):
+        assert stage in printed
+    assert len(printed.splitlines()) == 10

@@ -1,0 +1,103 @@
+"""Where ``capzgen validate`` spends its CPU on a fleet, stage by stage, in one process.
+
+``python -m benchmarks.stages FLEET`` runs the stages of a validation one after another on the
+fleet file (already imported, no workers, no result cache) and prints the CPU seconds of each:
+what ``-j N`` spreads over the cores, and what the kubeconform ratios in ``make bench`` are made
+of. Start-up (Python and the validation code's imports) is measured apart, in a fresh process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+BATCH = 700  # documents per batch, as streaming.BATCH_DOCUMENTS
+
+
+def _cpu(work: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.process_time()
+    result = work()
+    return time.process_time() - start, result
+
+
+def _listed(checker: Callable[[Any], Any], context: Any) -> list[Any]:
+    return list(checker(context))
+
+
+def start_up() -> float:
+    """CPU seconds of a fresh Python importing what ``validate`` imports."""
+    code = (
+        "import time, generator.cli.validate, generator.streaming, generator.check_workers; "
+        "print(time.process_time())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(done.stdout)
+
+
+def stages(fleet: Path) -> Iterator[tuple[str, float]]:
+    """(stage, CPU seconds) for the fleet file ``fleet``."""
+    # lazy: start_up() measures these imports in a process of its own
+    from generator.model.manifests import ManifestSet
+    from generator.schemastore.store import SchemaStore
+    from generator.settings import Settings
+    from generator.validate import ValidationOptions
+    from generator.validate import checkers as check
+    from generator.validate.context import CheckContext
+    from generator.validate.partition import Partitioner, document_keys
+    from generator.yamlio import load
+
+    text = fleet.read_text(encoding="utf-8")
+    found = load.layout(text, str(fleet))
+    yield (
+        "YAML: cutting at --- lines, go-yaml ambiguity scan",
+        _cpu(lambda: (load.layout(text, str(fleet)), load.needs_precise(text)))[0],
+    )
+    yield "YAML: parse (ryaml)", _cpu(lambda: load._fast_documents(text, str(fleet), found))[0]
+    documents = load.load_documents(text, source=str(fleet))
+    seconds, keys = _cpu(lambda: [document_keys(d.obj) for d in documents])
+    yield "partition keys", seconds
+    partitioner = Partitioner()
+    yield "union-find", _cpu(lambda: [partitioner.add(k) for k in keys])[0]
+    store = SchemaStore.from_search_path([], Settings())  # the built-in bundle, no cache
+    options = ValidationOptions(present_kinds=frozenset(partitioner.kinds))
+    batches = [documents[at : at + BATCH] for at in range(0, len(documents), BATCH)]
+    totals: dict[str, float] = {}
+
+    def spend(name: str, work: Callable[[], Any]) -> Any:
+        seconds, result = _cpu(work)
+        totals[name] = totals.get(name, 0.0) + seconds
+        return result
+
+    checkers = (
+        ("JSON Schemas (objects and embedded resources)", check.check_objects),
+        ("CEL rules", check.check_cel),
+        ("CAPZ/AKS rules (views included)", check.check_capz_rules),
+    )
+    for batch in batches:
+        manifests = spend(
+            "document model (ManifestSet, once per batch)",
+            partial(ManifestSet, batch, present_kinds=options.present_kinds),
+        )
+        context = CheckContext(documents=batch, manifests=manifests, store=store, options=options)
+        for name, checker in checkers:
+            spend(name, partial(_listed, checker, context))
+    yield from totals.items()
+
+
+def main(argv: list[str]) -> int:
+    """Print the stages of validating ``argv[0]``."""
+    fleet = Path(argv[0])
+    rows = [("Python start-up and imports (a fresh process)", start_up()), *stages(fleet)]
+    for name, seconds in rows:
+        print(f"  {name:58s} {seconds:6.3f} s")
+    print(f"  {'total':58s} {sum(s for _, s in rows):6.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
