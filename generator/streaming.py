@@ -9,7 +9,6 @@ passes, forked before anything is parsed.
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -79,11 +78,6 @@ def _pool(jobs: int) -> check_workers.Workers | None:
     except (OSError, NotImplementedError) as exc:  # pragma: no cover - e.g. no semaphores
         log.warning("cannot start worker processes (%s); validating in-process", exc)
         return None
-    # What exists now (modules, the schema store) lives as long as the run: the garbage
-    # collector leaves it alone from here on, in this process and in the forked workers, as
-    # the gc module advises before a fork (and the workers' pages stay shared). Undone by
-    # check_stream when the pool is gone.
-    gc.freeze()
     return check_workers.Workers(executors)
 
 
@@ -190,7 +184,6 @@ def check_stream(
         if pool is not None:
             pool.shutdown()
             check_workers.stop()
-            gc.unfreeze()
         if state.results is not None:
             if finished and whole is not None and not (report.findings or home or guests):
                 state.results.remember_run(whole, report.counted_documents)

@@ -330,11 +330,9 @@ def test_small_files_travel_together_in_input_order(
 
 
 @pytest.mark.usefixtures("workers_always")
-def test_the_heap_frozen_for_the_forked_workers_is_thawed_after_the_run(
-    tmp_path: Path, store: Any
-) -> None:
-    """The pool freezes the caller's heap before forking (its workers inherit it untouched by
-    the collector); a library caller gets it back as it was, findings or not."""
+def test_what_the_forked_workers_freeze_stays_in_the_workers(tmp_path: Path, store: Any) -> None:
+    """Each worker freezes its heap after pass 1 (``check_workers.warm_up``); a library caller's
+    own garbage collector is left as it was."""
     import gc
 
     (tmp_path / "many.yaml").write_text("---\n".join(_cluster(f"g{i}", "fleet") for i in range(4)))
