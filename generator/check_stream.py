@@ -91,17 +91,13 @@ class SomePlaces(Places):
 
     def __init__(self, docs: Sequence[int], flat: array[int]) -> None:
         super().__init__()
-        self.numbers = flat  # as Places.flat gave them
+        self._numbers = flat  # as Places.flat gave them
         self._at = {doc: 6 * position for position, doc in enumerate(docs)}
 
     def of(self, doc: int) -> tuple[Chunk, int]:
         """Where document ``doc`` of the batch lies."""
         at = self._at[doc]
-        return Chunk(*self.numbers[at : at + 5]), self.numbers[at + 5]
-
-    def sources(self) -> set[int]:
-        """The sources the documents lie in."""
-        return set(self.numbers[0::6])
+        return Chunk(*self._numbers[at : at + 5]), self._numbers[at + 5]
 
 
 @dataclass

@@ -310,12 +310,13 @@ def run_batches(
     futures = []
     for position, batch in enumerate(batches):
         docs = array("i", sorted({*batch.home, *batch.guests}))
-        places = SomePlaces(docs, state.places.flat(docs))
-        digests = {s: state.digests[s] for s in places.sources() if s in state.digests}
+        flat = state.places.flat(docs)
+        sources = set(flat[0::6])  # each document's first number: its chunk's source
+        digests = {s: state.digests[s] for s in sources if s in state.digests}
         bare = Batch(batch.home, batch.guests)  # the parts are the caller's business
-        owner = owners.of(places.of(batch.home[0])[0]) if batch.home else None
+        owner = owners.of(state.places.of(batch.home[0])[0]) if batch.home else None
         worker = position if owner is None else owner
-        task = (bare, docs, places.numbers, digests, state.options)
+        task = (bare, docs, flat, digests, state.options)
         futures.append(workers.submit(worker, _run_batch, task))
     for future in futures:
         yield future.result()
