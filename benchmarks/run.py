@@ -192,7 +192,7 @@ def kubeconform_rows(
     again: Reruns | None = None
     if binary is not None:
         # lazy: the benchmark's own imports stay out of the timed processes
-        from generator.kubeconform import schema_location, store_layout
+        from generator.kubeconform.process import schema_location, store_layout
         from generator.schemastore.store import SchemaStore
         from generator.settings import Settings
 
@@ -279,8 +279,8 @@ def flattened(fleet: Path, store: Any, argv: list[str], env: dict[str, str]) -> 
     """kubeconform alone on what ``validate --kubeconform`` sends it: the fleet file itself and
     one stream of its embedded ASO resources (each a document of its own)."""
     # lazy: the benchmark's own imports stay out of the timed processes
-    from generator.kubeconform import sent_objects, write_schemas
-    from generator.kubeconform_stream import write_stream
+    from generator.kubeconform.process import sent_objects, write_schemas
+    from generator.kubeconform.stream import write_stream
     from generator.yamlio.load import load_documents
 
     root = WORK / "flat"

@@ -32,7 +32,7 @@ def _listed(checker: Callable[[Any], Any], context: Any) -> list[Any]:
 def start_up() -> float:
     """CPU seconds of a fresh Python importing what ``validate`` imports."""
     code = (
-        "import time, generator.cli.validate, generator.streaming, generator.check_workers; "
+        "import time, generator.cli.validate, generator.validate.stream, generator.validate.workers; "
         "print(time.process_time())"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -42,12 +42,12 @@ def start_up() -> float:
 def stages(fleet: Path) -> Iterator[tuple[str, float]]:
     """(stage, CPU seconds) for the fleet file ``fleet``."""
     # lazy: start_up() measures these imports in a process of its own
+    from generator.checks import ValidationOptions
+    from generator.checks import checkers as check
+    from generator.checks.context import CheckContext
     from generator.model.manifests import ManifestSet
     from generator.schemastore.store import SchemaStore
     from generator.settings import Settings
-    from generator.validate import ValidationOptions
-    from generator.validate import checkers as check
-    from generator.validate.context import CheckContext
     from generator.validate.partition import Partitioner, document_keys
     from generator.yamlio import load
 

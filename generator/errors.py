@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from generator.findings import Finding
+from generator.findings import Finding
 
 
 class ExitCode(IntEnum):
@@ -164,14 +162,3 @@ class FleetInvalid(ValidationFailed):
     def __init__(self, findings: Sequence[Finding], *, summary: str, errors: Sequence[str]) -> None:
         super().__init__(findings, summary=summary)
         self.details = tuple(errors)
-
-
-MAX_SHOWN = 500  # characters of one message line shown to a person
-
-
-def clip(text: str, limit: int = MAX_SHOWN) -> str:
-    """``text`` shortened for a person to read: a 5 MB value in a message helps nobody, and a
-    terminal or CI log should not receive it."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"

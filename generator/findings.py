@@ -13,7 +13,16 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from generator.errors import clip
+MAX_SHOWN = 500  # characters of one message line shown to a person
+
+
+def clip(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text`` shortened for a person to read: a 5 MB value in a message helps nobody, and a
+    terminal or CI log should not receive it."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
 
 PathPart = str | int
 JsonPath = tuple[PathPart, ...]

@@ -1,7 +1,7 @@
 """The RFC algorithms behind ``--patch``: RFC 7386 JSON merge patch, RFC 6901 JSON pointers and
 RFC 6902 JSON Patch, as small pure functions that never modify their arguments.
 
-Kept apart from :mod:`generator.patches` (patch files, targets, fleets) because they know nothing
+Kept apart from :mod:`generator.generate.patches` (patch files, targets, fleets) because they know nothing
 about Kubernetes objects, and because ``capzgen migrate`` applies CAPZ's merge patches with them.
 """
 

@@ -3,7 +3,7 @@ stands for (reference §5.3) and the ManagedClustersAgentPool of an AzureManaged
 
 Pure mapping, spec in, ASO object out: no notes, no printing, no knowledge of how the result is
 used. ``capzgen migrate`` (:mod:`generator.migrate`) embeds the objects in the ASO API; the
-validator (:mod:`generator.validate.rules.aso_patches`) applies the legacy objects' option-7
+validator (:mod:`generator.checks.rules.aso_patches`) applies the legacy objects' option-7
 patches to them and checks the result against the ASO schema, as CAPZ would send it.
 
 * :mod:`~generator.capzbuild.tables` — the field mapping as data;

@@ -24,7 +24,7 @@ from typing import Any
 import lark
 
 from generator.errors import CapzgenError
-from generator.fsio import write_atomically
+from generator.output.fsio import write_atomically
 from generator.yamlio.load import load_json
 from generator.yamlio.source import read_bytes
 

@@ -32,12 +32,7 @@ import lark
 from celpy import celtypes, googleapis
 from celpy.evaluation import Activation, CELEvalError, Evaluator, base_functions
 
-from generator.cel.charges import (
-    ITERATION_COST,
-    LIST_LITERAL_COST,
-    MAP_LITERAL_COST,
-    call_cost,
-)
+from generator.cel.charges import ITERATION_COST, LIST_LITERAL_COST, MAP_LITERAL_COST, call_cost
 from generator.cel.extensions import EXTENSIONS
 from generator.cel.limits import Meter
 

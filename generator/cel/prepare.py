@@ -13,17 +13,34 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import lark
 
 from generator.cel.astcache import AstFile
 from generator.cel.cost import estimate_cost
-from generator.cel.rules import Analysis, analyze_tree, syntax_error
+from generator.cel.rules import Analysis, CelRule, analyze_tree, syntax_error
 from generator.cel.runtime import CelSyntaxError, Program, parse, preload_parser
 
-if TYPE_CHECKING:
-    from generator.cel.tree import CompiledRule
+
+class RuleToPrepare(Protocol):
+    """What preparing needs of a rule placed in its schema (:class:`generator.cel.tree.CompiledRule`
+    is one): the tree module loads this one lazily, so this one does not import it back."""
+
+    @property
+    def rule(self) -> CelRule:
+        """The rule as the schema states it."""
+        ...
+
+    @property
+    def schema(self) -> Mapping[str, Any]:
+        """The schema node that types ``self``."""
+        ...
+
+    @property
+    def cardinality(self) -> int:
+        """The most times the rule runs in one object."""
+        ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +91,7 @@ class _Trees:
 
 
 def prepare_rules(
-    rules: Sequence[CompiledRule], root: Mapping[str, Any], cache_folder: Path | None
+    rules: Sequence[RuleToPrepare], root: Mapping[str, Any], cache_folder: Path | None
 ) -> tuple[dict[int, Prepared], RuleSetCost]:
     """Every rule of one schema prepared (by ``id`` of its rule), and the schema's total cost."""
     texts = [r.rule.rule for r in rules]
@@ -85,7 +102,7 @@ def prepare_rules(
     return prepared, RuleSetCost(sum(p.total for p in prepared.values()))
 
 
-def _prepare(compiled: CompiledRule, root: Mapping[str, Any], trees: _Trees) -> Prepared:
+def _prepare(compiled: RuleToPrepare, root: Mapping[str, Any], trees: _Trees) -> Prepared:
     rule = compiled.rule
     tree = trees.get(rule.rule)
     if isinstance(tree, str):

@@ -21,7 +21,8 @@ from generator import __version__
 from generator.cli.completion import COMPLETE_VAR, complete
 from generator.cli.environment import settings_from_environ
 from generator.cli.options import add_verbose_option, count_verbosity
-from generator.errors import CapzgenError, ExitCode, clip
+from generator.errors import CapzgenError, ExitCode
+from generator.findings import clip
 
 EXIT_CODES_HELP = """\b
 Exit codes:

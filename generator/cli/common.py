@@ -11,10 +11,10 @@ from typing import Any
 import click
 
 from generator.cli.environment import current_settings
+from generator.clusterctl.substitution import ValuesOrigin
 from generator.errors import Location, UsageError, YamlError
 from generator.findings import Finding, hint_lines
-from generator.fsio import write_to_named_path
-from generator.substitution import ValuesOrigin
+from generator.output.fsio import write_to_named_path
 from generator.yamlio.load import load_documents, read_source
 
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -66,7 +66,7 @@ def read_template(location: str, *, timeout: float | None = None) -> tuple[str, 
 
 def _download(location: str, timeout: float | None) -> tuple[str, str]:
     # lazy: urllib and the download code cost ~15 ms of start-up; only a --from URL needs them
-    from generator.remote import DEFAULT_TIMEOUT, FetchOptions, fetch_template
+    from generator.clusterctl.remote import DEFAULT_TIMEOUT, FetchOptions, fetch_template
 
     options = FetchOptions(
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,

@@ -31,15 +31,15 @@ from generator.cli.options import (
     schema_dir_option,
     validation_options,
 )
-from generator.clusterctl_config import load_config
+from generator.clusterctl.config import load_config
+from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
+from generator.clusterctl.substitution import Inputs, ValuesOrigin
 from generator.errors import UsageError, ValidationFailed
-from generator.providers import CAPZ_VERSION, parse_infrastructure
-from generator.request import ClusterRequest
-from generator.substitution import Inputs, ValuesOrigin
+from generator.generate.request import ClusterRequest
 
 if TYPE_CHECKING:
-    from generator.gitops import FluxOptions
-    from generator.patches import PatchDocument
+    from generator.generate.patches import PatchDocument
+    from generator.output.gitops import FluxOptions
 
 
 class ClusterFlags(NamedTuple):
@@ -193,7 +193,7 @@ def generate_cluster_command(
 
     \b
     --output-dir DIR writes one file per object plus kustomization.yaml (and, with
-    --layout flux, a Flux Kustomization) instead of printing; see the README, "GitOps output".
+    --layout flux, a Flux Kustomization) instead of printing; see docs/gitops-and-fleets.md.
     """
     _check_flags(flags, output, write_to)
     flux = _flux(name, output)
@@ -203,12 +203,12 @@ def generate_cluster_command(
     inputs = values.inputs()
     if list_variables:
         # lazy: the listing loads the pipeline's value resolution; only that flag needs it here
-        from generator.listing import list_cluster_variables
+        from generator.generate.listing import list_cluster_variables
 
         click.echo(list_cluster_variables(request, inputs), nl=False)
         return
     # lazy: the pipeline (Jinja, validator, schema store) costs ~40 ms; loaded when it runs
-    from generator.pipeline import PipelineContext, generate_cluster
+    from generator.generate.pipeline import PipelineContext, generate_cluster
 
     try:
         result = generate_cluster(request, inputs, context=PipelineContext(current_settings()))
@@ -281,7 +281,7 @@ def _request(
 def _flux(name: str, output: OutputChoice) -> FluxOptions | None:
     if output.output_dir is None:
         return None
-    # lazy: generator.gitops costs ~4 ms of start-up; only --output-dir loads it
+    # lazy: generator.output.gitops costs ~4 ms of start-up; only --output-dir loads it
     from generator.cli.gitops_output import flux_options
 
     return flux_options(name, output, output.output_dir)
@@ -290,8 +290,8 @@ def _flux(name: str, output: OutputChoice) -> FluxOptions | None:
 def _write_directory(
     output: OutputChoice, directory: Path, objects: list[Any], flux: FluxOptions | None
 ) -> None:
-    # lazy: generator.gitops costs ~4 ms of start-up; only --output-dir loads it
-    from generator.gitops import render_files, write_directory
+    # lazy: generator.output.gitops costs ~4 ms of start-up; only --output-dir loads it
+    from generator.output.gitops import render_files, write_directory
 
     summary = write_directory(directory, render_files(objects, flux=flux), force=output.force)
     click.echo(f"{directory}: {summary.describe()}", err=True)
@@ -301,6 +301,6 @@ def _load_patches(patch_files: tuple[str, ...]) -> tuple[PatchDocument, ...]:
     if not patch_files:
         return ()
     # lazy: the patch model costs ~5 ms of start-up; only --patch loads it
-    from generator.patches import load_patch_files
+    from generator.generate.patches import load_patch_files
 
     return load_patch_files(patch_files)

@@ -24,11 +24,11 @@ from generator.cli.options import (
     validation_options,
 )
 from generator.cli.progress import ProgressBar
-from generator.clusterctl_config import load_config
+from generator.clusterctl.config import load_config
 from generator.fleet.file import load_fleet
 from generator.fleet.render import FleetOptions, raise_for_problems, render_fleet, write_fleet
 from generator.fleet.rules import DISABLEABLE_FLEET_RULES
-from generator.patches import load_patch_files
+from generator.generate.patches import load_patch_files
 
 
 @click.command("fleet")

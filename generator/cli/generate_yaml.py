@@ -10,10 +10,10 @@ from generator.cli.common import read_template
 from generator.cli.completion import complete_paths
 from generator.cli.environment import environ
 from generator.cli.options import config_option, from_timeout_option
-from generator.clusterctl_config import load_config
+from generator.clusterctl.config import load_config
+from generator.clusterctl.substitution import Inputs, generate_yaml
 from generator.envsubst import inspect_variables
 from generator.envsubst.listing import format_yaml_variable_list
-from generator.substitution import Inputs, generate_yaml
 
 
 @click.command("yaml")

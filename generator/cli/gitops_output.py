@@ -1,6 +1,6 @@
 """``--output-dir`` for generate cluster and fleet: the Flux options the flags describe.
 
-Its own module because it loads :mod:`generator.gitops`, which a plain ``generate cluster`` (stdout
+Its own module because it loads :mod:`generator.output.gitops`, which a plain ``generate cluster`` (stdout
 or ``--write-to``) does not need.
 """
 
@@ -9,7 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.cli.options import OutputChoice
-from generator.gitops import FluxOptions, default_flux_path, normalise_flux_path, parse_flux_source
+from generator.output.gitops import (
+    FluxOptions,
+    default_flux_path,
+    normalise_flux_path,
+    parse_flux_source,
+)
 
 
 def flux_options(name: str, output: OutputChoice, output_dir: Path) -> FluxOptions | None:

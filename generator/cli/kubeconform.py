@@ -20,7 +20,7 @@ import click
 from generator.cli.environment import current_settings
 from generator.cli.options import schema_dir_option
 from generator.errors import ExitCode
-from generator.kubeconform import (
+from generator.kubeconform.process import (
     INSTALL_HINT,
     NOT_FOUND,
     KubeconformOptions,

@@ -14,13 +14,13 @@ from typing import Any
 
 import click
 
-from generator.check import CheckReport, SourceText, check_sources
+from generator.checks import ValidationOptions
+from generator.checks.report import render_text
 from generator.cli.common import emit
 from generator.cli.environment import current_settings
 from generator.errors import ExitCode
 from generator.schemastore.store import SchemaStore
-from generator.validate import ValidationOptions
-from generator.validate.report import render_text
+from generator.validate.check import CheckReport, SourceText, check_sources
 
 
 def schema_store(schema_dirs: tuple[Path, ...]) -> SchemaStore:

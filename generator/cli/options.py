@@ -60,7 +60,7 @@ def check_rule_ids(disabled_rules: Iterable[str], *, extra: Iterable[str] = ()) 
     if not disabled:
         return
     # lazy: the rule list loads the validator (~20 ms); only a --disable-rule needs it here
-    from generator.validate import known_rule_ids
+    from generator.checks import known_rule_ids
 
     unknown = sorted(disabled - {*known_rule_ids(), *extra})
     if unknown:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from generator.release import ReleaseRequest, build_release, stale_files, write_release
+from generator.generate.release import ReleaseRequest, build_release, stale_files, write_release
 
 
 @click.command("release")

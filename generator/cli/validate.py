@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from generator.checks import ValidationOptions
+from generator.checks.report import describe_rules, render_error_json, render_json, render_text
 from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings
 from generator.cli.options import (
@@ -19,8 +21,6 @@ from generator.cli.options import (
 )
 from generator.errors import CapzgenError, ExitCode, UsageError
 from generator.settings import Settings
-from generator.validate import ValidationOptions
-from generator.validate.report import describe_rules, render_error_json, render_json, render_text
 
 
 @click.command("validate")
@@ -130,13 +130,13 @@ def _validate(
     second_opinion = None
     if kubeconform.use_kubeconform:
         # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
-        from generator.kubeconform import KubeconformOptions
+        from generator.kubeconform.process import KubeconformOptions
 
         second_opinion = KubeconformOptions(
             timeout=kubeconform.kubeconform_timeout, environ=settings.environ
         )
     # lazy: as above, the streaming validator is for runs that validate
-    from generator.streaming import default_jobs, stream_paths
+    from generator.validate.stream import default_jobs, stream_paths
 
     workers = run.jobs if run.jobs is not None else default_jobs()
     if second_opinion is None:
@@ -145,7 +145,7 @@ def _validate(
         )
     else:
         # lazy: as above (kubeconform runs beside capzgen's own validation)
-        from generator.check_beside import check_beside_kubeconform
+        from generator.validate.beside import check_beside_kubeconform
 
         report = check_beside_kubeconform(
             list(paths), store, options, second_opinion, jobs=workers, results_dir=run.results_dir

@@ -11,13 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from generator.envsubst import casing
-from generator.envsubst.encoding import (
-    canonical,
-    encode_runes,
-    from_bytes,
-    go_runes,
-    to_bytes,
-)
+from generator.envsubst.encoding import canonical, encode_runes, from_bytes, go_runes, to_bytes
 from generator.envsubst.glob import BadPattern, glob_match
 
 _GO_INT = re.compile(r"[+-]?[0-9]+")

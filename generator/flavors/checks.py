@@ -1,6 +1,6 @@
 """Render-time checks of a flavor: the validator's rules, run on the objects the flavor rendered.
 
-There is one rulebook (:mod:`generator.validate.rules`): a combination of variables is wrong
+There is one rulebook (:mod:`generator.checks.rules`): a combination of variables is wrong
 exactly when the manifests it renders break a rule, so a flavor needs no checks of its own and a
 hand-written manifest gets the same checks as a rendered one. Error findings stop the render
 before anything is written, every one of them in one :class:`~generator.errors.FlavorError`
@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from generator.checks.engine import rule_findings
 from generator.errors import FlavorError, YamlError
 from generator.flavors.model import Flavor
 from generator.flavors.origins import Translator, describe
-from generator.validate.engine import rule_findings
 from generator.yamlio.load import load_documents
 
 

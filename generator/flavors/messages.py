@@ -13,11 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from generator.azure_data import (
-    KUBERNETES_VERSION_SHAPE,
-    VM_SIZE_SHAPE,
-    nearest_regions,
-)
+from generator.azure_data import KUBERNETES_VERSION_SHAPE, VM_SIZE_SHAPE, nearest_regions
 from generator.suggest import did_you_mean
 
 FORMAT_KEY = "format"

@@ -9,15 +9,15 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache, partial
 from typing import Any
 
+from generator.clusterctl.variables import VariableStore
 from generator.errors import FlavorError, Location, SchemaStoreError, VariableError, YamlError
 from generator.findings import JsonPath, format_path
 from generator.flavors.messages import unknown_fields, value_message
 from generator.flavors.model import Flavor, VariableSpec
 from generator.schemastore.compiler import compile_schema
-from generator.variables import VariableStore
 from generator.yamlio.load import load_value
 
-VALUES_FILE_LABEL = "values file"  # the label of the values layer (see generator.pipeline)
+VALUES_FILE_LABEL = "values file"  # the label of the values layer (see generator.generate.pipeline)
 Locate = Callable[[JsonPath], str]  # a path inside the values file -> "file:line"
 
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")

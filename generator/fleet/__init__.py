@@ -9,9 +9,9 @@ A fleet file (``schemas/fleet.schema.json``)::
 
 A cluster's settings replace the defaults; ``values`` are deep-merged over the defaults' values
 (mappings merge, lists and scalars replace, ``null`` removes a default); ``overrides`` are patch
-documents (see :mod:`generator.patches`), the defaults' first, then the cluster's, then ``--patch``
+documents (see :mod:`generator.generate.patches`), the defaults' first, then the cluster's, then ``--patch``
 files. Each cluster goes through the same pipeline as ``generate cluster`` and is written to
-``DIR/<name>/`` in the GitOps layout of :mod:`generator.gitops`.
+``DIR/<name>/`` in the GitOps layout of :mod:`generator.output.gitops`.
 
 * :mod:`generator.fleet.file`: reading and checking the fleet file;
 * :mod:`generator.fleet.render`: rendering every cluster (in worker processes), the result, writing;

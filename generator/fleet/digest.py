@@ -32,9 +32,9 @@ from generator import __version__
 from generator.errors import CapzgenError
 from generator.findings import Finding, Severity, Subject
 from generator.fleet.rules import Fact
-from generator.gitops import digest as file_digest
-from generator.gitops import read_manifest
-from generator.request import ClusterRequest
+from generator.generate.request import ClusterRequest
+from generator.output.gitops import digest as file_digest
+from generator.output.gitops import read_manifest
 from generator.resources import builtin_flavors_dir
 from generator.yamlio.load import load_json
 from generator.yamlio.source import read_bytes

@@ -13,7 +13,7 @@ import jsonschema_rs
 
 from generator.errors import FleetError, Location
 from generator.findings import format_path
-from generator.patches import PatchDocument, patch_from_data, schema_problems
+from generator.generate.patches import PatchDocument, patch_from_data, schema_problems
 from generator.resources import builtin_schemas_dir
 from generator.yamlio.load import load_documents, read_source
 
@@ -94,7 +94,7 @@ def parse_fleet(text: str, *, source: str) -> Fleet:
             msg,
             location=Location(file=source),
             details=problems,
-            hint="see the Fleets section of the README (schema: schemas/fleet.schema.json)",
+            hint="see docs/gitops-and-fleets.md, Fleets (schema: schemas/fleet.schema.json)",
         )
     defaults = raw.get("defaults", {})
     shared = _overrides(defaults, source, index, "defaults")

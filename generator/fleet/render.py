@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from generator.clusterctl.substitution import Inputs, ValuesOrigin
 from generator.errors import CapzgenError, ExitCode, FleetInvalid
 from generator.findings import Finding, sort_findings
 from generator.fleet.digest import (
@@ -23,7 +24,11 @@ from generator.fleet.digest import (
 )
 from generator.fleet.file import Fleet, check_patch_selectors
 from generator.fleet.rules import Fact, cross_cluster_findings, facts
-from generator.gitops import (
+from generator.generate.patches import PatchDocument
+from generator.generate.pipeline import PipelineContext, check_output, render_cluster
+from generator.generate.provenance import attribute_findings
+from generator.generate.request import ClusterRequest
+from generator.output.gitops import (
     FluxOptions,
     WritePlan,
     WriteSummary,
@@ -31,13 +36,8 @@ from generator.gitops import (
     plan_directory,
     render_files,
 )
-from generator.patches import PatchDocument
-from generator.pipeline import PipelineContext, check_output, render_cluster
-from generator.provenance import attribute_findings
-from generator.request import ClusterRequest
+from generator.output.staging import open_transaction
 from generator.settings import Settings
-from generator.staging import open_transaction
-from generator.substitution import Inputs, ValuesOrigin
 
 log = logging.getLogger(__name__)
 

@@ -16,6 +16,7 @@ from typing import Any
 from generator.capzbuild.values import normalized_name
 from generator.errors import Location, MigrationError
 from generator.findings import format_path
+from generator.jsontypes import dig
 from generator.migrate import tables as t
 from generator.migrate.adopt import adopt_all
 from generator.migrate.build import strip_server_fields
@@ -30,8 +31,8 @@ from generator.migrate.machine_pool import convert_machine_pool
 from generator.migrate.model import NOTE, MigrationResult, Origin
 from generator.migrate.plan import ClusterPlan, Item, Notes
 from generator.migrate.versions import bump_object, rewrite_alpha
+from generator.model.kinds import CLUSTER_SCOPED_KINDS
 from generator.schemastore.store import SchemaStore
-from generator.transform import CLUSTER_SCOPED_KINDS
 from generator.yamlio.load import load_documents
 
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
@@ -140,14 +141,8 @@ def _refers(ref: Any, kind: str, target: Item, owner_namespace: str | None) -> b
     return _same_namespace(namespace if isinstance(namespace, str) else None, target.namespace)
 
 
-def _dig(obj: Any, *keys: str) -> Any:
-    for key in keys:
-        obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj
-
-
 def _label(item: Item, key: str) -> str | None:
-    value = _dig(item.obj, "metadata", "labels", key)
+    value = dig(item.obj, "metadata", "labels", key)
     return value if isinstance(value, str) else None
 
 
@@ -250,7 +245,7 @@ class _Migration:
 
     def _cluster_for(self, item: Item, ref_field: str, kind: str) -> Item | None:
         for cluster in self.clusters:
-            if _refers(_dig(cluster.obj, "spec", ref_field), kind, item, cluster.namespace):
+            if _refers(dig(cluster.obj, "spec", ref_field), kind, item, cluster.namespace):
                 return cluster
         return self._cluster_named(_label(item, CLUSTER_NAME_LABEL), item.namespace)
 
@@ -308,7 +303,7 @@ class _Migration:
         for plan in self.plans:
             if id(plan) in done:
                 continue
-            ref = _dig(plan.cluster.obj, "spec", "infrastructureRef") if plan.cluster else None
+            ref = dig(plan.cluster.obj, "spec", "infrastructureRef") if plan.cluster else None
             ref_name = ref.get("name") if isinstance(ref, dict) else None
             name = ref_name if isinstance(ref_name, str) else plan.cluster_name
             infra = convert_cluster_infra(
@@ -333,7 +328,7 @@ class _Migration:
                     mp
                     for mp in self.capi_pools
                     if _refers(
-                        _dig(mp.obj, "spec", "template", "spec", "infrastructureRef"),
+                        dig(mp.obj, "spec", "template", "spec", "infrastructureRef"),
                         t.LEGACY_MACHINE_POOL,
                         item,
                         mp.namespace,
@@ -341,7 +336,7 @@ class _Migration:
                 ),
                 None,
             )
-            cluster_name = _dig(owner.obj, "spec", "clusterName") if owner else None
+            cluster_name = dig(owner.obj, "spec", "clusterName") if owner else None
             if not isinstance(cluster_name, str):
                 cluster_name = _label(item, CLUSTER_NAME_LABEL)
             plan = self._plan_of_cluster(self._cluster_named(cluster_name, item.namespace))
@@ -352,7 +347,7 @@ class _Migration:
             if owner is not None:
                 by_item[id(owner)] = pool
                 plan.machine_pool_names.append(owner.name)
-                replicas = _dig(owner.obj, "spec", "replicas")
+                replicas = dig(owner.obj, "spec", "replicas")
                 if isinstance(replicas, int) and not isinstance(replicas, bool):
                     plan.pool_replicas[pool.object_name] = replicas
         return by_item
@@ -374,7 +369,7 @@ class _Migration:
                     strip_server_fields(obj)
                     replacements[index] = [obj]
             elif _capi(item, "MachinePool"):
-                ref = _dig(item.obj, "spec", "template", "spec", "infrastructureRef")
+                ref = dig(item.obj, "spec", "template", "spec", "infrastructureRef")
                 if isinstance(ref, dict) and ref.get("kind") == t.LEGACY_MACHINE_POOL:
                     replacements[index] = [
                         rewrite_machine_pool(item, pools.get(id(item)), namespace, self.notes)
@@ -415,7 +410,7 @@ class _Migration:
         alpha = bumped = 0
         for position, obj in enumerate(objects):
             kind = str(obj.get("kind"))
-            name = str(_dig(obj, "metadata", "name"))
+            name = str(dig(obj, "metadata", "name"))
             rewritten = rewrite_alpha(obj)
             for path in rewritten:
                 self.notes.add(
@@ -479,7 +474,7 @@ def _move_namespace(obj: dict[str, Any], namespace: str) -> None:
             metadata["namespace"] = namespace
     for ref in _refs(obj.get("spec")):
         ref["namespace"] = namespace
-    topology = _dig(obj, "spec", "topology")
+    topology = dig(obj, "spec", "topology")
     if isinstance(topology, dict) and topology.get("classNamespace"):
         topology["classNamespace"] = namespace
 

@@ -11,48 +11,22 @@ from __future__ import annotations
 from typing import Final
 
 # Moved to generator.capzbuild.tables (shared with the validator); re-exported for the converters.
-from generator.capzbuild.tables import (
-    AUTOSCALER_DEFAULTS as AUTOSCALER_DEFAULTS,
-)
-from generator.capzbuild.tables import (
-    AUTOSCALER_KEYS as AUTOSCALER_KEYS,
-)
-from generator.capzbuild.tables import (
-    CONTAINER_SERVICE_API as CONTAINER_SERVICE_API,
-)
+from generator.capzbuild.tables import AUTOSCALER_DEFAULTS as AUTOSCALER_DEFAULTS
+from generator.capzbuild.tables import AUTOSCALER_KEYS as AUTOSCALER_KEYS
+from generator.capzbuild.tables import CONTAINER_SERVICE_API as CONTAINER_SERVICE_API
 from generator.capzbuild.tables import (
     CONTAINER_SERVICE_PREVIEW_API as CONTAINER_SERVICE_PREVIEW_API,
 )
-from generator.capzbuild.tables import (
-    CONTROL_PLANE_COPIES as CONTROL_PLANE_COPIES,
-)
-from generator.capzbuild.tables import (
-    CONTROL_PLANE_DROPPED as CONTROL_PLANE_DROPPED,
-)
-from generator.capzbuild.tables import (
-    CREDENTIAL_ANNOTATION as CREDENTIAL_ANNOTATION,
-)
-from generator.capzbuild.tables import (
-    DEFAULT_ADMIN_USERNAME as DEFAULT_ADMIN_USERNAME,
-)
-from generator.capzbuild.tables import (
-    MACHINE_POOL_COPIES as MACHINE_POOL_COPIES,
-)
-from generator.capzbuild.tables import (
-    MACHINE_POOL_DEFAULTS as MACHINE_POOL_DEFAULTS,
-)
-from generator.capzbuild.tables import (
-    MACHINE_POOL_DROPPED as MACHINE_POOL_DROPPED,
-)
-from generator.capzbuild.tables import (
-    SKU_TIERS as SKU_TIERS,
-)
-from generator.capzbuild.tables import (
-    SYSCTL_NAMES as SYSCTL_NAMES,
-)
-from generator.capzbuild.tables import (
-    SYSCTL_RENAMES as SYSCTL_RENAMES,
-)
+from generator.capzbuild.tables import CONTROL_PLANE_COPIES as CONTROL_PLANE_COPIES
+from generator.capzbuild.tables import CONTROL_PLANE_DROPPED as CONTROL_PLANE_DROPPED
+from generator.capzbuild.tables import CREDENTIAL_ANNOTATION as CREDENTIAL_ANNOTATION
+from generator.capzbuild.tables import DEFAULT_ADMIN_USERNAME as DEFAULT_ADMIN_USERNAME
+from generator.capzbuild.tables import MACHINE_POOL_COPIES as MACHINE_POOL_COPIES
+from generator.capzbuild.tables import MACHINE_POOL_DEFAULTS as MACHINE_POOL_DEFAULTS
+from generator.capzbuild.tables import MACHINE_POOL_DROPPED as MACHINE_POOL_DROPPED
+from generator.capzbuild.tables import SKU_TIERS as SKU_TIERS
+from generator.capzbuild.tables import SYSCTL_NAMES as SYSCTL_NAMES
+from generator.capzbuild.tables import SYSCTL_RENAMES as SYSCTL_RENAMES
 
 CAPZ_GROUP: Final = "infrastructure.cluster.x-k8s.io"
 CAPZ_V1BETA1: Final = f"{CAPZ_GROUP}/v1beta1"
@@ -142,7 +116,7 @@ IDENTITY_AUTH_MODES: Final = {
 # --- Embedded ASO resources on versions ASO v2.18.0 no longer serves (reference O8, §5.1) --------
 
 # (group, kind, removed version) -> steps converting the spec to the target version (the target
-# versions are the validator's, generator.validate.rules.versions.REMOVED_VERSIONS). Steps:
+# versions are the validator's, generator.checks.rules.versions.REMOVED_VERSIONS). Steps:
 #   ("rename", path, new name)            rename the last key of path (same parent)
 #   ("drop", path, reason)                remove a field the target version lacks
 #   ("values", path, {old: new or ""})    map enum values; "" = no equivalent (field dropped)

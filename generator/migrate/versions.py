@@ -16,12 +16,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from generator.checks.rules.versions import REMOVED_VERSIONS
 from generator.errors import YamlError
 from generator.findings import PathPart, format_path
 from generator.migrate.model import NOTE, UNMAPPED, Note
 from generator.migrate.tables import ASO_KINDS, CAPZ_V1ALPHA1, CAPZ_V1BETA1, CONVERSIONS, Step
 from generator.model.kinds import EMBEDDING_KINDS, split_api_version
-from generator.validate.rules.versions import REMOVED_VERSIONS
 from generator.yamlio.load import load_value
 
 Path = list[PathPart]

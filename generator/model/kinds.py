@@ -169,3 +169,25 @@ RECONCILE_POLICY_ANNOTATION = "serviceoperator.azure.com/reconcile-policy"
 REPLICAS_MANAGED_BY_ANNOTATION = "cluster.x-k8s.io/replicas-managed-by"
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
 DEFAULT_CREDENTIAL_SECRET = "aso-credential"
+
+# Kinds clusterctl never namespaces (matched by kind only, like clusterctl).
+CLUSTER_SCOPED_KINDS = frozenset(
+    {
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "PodSecurityPolicy",
+        "CertificateSigningRequest",
+        "ClusterRoleBinding",
+        "ClusterRole",
+        "VolumeAttachment",
+        "StorageClass",
+        "CSIDriver",
+        "CSINode",
+        "ValidatingWebhookConfiguration",
+        "MutatingWebhookConfiguration",
+        "CustomResourceDefinition",
+        "PriorityClass",
+        "RuntimeClass",
+    }
+)

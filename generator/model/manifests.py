@@ -21,8 +21,9 @@ from typing import Any, TypeVar
 
 from generator.documents import Document
 from generator.findings import JsonPath, Subject
+from generator.jsontypes import dig
 from generator.model import kinds
-from generator.model.values import as_dict, as_list, as_str, dig, known_str
+from generator.model.values import as_dict, as_list, as_str, known_str
 
 
 def embedded_items(obj: Any, kind: str | None) -> tuple[JsonPath, list[Any] | None]:

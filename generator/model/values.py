@@ -13,20 +13,6 @@ from typing import Any
 from generator.names import parse_kubernetes_version
 
 
-def dig(obj: Any, *keys: str | int) -> Any:
-    """``obj[k1][k2]...`` or ``None`` when any step is missing or of the wrong container type."""
-    for key in keys:
-        if isinstance(obj, dict):
-            obj = obj.get(key)
-        elif isinstance(obj, list) and isinstance(key, int) and -len(obj) <= key < len(obj):
-            obj = obj[key]
-        else:
-            return None
-        if obj is None:
-            return None
-    return obj
-
-
 def as_str(value: Any) -> str | None:
     """The value if it is a string, else None."""
     return value if isinstance(value, str) else None

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator.errors import CapzgenError, Location, SchemaStoreError
-from generator.fsio import write_atomically
+from generator.output.fsio import write_atomically
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.bundle import (
     ARCHIVE_NAME,

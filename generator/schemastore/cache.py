@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from generator.errors import InputOutputError, Location
-from generator.fsio import write_atomically
+from generator.output.fsio import write_atomically
 from generator.schemastore.types import GroupVersionKind
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class SourceBytes:
     """The raw bytes of one schema source plus its digest (the key of the conversion cache); not
-    to be confused with :class:`generator.check.SourceText`, a manifest's decoded text."""
+    to be confused with :class:`generator.validate.check.SourceText`, a manifest's decoded text."""
 
     name: str  # path as given, or "<stdin>"
     data: bytes

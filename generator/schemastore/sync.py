@@ -19,12 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import CapzgenError, InputOutputError, Location, SchemaStoreError, YamlError
-from generator.schemastore.cache import (
-    PROVENANCE_NAME,
-    dump_json,
-    install_files,
-    with_provenance,
-)
+from generator.schemastore.cache import PROVENANCE_NAME, dump_json, install_files, with_provenance
 from generator.schemastore.catalog import catalog_gvk
 from generator.schemastore.crd import CrdError, convert_documents
 from generator.schemastore.loading import SourceBytes, parse_documents

@@ -42,7 +42,7 @@ class Part:
     """One component of a batch: its documents, and the hub documents it needs as guests.
 
     Validating a part alone gives the findings about its documents that validating everything
-    gives, so a part whose inputs are unchanged can be skipped (:mod:`generator.result_cache`).
+    gives, so a part whose inputs are unchanged can be skipped (:mod:`generator.validate.cache.store`).
     """
 
     home: array[int]  # ascending

@@ -12,11 +12,11 @@ import pytest
 from generator.cel.limits import CALL, OBJECT, TIME, CostExceeded, CostLimits, Meter
 from generator.cel.runtime import compile_program, to_cel
 from generator.cel.validate import check_cel
+from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.findings import Finding, Severity
 from generator.model.manifests import ManifestSet
 from generator.schemastore.store import SchemaStore
-from generator.validate import ValidationOptions, validate_documents
 from tests.cel.conftest import crd
 
 StoreFactory = Callable[..., SchemaStore]

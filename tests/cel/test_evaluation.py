@@ -11,11 +11,11 @@ import pytest
 from generator.cel.rules import CelRule
 from generator.cel.tree import build_tree
 from generator.cel.validate import check_cel, parse_field_path
+from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.findings import Finding, Severity
 from generator.model.manifests import ManifestSet
 from generator.schemastore.store import SchemaStore
-from generator.validate import ValidationOptions, validate_documents
 from tests.cel.conftest import crd
 
 StoreFactory = Callable[..., SchemaStore]

@@ -17,11 +17,11 @@ import yaml
 
 from generator.cel.inventory import schema_rules
 from generator.cel.rules import CelRule, RuleStatus, analyze
+from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.findings import PathPart, Severity, format_path
 from generator.schemastore.crd import convert_documents
 from generator.schemastore.store import SchemaStore
-from generator.validate import ValidationOptions, validate_documents
 from tests.conftest import SHARED
 
 

@@ -110,7 +110,7 @@ PROBE = textwrap.dedent(
     import sys
     from generator.documents import Document
     from generator.schemastore.store import SchemaStore
-    from generator.validate import ValidationOptions, validate_documents
+    from generator.checks import ValidationOptions, validate_documents
 
     obj = {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
            "metadata": {"name": "c"}, "spec": %s}

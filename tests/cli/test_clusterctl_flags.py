@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.errors import UsageError
-from generator.providers import CAPZ_VERSION, parse_infrastructure
 from tests.conftest import GENERATE_DEMO
 
 COUNTS_TEMPLATE = """\

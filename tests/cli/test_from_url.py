@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from generator.clusterctl.remote import FetchOptions, Response, download_url, fetch_template
 from generator.errors import InputOutputError, UsageError
-from generator.remote import FetchOptions, Response, download_url, fetch_template
 
 TEMPLATE = """\
 apiVersion: v1

@@ -20,13 +20,13 @@ NOT_FOR_VALIDATE = [
     "yaml",  # PyYAML: the fast path reads manifests with ryaml; lines are looked up on findings
     "platformdirs",  # the XDG cache folder is computed from the environment
     "secrets",
-    "generator.substitution",
+    "generator.clusterctl.substitution",
     "generator.envsubst",
-    "generator.variables",
+    "generator.clusterctl.variables",
     "generator.yamlio.emit",
     "generator.yamlio.precise",
     "generator.yamlio.linetree",
-    "generator.validate.clusterclass.patches",  # only a set holding a ClusterClass
+    "generator.checks.clusterclass.patches",  # only a set holding a ClusterClass
     "generator.schemastore.catalog",  # only a schema folder on the search path
     "re2",  # only a pattern the Rust regex engine refuses
     "celpy",  # only a CEL rule that applies
@@ -34,7 +34,7 @@ NOT_FOR_VALIDATE = [
 # --version needs click and the group, nothing of the validator or the schema store.
 NOT_FOR_VERSION = [
     *NOT_FOR_VALIDATE,
-    "generator.validate",
+    "generator.checks",
     "generator.schemastore.store",
     "jsonschema_rs",
     "ryaml",

@@ -266,7 +266,7 @@ def test_endless_stdin_import_stops_at_the_bound(run_cli: Any, tmp_path: Path) -
 
 
 def test_long_messages_are_clipped() -> None:
-    from generator.errors import clip
+    from generator.findings import clip
 
     assert clip("x" * 10) == "x" * 10
     assert clip("x" * 600) == "x" * 500 + "... (100 more characters)"

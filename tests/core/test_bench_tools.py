@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks import floor, stages
 from benchmarks.inputs import TEMPLATE, cluster_text
-from generator.kubeconform import store_layout
+from generator.kubeconform.process import store_layout
 
 
 @pytest.mark.parametrize(("broken", "status"), [(None, 0), ("top", 1), ("embedded", 1)])

@@ -1,11 +1,16 @@
-"""The package's import graph stays visible and acyclic.
+"""The package's import graph stays visible, acyclic and layered.
 
 Every module under ``generator`` is imported, and the graph of imports read from the source (at
-module top and inside functions, ``TYPE_CHECKING`` blocks excepted) must have no cycle, between
-modules nor between the package's top-level units: a cycle hidden behind an import inside a
-function is still a cycle, it only fails later. Imports inside
+module top, inside functions and inside ``TYPE_CHECKING`` blocks) must have no cycle, between
+modules nor between the package's rooms: a cycle hidden behind an import inside a function or a
+type-only import is still a cycle, it only fails later or confuses the reader. Imports inside
 functions are allowed only with a ``# lazy: <reason>`` comment on the line above or on the line
 itself, so that each one is a decision someone can check.
+
+The layering rule (``FLOORS``, also in docs/architecture.md): each room of the package stands on
+one floor, and a module imports only its own room and rooms on lower floors. So the shared
+vocabulary imports no room, kubeconform never reaches into the validate run, migrate never
+imports the generate pipeline, and nothing below the CLI imports the CLI.
 """
 
 from __future__ import annotations
@@ -63,21 +68,11 @@ def _resolve(module: str, node: ast.Import | ast.ImportFrom) -> tuple[str, ...]:
     return tuple(dict.fromkeys(targets))
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def import_sites(module: str) -> Iterator[ImportSite]:
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
 
     def visit(node: ast.AST, in_function: bool) -> Iterator[ImportSite]:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                yield from (s for n in child.orelse for s in visit_one(n, in_function))
-                continue
             yield from visit_one(child, in_function)
 
     def visit_one(node: ast.AST, in_function: bool) -> Iterator[ImportSite]:
@@ -143,6 +138,80 @@ def test_every_module_imports(module: str) -> None:
 def test_the_import_graph_has_no_cycle() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+# The floors of the house, lowest first. A room is a folder of ``generator`` or one top-level module
+# (the shared vocabulary); it may import itself and rooms of lower floors only.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    # the shared vocabulary: words every room uses
+    (
+        "errors",
+        "findings",
+        "documents",
+        "names",
+        "suggest",
+        "settings",
+        "resources",
+        "jsonpatch",
+        "jsontypes",
+    ),
+    ("yamlio", "envsubst", "model"),  # reading and writing YAML; ${VAR} text; the document model
+    ("azure_data", "output", "capzbuild"),  # Azure facts; nothing half-written; CAPZ's builders
+    ("schemastore", "clusterctl"),  # schemas; clusterctl's variables, config and templates
+    ("cel", "kubeconform"),  # CEL rules of the schemas; kubeconform as a second opinion
+    ("checks",),  # the rulebook: one engine every path calls
+    ("flavors", "migrate", "validate"),  # flavors; migration and adoption; the validate run
+    ("generate",),  # the generate pipeline
+    ("fleet",),  # fleets of generate requests
+    ("cli",),  # the only edge that reads os.environ and prints
+    ("__main__",),
+)
+
+
+def room_of(module: str) -> str:
+    """The room ``generator.a.b`` stands in: ``a`` (a folder or a top-level module)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_every_room_has_a_floor() -> None:
+    placed = [room for floor in FLOORS for room in floor]
+    assert len(placed) == len(set(placed)), "a room stands on two floors"
+    rooms = {room_of(module) for module in MODULES} - {""}
+    assert rooms == set(placed), f"rooms without a floor: {sorted(rooms - set(placed))}; " + (
+        f"floors naming no room: {sorted(set(placed) - rooms)}"
+    )
+
+
+def test_imports_go_down_the_floors() -> None:
+    floor = {room: number for number, rooms in enumerate(FLOORS) for room in rooms}
+    wrong = []
+    for module in MODULES:
+        here = room_of(module)
+        for site in import_sites(module):
+            for target in site.targets:
+                there = room_of(target)
+                if not there or there == here or floor[there] < floor.get(here, -1):
+                    continue
+                if floor[there] == floor.get(here) == 0:
+                    continue  # the vocabulary's words may use each other (the cycle tests hold)
+                wrong.append(f"{module}:{site.line} imports {target}")
+    assert not wrong, "imports that run up or across the floors:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_floor_rule_names_the_forbidden_directions() -> None:
+    """The directions the layering exists to forbid, spelled out so a change of FLOORS that
+    allows one of them fails here first."""
+    floor = {room: number for number, rooms in enumerate(FLOORS) for room in rooms}
+    assert floor["kubeconform"] < floor["validate"]
+    assert floor["migrate"] < floor["generate"]
+    assert floor["clusterctl"] < floor["flavors"]
+    assert all(floor[room] < floor["cli"] for room in floor if room not in {"cli", "__main__"})
+    assert all(
+        number == 0
+        for room, number in floor.items()
+        if "." not in room and room in {"errors", "findings", "documents", "names"}
+    )
 
 
 def test_the_graph_of_top_level_units_has_no_cycle() -> None:

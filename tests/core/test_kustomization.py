@@ -1,5 +1,5 @@
 """``capzgen validate DIR`` reads a kustomization.yaml: its resources decide what is validated,
-nothing outside DIR is read and nothing is fetched (generator/kustomization.py)."""
+nothing outside DIR is read and nothing is fetched (generator/validate/kustomization.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from generator.kustomization import collect_inputs
+from generator.validate.kustomization import collect_inputs
 
 GOOD = """\
 apiVersion: v1
@@ -168,7 +168,7 @@ def test_cycles_and_repeats_are_read_once(tmp_path: Path, caplog: pytest.LogCapt
             "sub/kustomization.yaml": kustomization(".."),
         },
     )
-    with caplog.at_level(logging.INFO, logger="generator.kustomization"):
+    with caplog.at_level(logging.INFO, logger="generator.validate.kustomization"):
         inputs = collect_inputs(str(root))
     assert inputs.files == [str(root / "good.yaml")]
     assert inputs.findings == []

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from generator.errors import CapzgenError
-from generator.transform import apply_target_namespace
+from generator.generate.transform import apply_target_namespace
 
 
 def obj(kind: str, api_version: str = "v1", **extra: Any) -> dict[str, Any]:

@@ -6,9 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from generator.clusterctl_config import config_value_as_string, find_config_file, load_config
+from generator.clusterctl.config import config_value_as_string, find_config_file, load_config
+from generator.clusterctl.variables import (
+    VariableStore,
+    config_layer,
+    environment_layer,
+    override_layer,
+)
 from generator.errors import InputOutputError, YamlError
-from generator.variables import VariableStore, config_layer, environment_layer, override_layer
 
 
 def store(**layers: dict[str, object]) -> VariableStore:

@@ -10,13 +10,13 @@ from typing import Any
 
 import yaml
 
+from generator.clusterctl.variables import VariableStore, override_layer
 from generator.errors import CapzgenError
 from generator.findings import Finding, format_path
 from generator.flavors import render, values
 from generator.flavors.catalog import FlavorCatalog
 from generator.schemastore.store import SchemaStore
 from generator.settings import Settings
-from generator.variables import VariableStore, override_layer
 
 # The minimum every aks-shaped flavor needs.
 AKS_REQUIRED = {
@@ -78,8 +78,8 @@ def problems(error: CapzgenError) -> str:
 def rule_warnings(flavor: str, settings: Mapping[str, Any]) -> list[Finding]:
     """The warnings the validator's rules report on a flavor's rendered objects (warnings do not
     stop a render; the validation of the output reports them)."""
+    from generator.checks.engine import rule_findings
     from generator.documents import Document
-    from generator.validate.engine import rule_findings
 
     objects = render_objects(flavor, settings)
     documents = [Document(f"{flavor}.yaml", index, obj) for index, obj in enumerate(objects)]

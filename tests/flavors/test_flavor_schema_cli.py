@@ -12,12 +12,13 @@ import yaml
 
 from tests.conftest import REPO_ROOT
 
-README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+FLAVORS_DOC = (REPO_ROOT / "docs" / "flavors-and-variables.md").read_text(encoding="utf-8")
+FLEETS_DOC = (REPO_ROOT / "docs" / "gitops-and-fleets.md").read_text(encoding="utf-8")
 
 
 def readme_values_example() -> dict[str, Any]:
-    """The `values.yaml` example the README gives for `--values`."""
-    after = README.split("Example (`values.yaml`, passed with `--values`):", 1)[1]
+    """The `values.yaml` example docs/flavors-and-variables.md gives for `--values`."""
+    after = FLAVORS_DOC.split("Example (`values.yaml`, passed with `--values`):", 1)[1]
     block = re.search(r"```yaml\n(.*?)```", after, re.S)
     assert block is not None
     values = yaml.safe_load(block.group(1))
@@ -26,8 +27,8 @@ def readme_values_example() -> dict[str, Any]:
 
 
 def readme_fleet_values() -> list[tuple[str, dict[str, Any]]]:
-    """Every ``values`` mapping of the README's fleet example, with its cluster's flavor."""
-    block = re.search(r"```yaml\n(apiVersion: capzgen.dev/v1alpha1.*?)```", README, re.S)
+    """Every ``values`` mapping of the fleet example in docs/gitops-and-fleets.md, with its flavor."""
+    block = re.search(r"```yaml\n(apiVersion: capzgen.dev/v1alpha1.*?)```", FLEETS_DOC, re.S)
     assert block is not None
     fleet = yaml.safe_load(block.group(1))
     default = fleet["defaults"].get("flavor", "aks")

@@ -8,13 +8,7 @@ import pytest
 
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, Severity, Subject, format_path
-from generator.flavors.origins import (
-    WILDCARD,
-    Translator,
-    describe,
-    parse_origins,
-    parse_path,
-)
+from generator.flavors.origins import WILDCARD, Translator, describe, parse_origins, parse_path
 from generator.flavors.render import Placeholder
 
 ORIGINS = parse_origins(

@@ -264,7 +264,7 @@ def test_cli_names_the_variable_and_exits_1(
 
 
 def test_every_rule_id_of_the_cases_exists() -> None:
-    from generator.validate.rules import RULES
+    from generator.checks.rules import RULES
 
     assert set(CASES) | set(LEGACY_CASES) - {"CAPZ-ASO-PATCH-JSON-POOL"} <= set(RULES)
 
@@ -336,7 +336,7 @@ def test_placeholders_are_not_judged(run_cli: Any, user_flavors: Path) -> None:
 
 def test_exported_structural_defaults_are_checked(tmp_path: Path) -> None:
     """Structural variables render with their defaults in export mode, and those are checked."""
-    from generator.release import ReleaseRequest, build_release
+    from generator.generate.release import ReleaseRequest, build_release
 
     folder = tmp_path / "mine"
     folder.mkdir()
@@ -443,8 +443,8 @@ def test_a_valid_cluster_runs_the_rules_once(
 ) -> None:
     """With the output validated, the render-time check waits for an error there: a valid
     cluster runs the rules once, an invalid one twice (the second names the variable)."""
-    import generator.check as check
-    import generator.validate.engine as engine
+    import generator.checks.engine as engine
+    import generator.validate.check as check
 
     calls: list[int] = []
     real = engine.validate_documents

@@ -1,4 +1,4 @@
-"""generator/unknown_vars.py and generator/flavors/messages.py, below the CLI."""
+"""generator/generate/unknown_vars.py and generator/flavors/messages.py, below the CLI."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import Any
 import jsonschema_rs
 import pytest
 
+from generator.clusterctl.substitution import Inputs, ValuesOrigin
 from generator.errors import VariableError
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.messages import subschema, unknown_fields, value_message
 from generator.flavors.model import Flavor
-from generator.pipeline import check_unknown_variables
-from generator.request import ClusterRequest
-from generator.substitution import Inputs, ValuesOrigin
-from generator.unknown_vars import (
+from generator.generate.pipeline import check_unknown_variables
+from generator.generate.request import ClusterRequest
+from generator.generate.unknown_vars import (
     SuppliedName,
     check_names,
     flavor_names,

@@ -11,7 +11,7 @@ from generator.errors import FleetError
 from generator.fleet.digest import RECORD_NAME
 from generator.fleet.file import deep_merge, parse_fleet
 from generator.fleet.render import SERIAL_BELOW, FleetOptions, render_fleet
-from generator.gitops import FluxOptions
+from generator.output.gitops import FluxOptions
 from tests.gitops.conftest import read_dir, stat_dir
 
 GOLDEN = Path(__file__).parent / "golden"

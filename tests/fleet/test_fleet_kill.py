@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.staging import JOURNAL_NAME, STAGING_PREFIX, recover
+from generator.output.staging import JOURNAL_NAME, STAGING_PREFIX, recover
 
 OLD_COUNT = 300
 
@@ -241,11 +241,11 @@ def kill_and_check(
     return outcome
 
 
-# Runs the CLI with every rename of generator.staging counted; the process SIGKILLs itself just
+# Runs the CLI with every rename of generator.output.staging counted; the process SIGKILLs itself just
 # before rename number argv[1] (0-based), and reports how many renames it made when it ends.
 KILL_AT_RENAME = """
 import atexit, os, signal, sys
-import generator.staging as staging
+import generator.output.staging as staging
 limit, count, real = int(sys.argv[1]), [0], staging.rename
 def rename(source, target):
     if count[0] == limit:

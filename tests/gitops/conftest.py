@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from generator.staging import STAGING_PREFIX
+from generator.output.staging import STAGING_PREFIX
 
 BASE_ARGS = ["--var", "AZURE_LOCATION=westeurope", "--kubernetes-version", "v1.31.1"]
 
@@ -33,7 +33,7 @@ def stat_dir(directory: Path) -> dict[str, tuple[int, bytes]]:
 
 
 def leftovers(root: Path) -> list[str]:
-    """Staging folders of generator.staging anywhere below ``root``."""
+    """Staging folders of generator.output.staging anywhere below ``root``."""
     return sorted(str(p) for p in root.rglob(f"{STAGING_PREFIX}*"))
 
 

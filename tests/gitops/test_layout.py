@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from generator.errors import OutputConflict, UsageError
-from generator.gitops import (
+from generator.output.gitops import (
     MANIFEST_NAME,
     FluxOptions,
     default_flux_path,
@@ -135,7 +135,7 @@ def test_default_flux_path_never_climbs_with_dot_dot(
     relative to the folder's parent, with a warning naming that parent."""
     here = tmp_path / "here"
     here.mkdir()
-    with caplog.at_level("WARNING", logger="generator.gitops"):
+    with caplog.at_level("WARNING", logger="generator.output.gitops"):
         assert default_flux_path(here / ".." / "other" / "demo", cwd=here) == "./demo"
     assert f"relative to {tmp_path / 'other'}" in caplog.text
     assert "--flux-path" in caplog.text

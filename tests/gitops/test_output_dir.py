@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from generator.gitops import plan_directory, write_directory
+from generator.output.gitops import plan_directory, write_directory
 from tests.gitops.conftest import BASE_ARGS, read_dir, stat_dir
 
 GOLDEN = Path(__file__).parent / "golden"

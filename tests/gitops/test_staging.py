@@ -1,4 +1,4 @@
-"""Folder output is all or nothing (generator.staging): a full disk, a failing rename, a run killed
+"""Folder output is all or nothing (generator.output.staging): a full disk, a failing rename, a run killed
 mid-switch, leftovers of killed runs, and runs that overlap."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from generator import staging, staging_support
 from generator.errors import InputOutputError
 from generator.fleet.file import Fleet, FleetCluster
 from generator.fleet.render import ClusterOutcome, FleetResult, write_fleet
-from generator.gitops import MANIFEST_NAME, write_directory
-from generator.staging import JOURNAL_NAME, STAGING_PREFIX, open_transaction, recover
+from generator.output import staging, staging_support
+from generator.output.gitops import MANIFEST_NAME, write_directory
+from generator.output.staging import JOURNAL_NAME, STAGING_PREFIX, open_transaction, recover
 from tests.gitops.conftest import fail_at, leftovers, stat_dir
 
 OLD = {f"file-{i:02d}.yaml": f"old {i}\n" for i in range(20)}
@@ -377,7 +377,7 @@ def test_many_files_are_flushed_with_one_syncfs_or_else_one_fsync_each(
 ) -> None:
     """A large folder write flushes its file system once; where syncfs is missing or fails,
     every staged file is fsynced instead, before anything is switched in."""
-    import generator.staging as staging_module
+    import generator.output.staging as staging_module
 
     files = {f"c{i}/f.yaml": f"n: {i}\n" for i in range(staging_support.SYNCFS_FROM + 4)}
     synced: list[Path] = []

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.kubeconform import NOT_FOUND
+from generator.kubeconform.process import NOT_FOUND
 from tests.conftest import CliResult
 from tests.kubeconform.conftest import CONTROL_PLANE, RESOURCE_GROUP, SECRET, FakeKubeconform
 
@@ -303,7 +303,7 @@ def test_kubeconform_runs_while_capzgen_validates(
 ) -> None:
     """capzgen's own validation starts after kubeconform was started and before it is waited
     for: the fake has logged its call by the time the validation looks."""
-    import generator.check_beside as beside
+    import generator.validate.beside as beside
 
     fake = fake_kubeconform("check")
     seen: list[int] = []

@@ -1,4 +1,4 @@
-"""``validate --kubeconform`` on files (generator.kubeconform_files): kubeconform reads the user's
+"""``validate --kubeconform`` on files (generator.kubeconform.files): kubeconform reads the user's
 files itself plus one stream of embedded resources, and its report is mapped back to documents."""
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.kubeconform import KubeconformOptions
-from generator.kubeconform_files import (
+from generator.kubeconform.files import (
     MAX_GUESSED_PAIRS,
     InputFile,
     NamedKinds,
     may_embed,
     start_on_files,
 )
-from generator.kubeconform_report import KubeconformResult
-from generator.kubeconform_stream import block_yaml
-from generator.kubeconform_verdicts import Verdicts
+from generator.kubeconform.process import KubeconformOptions
+from generator.kubeconform.report import KubeconformResult
+from generator.kubeconform.stream import block_yaml
 from generator.schemastore.store import SchemaStore
+from generator.validate.cache.verdicts import Verdicts
 from tests.kubeconform.conftest import CONTROL_PLANE, RESOURCE_GROUP, SECRET, FakeKubeconform
 
 Fake = Callable[[str], FakeKubeconform]
@@ -60,8 +60,8 @@ class Given:
 @pytest.fixture
 def given(monkeypatch: pytest.MonkeyPatch) -> list[Given]:
     """What every kubeconform started by kubeconform_files read (its folder is gone after)."""
-    import generator.kubeconform as runner
-    import generator.kubeconform_files as module
+    import generator.kubeconform.files as module
+    import generator.kubeconform.process as runner
 
     seen: list[Given] = []
     real = runner.start_process
@@ -253,7 +253,7 @@ def test_documents_after_end_markers_and_comments_are_placed_right(
 ) -> None:
     """Both ways of parsing the spans (one call for all, or span by span when one call cannot
     place its documents) number the documents as capzgen does."""
-    import generator.kubeconform_spans as module
+    import generator.kubeconform.spans as module
 
     if not one_call:
         monkeypatch.setattr(module, "one_per_chunk", lambda *_: False)

@@ -15,7 +15,7 @@ import yaml
 
 from generator.documents import Document
 from generator.findings import Severity
-from generator.kubeconform import (
+from generator.kubeconform.process import (
     INSTALL_HINT,
     NOT_FOUND,
     KubeconformOptions,
@@ -23,7 +23,7 @@ from generator.kubeconform import (
     run_kubeconform,
     schema_for_kubeconform,
 )
-from generator.kubeconform_report import (
+from generator.kubeconform.report import (
     KubeconformResult,
     merge_entry,
     parse_report,
@@ -131,7 +131,7 @@ def test_every_embedded_resource_is_sent_as_a_document_of_its_own(
 ) -> None:
     fake_kubeconform("check")
     seen: list[list[dict[str, Any]]] = []
-    import generator.kubeconform as module
+    import generator.kubeconform.process as module
 
     real = module.start_process
 
@@ -191,7 +191,7 @@ def test_schema_kubeconform_cannot_use_is_a_warning(
     cli_env: dict[str, str],
 ) -> None:
     fake_kubeconform("check")
-    import generator.kubeconform as module
+    import generator.kubeconform.process as module
 
     real = module.write_schema
     monkeypatch.setattr(

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from generator.check import SourceText, check_sources
+from generator.checks import ValidationOptions
 from generator.errors import MigrationError
 from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.engine import read_items
 from generator.migrate.live import read_live
 from generator.schemastore.store import SchemaStore
-from generator.validate import ValidationOptions
+from generator.validate.check import SourceText, check_sources
 from generator.yamlio.load import load_documents
 from tests.migrate.test_migrate import CASES, INPUTS, NO_LOCAL_SCHEMA, NO_SCHEMA_CASES, case_text
 

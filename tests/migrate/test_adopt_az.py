@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from generator.check import SourceText, check_sources
+from generator.checks import ValidationOptions
 from generator.errors import MigrationError
 from generator.migrate.az import READ_ONLY, AzInput, adopt_from_az, flatten
 from generator.migrate.shape import fit, spelled_as
 from generator.schemastore.store import SchemaStore
-from generator.validate import ValidationOptions
+from generator.validate.check import SourceText, check_sources
 from generator.yamlio.load import load_documents
 
 AZ = Path(__file__).resolve().parent / "az"

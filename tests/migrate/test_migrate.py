@@ -11,15 +11,15 @@ import pytest
 import yaml
 
 from generator.capzbuild.values import dns_service_ip, normalized_name, quantity_number
-from generator.check import SourceText, check_sources
+from generator.checks import ValidationOptions
+from generator.checks.rules.versions import REMOVED_VERSIONS
 from generator.envsubst import substitute
 from generator.errors import MigrationError, YamlError
 from generator.findings import format_path
 from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.tables import CONVERSIONS, SYSCTL_NAMES, SYSCTL_RENAMES
 from generator.schemastore.store import SchemaStore
-from generator.validate import ValidationOptions
-from generator.validate.rules.versions import REMOVED_VERSIONS
+from generator.validate.check import SourceText, check_sources
 from generator.yamlio.load import load_documents
 
 HERE = Path(__file__).resolve().parent

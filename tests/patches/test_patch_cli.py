@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from generator.errors import PatchError
-from generator.patches import apply_patches, parse_patch_text
+from generator.generate.patches import apply_patches, parse_patch_text
 from tests.gitops.conftest import BASE_ARGS
 
 GOLDEN = Path(__file__).parent / "golden"

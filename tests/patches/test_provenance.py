@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from generator.findings import Finding, PatchRef, Severity, Subject
-from generator.patches import apply_patches, parse_patch_text
-from generator.provenance import PatchChange, attribute_findings, changed_paths
+from generator.generate.patches import apply_patches, parse_patch_text
+from generator.generate.provenance import PatchChange, attribute_findings, changed_paths
 from tests.conftest import GENERATE_DEMO
 
 LABELS_THEN_TYPO = """\

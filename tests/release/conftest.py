@@ -11,7 +11,7 @@ import pytest
 
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.model import Flavor
-from generator.release import Release, ReleaseRequest, build_release
+from generator.generate.release import Release, ReleaseRequest, build_release
 
 VERSION = "v0.3.0"
 GOLDEN = Path(__file__).resolve().parent / "golden"

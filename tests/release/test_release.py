@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.check import SourceText, check_sources
+from generator.checks import ValidationOptions
+from generator.clusterctl.substitution import Inputs, generate_yaml
 from generator.envsubst import inspect_variables
 from generator.envsubst.listing import format_yaml_variable_list
 from generator.errors import FlavorError, UsageError
-from generator.pipeline import generate_cluster
-from generator.release import (
+from generator.generate.pipeline import generate_cluster
+from generator.generate.release import (
     Release,
     ReleaseRequest,
     build_release,
@@ -22,10 +23,9 @@ from generator.release import (
     stale_files,
     write_release,
 )
-from generator.request import ClusterRequest
+from generator.generate.request import ClusterRequest
 from generator.schemastore.store import SchemaStore
-from generator.substitution import Inputs, generate_yaml
-from generator.validate import ValidationOptions
+from generator.validate.check import SourceText, check_sources
 from generator.yamlio.load import load_documents
 from tests.release.conftest import (
     GOLDEN,

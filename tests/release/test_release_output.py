@@ -1,4 +1,4 @@
-"""`capzgen release` writes its folder all at once (generator.staging): a full disk changes
+"""`capzgen release` writes its folder all at once (generator.output.staging): a full disk changes
 nothing, unchanged files are not rewritten, leftovers of killed runs are removed."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import staging
 from generator.errors import InputOutputError
-from generator.release import Release, write_release
+from generator.generate.release import Release, write_release
+from generator.output import staging
 from tests.gitops.conftest import fail_at, leftovers, stat_dir
 
 

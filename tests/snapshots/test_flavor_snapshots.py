@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from generator.pipeline import generate_cluster
-from generator.request import ClusterRequest
-from generator.substitution import Inputs
+from generator.clusterctl.substitution import Inputs
+from generator.generate.pipeline import generate_cluster
+from generator.generate.request import ClusterRequest
 
 GOLDEN = Path(__file__).parent / "golden"
 BASE = {"AZURE_LOCATION": "westeurope"}

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from generator.capzbuild.patches import PatchProblem, parse_patch, patched_paths
+from generator.checks import ValidationOptions, validate_documents
+from generator.checks.engine import rule_findings
+from generator.checks.rules import RULES
 from generator.documents import Document
 from generator.findings import Finding, format_path
 from generator.model.manifests import ManifestSet
-from generator.validate import ValidationOptions, validate_documents
-from generator.validate.engine import rule_findings
-from generator.validate.rules import RULES
 from generator.yamlio.limits import MAX_DEPTH
 from tests.validate.conftest import parse_documents
 
@@ -295,8 +295,8 @@ def test_a_field_no_available_version_has_is_an_error(store: Any) -> None:
 
 
 def test_a_violation_no_patch_wrote_near_goes_to_the_last_patch() -> None:
-    from generator.validate.rules.aso_patch_targets import Patch
-    from generator.validate.rules.aso_patches import _author
+    from generator.checks.rules.aso_patch_targets import Patch
+    from generator.checks.rules.aso_patches import _author
 
     first = Patch(0, ("spec", "p", 0), {"metadata": {"labels": {"a": "b"}}})
     last = Patch(1, ("spec", "p", 1), {"metadata": {"annotations": {"a": "b"}}})

@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 import yaml
 
+from generator.checks import ValidationOptions, validate_documents
+from generator.checks.checkers import DEFAULT_CHECKERS, check_class_patches
+from generator.checks.clusterclass import patches, rule_ids
+from generator.checks.clusterclass.patches import check_class_patches as class_findings
 from generator.documents import Document
 from generator.findings import Finding, Severity, format_path
 from generator.model.manifests import ManifestSet
 from generator.schemastore.store import SchemaStore
-from generator.validate import ValidationOptions, validate_documents
-from generator.validate.checkers import DEFAULT_CHECKERS, check_class_patches
-from generator.validate.clusterclass import patches, rule_ids
-from generator.validate.clusterclass.patches import check_class_patches as class_findings
 from tests.conftest import CliResult
 from tests.flavors.flavor_testing import render_text, substitute
 from tests.schemastore.helpers import make_crd

@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-from generator.validate.clusterclass.placeholders import (
+from generator.checks.clusterclass.placeholders import (
     MAX_SCHEMA_DEPTH,
     Role,
     builtins,
     placeholder,
     variables,
 )
-from generator.validate.clusterclass.targets import class_targets, matches
+from generator.checks.clusterclass.targets import class_targets, matches
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from generator.checks import ValidationOptions, known_rule_ids, validate_documents
+from generator.checks.rules import RULES
 from generator.documents import Document
 from generator.findings import Severity, format_path, sort_findings
-from generator.validate import ValidationOptions, known_rule_ids, validate_documents
-from generator.validate.rules import RULES
 
 Parse = Callable[..., list[Document]]
 

@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 
+from generator.checks import ValidationOptions, known_rule_ids, validate_documents
+from generator.checks.engine import CEL_RULE_IDS
 from generator.documents import Document
 from generator.findings import Finding, format_path
-from generator.validate import ValidationOptions, known_rule_ids, validate_documents
-from generator.validate.engine import CEL_RULE_IDS
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 VALID = sorted((EXAMPLES / "valid").glob("*.yaml"))

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.validate.clusterclass import goeval
-from generator.validate.clusterclass.goeval import render
-from generator.validate.clusterclass.goformat import (
+from generator.checks.clusterclass import goeval
+from generator.checks.clusterclass.goeval import render
+from generator.checks.clusterclass.goformat import (
     MISSING,
     go_float,
     go_print,
@@ -19,7 +19,7 @@ from generator.validate.clusterclass.goformat import (
     to_yaml,
     truth,
 )
-from generator.validate.clusterclass.gotemplate import MAX_NESTING, TemplateFailure, Unsupported
+from generator.checks.clusterclass.gotemplate import MAX_NESTING, TemplateFailure, Unsupported
 
 DATA: dict[str, Any] = {
     "builtin": {

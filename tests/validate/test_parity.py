@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 import yaml
 
+from generator.checks import ValidationOptions, validate_documents
+from generator.checks.rules.ssh_keys import authorized_key_problem
 from generator.documents import Document
 from generator.findings import Finding, format_path
 from generator.jsonpatch import merge_patch
-from generator.validate import ValidationOptions, validate_documents
-from generator.validate.rules.ssh_keys import authorized_key_problem
 
 PARITY = Path(__file__).resolve().parent / "parity"
 SHAPES = ("legacy", "aso")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
+from generator.checks import known_rule_ids
+from generator.checks.report import describe_rules, render_json, render_text
+from generator.checks.rules import RULES
 from generator.findings import Finding, Severity, Subject
-from generator.validate import known_rule_ids
-from generator.validate.report import describe_rules, render_json, render_text
-from generator.validate.rules import RULES
 
 DOC = Subject(file="c.yaml", document=1, kind="AzureASOManagedMachinePool", name="demo-pool0")
 EMBEDDED = DOC.embedded(

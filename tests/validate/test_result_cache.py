@@ -1,4 +1,4 @@
-"""The result cache of ``capzgen validate`` (``generator.result_cache``): a rerun reports exactly
+"""The result cache of ``capzgen validate`` (``generator.validate.cache.store``): a rerun reports exactly
 what a fresh run reports, skips only what provably did not change, and never fails because of
 the cache itself."""
 
@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 
-import generator.check_stream as check_stream
-import generator.streaming as streaming
+import generator.validate.passes as check_stream
+import generator.validate.stream as streaming
+import generator.yamlio.chunks as chunks
 from benchmarks.inputs import cluster_text
-from generator.result_cache import FILE_NAME, FileIndex, IndexedChunk, ResultCache
-from generator.streaming import stream_paths
-from generator.validate import ValidationOptions
+from generator.checks import ValidationOptions
+from generator.validate.cache.store import FILE_NAME, FileIndex, IndexedChunk, ResultCache
 from generator.validate.partition import HUB_REFERRERS, DocumentKeys
+from generator.validate.stream import stream_paths
 from tests.validate.test_stream import ALL_EXAMPLES, _texts, in_threads
 
 OPTIONS = ValidationOptions()
@@ -50,7 +51,7 @@ class Counter:
         self.validated = 0
         self.parsed = 0
         validate = getattr(check_stream, "validate_documents")  # noqa: B009 - not exported
-        parse = getattr(check_stream, "load_documents")  # noqa: B009 - not exported
+        parse = getattr(chunks, "load_documents")  # noqa: B009 - not exported
 
         def counting_validate(documents: Any, *args: Any, **kwargs: Any) -> Any:
             self.validated += len(documents)
@@ -61,7 +62,7 @@ class Counter:
             return parse(*args, **kwargs)
 
         monkeypatch.setattr(check_stream, "validate_documents", counting_validate)
-        monkeypatch.setattr(check_stream, "load_documents", counting_parse)
+        monkeypatch.setattr(chunks, "load_documents", counting_parse)
 
     def reset(self) -> None:
         self.validated = self.parsed = 0
@@ -292,7 +293,7 @@ def test_a_stored_index_that_is_not_ours_is_missing(stored: str) -> None:
 
 
 def test_the_cache_is_pruned_to_its_bounds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.result_cache as result_cache
+    import generator.validate.cache.store as result_cache
 
     monkeypatch.setattr(result_cache, "MAX_PARTS", 3)
     monkeypatch.setattr(result_cache, "PRUNE_EVERY", 1)
@@ -347,7 +348,7 @@ def test_large_files_are_parsed_every_time(
 def test_file_indexes_are_written_as_the_run_goes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import generator.result_cache as result_cache
+    import generator.validate.cache.store as result_cache
 
     monkeypatch.setattr(result_cache, "FLUSH_INDEX_BYTES", 1)
     cache = ResultCache.open(tmp_path)
@@ -361,7 +362,7 @@ def test_file_indexes_are_written_as_the_run_goes(
 def test_every_option_but_the_cache_folder_is_in_the_key() -> None:
     from dataclasses import fields, replace
 
-    from generator.result_keys import options_fingerprint
+    from generator.validate.cache.keys import options_fingerprint
 
     base = options_fingerprint(OPTIONS)
     assert options_fingerprint(replace(OPTIONS, cache_root=Path("/elsewhere"))) == base
@@ -380,7 +381,7 @@ def test_every_option_but_the_cache_folder_is_in_the_key() -> None:
 def test_an_oversized_stored_index_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import generator.result_cache as result_cache
+    import generator.validate.cache.store as result_cache
 
     cache = ResultCache.open(tmp_path)
     assert cache is not None

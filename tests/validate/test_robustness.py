@@ -13,8 +13,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
-from generator.validate import ValidationOptions, validate_documents
 
 SCALARS = st.one_of(
     st.none(),

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from generator.checks import ValidationOptions, validate_documents
+from generator.checks.rules.aso import arm_resource_type
 from generator.documents import Document
 from generator.findings import format_path
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
 from generator.model.values import parse_version
-from generator.validate import ValidationOptions, validate_documents
-from generator.validate.rules.aso import arm_resource_type
 
 Parse = Callable[..., list[Document]]
 Load = Callable[[str], list[Document]]

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
+from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.findings import Finding, format_path
-from generator.validate import ValidationOptions, validate_documents
 from tests.flavors import test_features_cluster as cluster_features
 from tests.flavors import test_features_network as network_features
 from tests.flavors import test_features_pools as pool_features

@@ -1,5 +1,5 @@
-"""Validating in batches (``generator.check_stream``) finds exactly what validating everything at
-once (``generator.check.check_paths``) finds: same findings, same lines, same document count.
+"""Validating in batches (``generator.validate.passes``) finds exactly what validating everything at
+once (``generator.validate.check.check_paths``) finds: same findings, same lines, same document count.
 
 Batches are made as small as possible here (one component each) so that every cross-object rule
 is exercised across batch boundaries: references, duplicates, hubs shared by many clusters.
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from generator.check import CheckReport, check_paths
-from generator.check_workers import Workers
+from generator.checks import ValidationOptions
 from generator.errors import InputOutputError
-from generator.streaming import stream_paths
-from generator.validate import ValidationOptions
+from generator.validate.check import CheckReport, check_paths
 from generator.validate.partition import HUB_REFERRERS, Partitioner, document_keys
+from generator.validate.stream import stream_paths
+from generator.validate.workers import Workers
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 ALL_EXAMPLES = sorted(EXAMPLES.glob("**/*.yaml"))
@@ -113,8 +113,8 @@ def test_a_file_that_breaks_late_is_one_finding(tmp_path: Path, store: Any) -> N
 @pytest.fixture
 def workers_always(monkeypatch: pytest.MonkeyPatch) -> None:
     """Worker processes for any input, and sources cut into pieces of three chunks."""
-    import generator.check_workers as check_workers
-    import generator.streaming as streaming
+    import generator.validate.stream as streaming
+    import generator.validate.workers as check_workers
 
     monkeypatch.setattr(streaming, "PARALLEL_FROM", 0)
     monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 3)
@@ -206,8 +206,8 @@ def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
     tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Large inputs are read twice; a file edited in between is reported, never misread."""
-    import generator.streaming as module
-    from generator.check_stream import index_sources
+    import generator.validate.stream as module
+    from generator.validate.passes import index_sources
 
     path = tmp_path / "fleet.yaml"
     path.write_text(_cluster("a", "fleet"))
@@ -232,7 +232,7 @@ def in_threads(jobs: int) -> Workers:
 def workers_in_process(monkeypatch: pytest.MonkeyPatch, workers_always: None) -> None:
     """The worker path on a thread instead of forked processes, so that coverage sees the
     workers' code run (the forked runs above check the same results across processes)."""
-    import generator.streaming as streaming
+    import generator.validate.stream as streaming
 
     monkeypatch.setattr(streaming, "_pool", in_threads)
 
@@ -274,8 +274,8 @@ def test_a_large_file_added_piece_by_piece_breaks_late(
     a document that does not parse in any piece (first, middle, last) drops the pieces added
     before it, counts none of the file's documents, and reports one finding with the
     document's index in the whole file, as the serial pass does; the next file is unaffected."""
-    import generator.check_workers as check_workers
-    import generator.parallel_index as parallel_index
+    import generator.validate.parallel as parallel_index
+    import generator.validate.workers as check_workers
 
     monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 4)
     monkeypatch.setattr(parallel_index, "PIECE_CHUNKS", 4)
@@ -301,8 +301,8 @@ def test_small_files_travel_together_in_input_order(
 ) -> None:
     """Twenty one-cluster files (three chunks each) with tasks of up to 9 chunks: 7 tasks,
     whatever is in flight, and the findings of validating everything at once."""
-    import generator.check_workers as check_workers
-    import generator.parallel_index as parallel_index
+    import generator.validate.parallel as parallel_index
+    import generator.validate.workers as check_workers
 
     monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 9)
     monkeypatch.setattr(parallel_index, "PIECE_CHUNKS", 9)
@@ -347,8 +347,8 @@ def test_workers_inherit_the_text_the_caller_read_instead_of_reading_it_again(
 ) -> None:
     """What a worker forked after ``inherit_text`` holds: the caller's text, even once the file
     is gone; after ``forget_text`` a worker reads the file itself (and notices it is gone)."""
-    import generator.check_workers as check_workers
-    from generator.check_stream import StreamState
+    import generator.validate.workers as check_workers
+    from generator.validate.passes import StreamState
 
     path = tmp_path / "fleet.yaml"
     path.write_text(_cluster("held", "fleet"))

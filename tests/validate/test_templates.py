@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
+from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
-from generator.validate import ValidationOptions, validate_documents
 
 RULES_ONLY = ValidationOptions(schemas=False)
 

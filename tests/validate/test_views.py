@@ -6,12 +6,12 @@ from collections.abc import Callable
 
 import pytest
 
+from generator.checks import fields
+from generator.checks.fields import FieldReader, as_bool, read_field
+from generator.checks.views import UNKNOWN, Api, views_of
 from generator.documents import Document
 from generator.model.manifests import ManifestSet
 from generator.model.values import known_str
-from generator.validate import fields
-from generator.validate.fields import FieldReader, as_bool, read_field
-from generator.validate.views import UNKNOWN, Api, views_of
 
 Parse = Callable[..., list[Document]]
 

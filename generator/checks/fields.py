@@ -1,0 +1,161 @@
+"""A setting of a view: its typed value and where it is written (or would be).
+
+Kept apart from :mod:`generator.checks.views` (which projects both CAPZ APIs onto agent pools
+and control planes) because it is the vocabulary rules read findings' places from: a rule that
+holds a :class:`Field` can point at the user's own field, whichever API shape wrote it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final, Generic, TypeVar
+
+from generator.findings import JsonPath, Subject
+from generator.jsontypes import dig
+from generator.model.manifests import AsoResource, TopObject
+from generator.model.values import is_templated
+
+T = TypeVar("T")
+Owner = TopObject | AsoResource
+
+
+class Api(StrEnum):
+    """Which CAPZ API an object belongs to."""
+
+    ASO = "aso"  # AzureASOManaged* with embedded ASO resources
+    LEGACY = "legacy"  # AzureManaged*, translated to ASO resources by CAPZ
+
+
+class _Unknown:
+    """A value decided outside the manifests (by CAPZ at run time)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = _Unknown()
+
+
+@dataclass(slots=True)
+class Field(Generic[T]):
+    """One setting: the raw value as written, its typed value, and where it is written.
+
+    ``value`` is ``None`` when the setting is absent, unknown or of the wrong type; ``raw`` tells
+    those apart. A field is a place a finding can be made at (``Rule.at(field, (), ...)``).
+
+    A value: nothing assigns to a field once read. It is not declared frozen because the views
+    of a thousand-cluster fleet read some 76,000 fields, and a frozen dataclass's constructor
+    (one ``object.__setattr__`` per attribute) costs three times a plain one.
+    """
+
+    raw: Any
+    value: T | None
+    owner: Owner
+    rel: JsonPath  # path inside ``owner``
+
+    @property
+    def subject(self) -> Subject:
+        """The object the field belongs to, as findings name it."""
+        return self.owner.subject
+
+    @property
+    def path(self) -> JsonPath:
+        """The field's path from the document root."""
+        return (*self.owner.path, *self.rel)
+
+    @property
+    def name(self) -> str:
+        """The field's own key (``minCount``, ``maxSize``), for messages."""
+        keys = [part for part in self.rel if isinstance(part, str)]
+        return keys[-1] if keys else ""
+
+    @property
+    def is_set(self) -> bool:
+        """Whether the field is written at all (an unknown value counts as written)."""
+        return self.raw is not None
+
+    @property
+    def unknown(self) -> bool:
+        """Whether the value is decided later: by CAPZ at run time, a Go template or ``${VAR}``."""
+        return self.raw is UNKNOWN or is_templated(self.raw)
+
+
+def as_bool(raw: Any) -> bool | None:
+    """``raw`` if it is a boolean, else None (a wrong type is the schema check's to report)."""
+    return raw if isinstance(raw, bool) else None
+
+
+def read_field(owner: Owner, rel: JsonPath, convert: Callable[[Any], T | None]) -> Field[T]:
+    """The field at ``rel`` of ``owner``, its value converted (None when it does not fit)."""
+    raw = dig(owner.obj, *rel)
+    return Field(raw, convert(raw), owner, rel)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldReader:
+    """Reads the settings below one node of an owner: its ``spec``, or a profile inside it.
+
+    A view reads two dozen sibling settings of one object. Walking to their common parent once
+    and looking each setting up from there, instead of from the document root every time, keeps
+    building the views of a thousand-cluster fleet cheap; the fields still carry their full path
+    inside the owner.
+    """
+
+    owner: Owner
+    base: JsonPath  # where ``node`` sits inside ``owner``
+    node: Any  # the value at ``base``: anything, a non-mapping simply has no settings
+
+    @classmethod
+    def at(cls, owner: Owner, *base: str) -> FieldReader:
+        """A reader of the settings below ``base`` in ``owner``."""
+        return cls(owner, base, dig(owner.obj, *base))
+
+    def below(self, *rel: str) -> FieldReader:
+        """A reader of the settings below ``rel`` (a profile read setting by setting)."""
+        return FieldReader(self.owner, (*self.base, *rel), dig(self.node, *rel))
+
+    def read(self, convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
+        """The field at ``rel`` below this reader's node, its value converted; an absent setting
+        has no value, whatever ``convert`` would make of ``None``."""
+        raw = self.node
+        for key in rel:  # ``dig`` for keys only, inline: this runs for every setting of a view
+            raw = raw.get(key) if isinstance(raw, dict) else None
+        value = None if raw is None else convert(raw)
+        return Field(raw, value, self.owner, _joined(self.base, rel))
+
+
+# Paths of settings, shared by the fields of every object: the views of a thousand clusters read
+# the same few dozen paths 73,000 times, and one tuple each, kept alive with its view, made the
+# garbage collector's passes during validation a third of the cost of building views. The paths
+# come from the code, never from the data; the bound only guards against a caller that breaks this.
+_PATHS: dict[tuple[JsonPath, JsonPath], JsonPath] = {}
+_MAX_PATHS: Final = 1024
+
+
+def _joined(base: JsonPath, rel: JsonPath) -> JsonPath:
+    """``(*base, *rel)``, the same tuple every time for the same parts."""
+    path = _PATHS.get((base, rel))
+    if path is None:
+        path = (*base, *rel)
+        if len(_PATHS) < _MAX_PATHS:
+            _PATHS[(base, rel)] = path
+    return path
+
+
+def absent(owner: Owner, rel: JsonPath = ()) -> Field[Any]:
+    """A setting the shape does not have, located where it would be written."""
+    return Field(None, None, owner, rel)
+
+
+def inside(field: Field[Any], *rel: str | int) -> Field[Any]:
+    """The field at ``rel`` below ``field`` (a key of a mapping setting, say)."""
+    full = (*field.rel, *rel)
+    raw = dig(field.owner.obj, *full)
+    return Field(raw, raw, field.owner, full)
+
+
+def first_set(*fields: Field[T]) -> Field[T]:
+    """The first field that is written (CAPZ's fallbacks), else the first."""
+    return next((field for field in fields if field.is_set), fields[0])

@@ -1,0 +1,374 @@
+"""AKS cluster constraints AKS enforces at create time: naming, address ranges, load balancer and
+network plugin (K10, K11, K13, K14, K20, §4.3, §4.4), add-on names (§4.15) and the cluster
+autoscaler profile. Who may reach and act on the cluster (API server access, identities, local
+accounts, KMS) is :mod:`generator.checks.rules.access`.
+
+These come from the legacy CAPZ webhooks, which encoded AKS behaviour, and from ASO schema
+descriptions. Most run on :class:`~generator.checks.views.ControlPlane`, so they hold for the
+ManagedCluster of the ASO API and the AzureManagedControlPlane of the legacy API alike; for the
+ASO API nothing checks them before Azure does, and for the legacy API only its webhooks did
+(§5.5). The autoscaler profile is read in both spellings: the ManagedCluster's kebab-case keys and
+the legacy CRD's camelCase ones (whose schema checks some of them, CAPZ's webhook all).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from generator.checks.fields import Owner
+from generator.checks.rules.base import Rule
+from generator.checks.views import Api, ControlPlane, is_aks_cluster, views_of
+from generator.findings import Finding, JsonPath, Severity
+from generator.jsontypes import dig
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ManifestSet
+from generator.model.values import (
+    as_dict,
+    as_list,
+    is_templated,
+    known_str,
+    parse_ipv4,
+    parse_ipv4_network,
+)
+
+_DNS_PREFIX = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$")
+_RESERVED_WORDS = ("microsoft", "windows")
+
+
+def managed_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, dict[str, Any]]]:
+    """Every ManagedCluster with a spec (for the checks of ASO-only fields)."""
+    for res in ms.resources_of(kinds.MANAGED_CLUSTER):
+        spec = res.spec
+        if spec is not None:
+            yield res, spec
+
+
+def _check_dns_prefix(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        value = cp.dns_prefix.value
+        if value is not None and not _DNS_PREFIX.match(value):
+            yield DNS_PREFIX.at(
+                cp.dns_prefix,
+                (),
+                f"{value!r} must be 2-54 letters, digits or '-', starting and ending with a letter or digit",
+            )
+
+
+def _check_name(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        value = cp.aks_name.value
+        if value is None:
+            continue
+        for word in _RESERVED_WORDS:
+            if word in value.lower():
+                yield NAME.at(
+                    cp.aks_name, (), f"AKS cluster name {value!r} must not contain {word!r}"
+                )
+
+
+def _check_cluster_cidrs(ms: ManifestSet) -> Iterator[Finding]:
+    for group in ms.clusters:
+        if not is_aks_cluster(group):
+            continue
+        for block in ("services", "pods"):
+            path = ("spec", "clusterNetwork", block, "cidrBlocks")
+            blocks = as_list(dig(group.cluster.obj, *path))
+            if blocks is not None and len(blocks) > 1:
+                yield CLUSTER_CIDRS.at(
+                    group.cluster,
+                    path,
+                    f"has {len(blocks)} CIDRs; CAPZ uses one {block} CIDR for AKS",
+                )
+
+
+def cluster_service_cidr(cp: ControlPlane) -> str | None:
+    """The service CIDR in effect: the control plane's own (ASO serviceCidr) or the Cluster's
+    first services CIDR, which CAPZ copies there (C7)."""
+    for field in cp.service_cidrs[:1]:
+        own = known_str(field.raw)
+        if own is not None:
+            return own
+    if cp.group is None:
+        return None
+    blocks = as_list(dig(cp.group.cluster.obj, "spec", "clusterNetwork", "services", "cidrBlocks"))
+    return known_str(blocks[0]) if blocks else None
+
+
+def _has_service_range(cp: ControlPlane) -> bool:
+    if any(field.is_set for field in cp.service_cidrs) or cp.group is None:
+        return True  # without the Cluster in the set, its CIDRs are unknown
+    services = dig(cp.group.cluster.obj, "spec", "clusterNetwork", "services", "cidrBlocks")
+    return services is not None
+
+
+def _legacy_dns_service_ip(cp: ControlPlane) -> Iterator[Finding]:
+    """CAPZ's validateManagedClusterNetwork on the legacy shape: an IP address ending in .10."""
+    text = cp.dns_service_ip.value
+    if cp.api is not Api.LEGACY or text is None:
+        return
+    address = parse_ipv4(text)
+    if address is None:
+        yield DNS_SERVICE_IP.at(cp.dns_service_ip, (), f"{text!r} is not an IPv4 address")
+    elif not str(address).endswith(".10"):
+        yield DNS_SERVICE_IP.at(
+            cp.dns_service_ip, (), f"{address} must end with .10 (CAPZ's AzureManagedControlPlane)"
+        )
+
+
+def _check_dns_service_ip(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        yield from _legacy_dns_service_ip(cp)
+        address = parse_ipv4(cp.dns_service_ip.value)
+        if address is None:
+            continue
+        if not _has_service_range(cp):
+            assert cp.group is not None
+            yield DNS_SERVICE_IP.at(
+                cp.dns_service_ip,
+                (),
+                f"{address} must lie inside the service CIDR, but Cluster "
+                f"{cp.group.cluster.name!r} sets none: set spec.clusterNetwork.services.cidrBlocks "
+                "too (CAPZ copies it to the AKS cluster)",
+            )
+            continue
+        network = parse_ipv4_network(cluster_service_cidr(cp))
+        if network is not None and address not in network:
+            yield DNS_SERVICE_IP.at(
+                cp.dns_service_ip, (), f"{address} is outside the service CIDR {network}"
+            )
+
+
+_OUTBOUND = ("managedOutboundIPs", "outboundIPs", "outboundIPPrefixes")
+
+
+def _check_load_balancer(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        profile = cp.load_balancer.value
+        if profile is None:
+            continue
+        present = [key for key in _OUTBOUND if profile.get(key) is not None]
+        if len(present) > 1:
+            yield LOAD_BALANCER.at(
+                cp.load_balancer,
+                (present[1],),
+                f"only one of {', '.join(_OUTBOUND)} may be set (found {', '.join(present)})",
+            )
+
+
+def _check_network_plugin(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        plugin, mode = cp.network_plugin.value, cp.network_plugin_mode.value
+        policy, dataplane = cp.network_policy.value, cp.network_dataplane.value
+        if mode == "overlay" and plugin not in (None, "azure"):
+            yield NETWORK_PLUGIN.at(
+                cp.network_plugin_mode, (), f"overlay requires networkPlugin: azure, not {plugin}"
+            )
+        if dataplane == "cilium" and (mode != "overlay" or policy != "cilium"):
+            yield NETWORK_PLUGIN.at(
+                cp.network_dataplane,
+                (),
+                "cilium requires networkPluginMode: overlay and networkPolicy: cilium",
+            )
+        if policy == "cilium" and dataplane is not None and dataplane != "cilium":
+            yield NETWORK_PLUGIN.at(
+                cp.network_policy, (), f"cilium requires networkDataplane: cilium, not {dataplane}"
+            )
+        if policy == "azure" and plugin not in (None, "azure"):
+            yield NETWORK_PLUGIN.at(
+                cp.network_policy,
+                (),
+                f"azure (Azure Network Policy Manager) requires networkPlugin: azure, not {plugin}",
+            )
+
+
+# Add-on names of ManagedCluster addonProfiles as the AKS API spells them (Azure CLI acs _consts
+# *_ADDON_NAME, CAPZ managed/managedcluster.md). aciConnectorLinux is the key the CLI writes for
+# the virtual node add-on; CAPZ's table lists aciConnector.
+KNOWN_ADDONS = (
+    "ACCSGXDevicePlugin",
+    "aciConnector",
+    "aciConnectorLinux",
+    "azureKeyvaultSecretsProvider",
+    "azurepolicy",
+    "gitops",
+    "httpApplicationRouting",
+    "ingressApplicationGateway",
+    "kubeDashboard",
+    "omsagent",
+    "openServiceMesh",
+)
+
+_ADDONS_BY_LOWER = {name.lower(): name for name in KNOWN_ADDONS}
+
+
+def _addon_names(cp: ControlPlane) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(path inside addonProfiles, name): the keys of the ASO map, the names of the legacy list."""
+    profiles = cp.addon_profiles.raw
+    if isinstance(profiles, dict):
+        for key in profiles:
+            if isinstance(key, str):
+                yield (key,), key
+    for index, item in enumerate(as_list(profiles) or ()):
+        name = known_str(dig(item, "name"))
+        if name is not None:
+            yield (index, "name"), name
+
+
+def _check_addons(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        for rel, name in _addon_names(cp):
+            if name in KNOWN_ADDONS or is_templated(name):
+                continue
+            known = _ADDONS_BY_LOWER.get(name.lower())
+            yield ADDONS.at(
+                cp.addon_profiles,
+                rel,
+                f"{name!r} is not an AKS add-on name"
+                + (
+                    f"; add-on names are case-sensitive: {known!r}"
+                    if known is not None
+                    else f" ({', '.join(KNOWN_ADDONS)})"
+                ),
+                hint="web application routing is ingressProfile.webAppRouting, not an add-on"
+                if name.lower() in ("webapprouting", "web_application_routing")
+                else None,
+            )
+
+
+_MINUTES = re.compile(r"^\d+m$")
+_SECONDS = re.compile(r"^\d+s$")
+_DURATION = re.compile(r"^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$|^0$")
+_AUTOSCALER_PATTERNS: dict[str, tuple[re.Pattern[str], str]] = {
+    **dict.fromkeys(
+        (
+            "max-node-provision-time",
+            "scale-down-delay-after-add",
+            "scale-down-delay-after-failure",
+            "scale-down-unneeded-time",
+            "scale-down-unready-time",
+        ),
+        (_MINUTES, "minutes like '10m'"),
+    ),
+    **dict.fromkeys(
+        ("scan-interval", "scale-down-delay-after-delete"), (_SECONDS, "seconds like '10s'")
+    ),
+    "new-pod-scale-up-delay": (_DURATION, "a duration like '0s' or '1m30s'"),
+    **dict.fromkeys(
+        ("max-empty-bulk-delete", "max-graceful-termination-sec", "ok-total-unready-count"),
+        (re.compile(r"^\d+$"), "a whole number >= 0"),
+    ),
+    **dict.fromkeys(
+        (
+            "balance-similar-node-groups",
+            "skip-nodes-with-local-storage",
+            "skip-nodes-with-system-pods",
+        ),
+        (re.compile(r"^(true|false)$"), "'true' or 'false'"),
+    ),
+}
+
+
+def _autoscaler_problem(key: str, text: str) -> str | None:
+    if key in _AUTOSCALER_PATTERNS:
+        pattern, wanted = _AUTOSCALER_PATTERNS[key]
+        return None if pattern.match(text) else f"{text!r} must be {wanted}"
+    if key in ("max-total-unready-percentage", "scale-down-utilization-threshold"):
+        high = 100.0 if key == "max-total-unready-percentage" else 1.0
+        try:
+            number = float(text)
+        except ValueError:
+            number = -1.0
+        return None if 0.0 <= number <= high else f"{text!r} must be a number from 0 to {high:g}"
+    return None
+
+
+def _kebab(key: str) -> str:
+    """The AKS spelling of a legacy autoscalerProfile key (``scanInterval`` -> ``scan-interval``)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", key).lower()
+
+
+def _check_autoscaler_profile(ms: ManifestSet) -> Iterator[Finding]:
+    profiles: list[tuple[Owner, JsonPath, Callable[[str], str]]] = [
+        (res, ("spec", "autoScalerProfile"), str) for res, _ in managed_clusters(ms)
+    ]
+    # CAPZ's validateAutoScalerProfile runs on the legacy AzureManagedControlPlane, whose CRD
+    # spells the same settings in camelCase under spec.autoscalerProfile.
+    profiles += [
+        (obj, ("spec", "autoscalerProfile"), _kebab)
+        for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE)
+    ]
+    for where, base, spelling in profiles:
+        for key, value in (as_dict(dig(where.obj, *base)) or {}).items():
+            text = known_str(value)
+            problem = _autoscaler_problem(spelling(key), text) if text is not None else None
+            if problem is not None:
+                yield AUTOSCALER_PROFILE.at(where, (*base, key), problem)
+
+
+DNS_PREFIX = Rule(
+    "CAPZ-MC-DNSPREFIX",
+    "The AKS DNS prefix (ManagedCluster or AzureManagedControlPlane dnsPrefix) is 2-54 letters, "
+    "digits or '-', alphanumeric at both ends (K10)",
+    Severity.ERROR,
+    _check_dns_prefix,
+)
+NAME = Rule(
+    "CAPZ-MC-NAME",
+    "The AKS cluster name (azureName, else metadata.name; legacy: the control plane's name) does not "
+    "contain 'microsoft' or 'windows' (K11)",
+    Severity.ERROR,
+    _check_name,
+)
+CLUSTER_CIDRS = Rule(
+    "CAPZ-CLUSTER-CIDRS",
+    "An AKS Cluster's clusterNetwork has at most one services and one pods CIDR (K13)",
+    Severity.ERROR,
+    _check_cluster_cidrs,
+)
+DNS_SERVICE_IP = Rule(
+    "CAPZ-MC-DNSSERVICEIP",
+    "dnsServiceIP lies inside the service CIDR (own serviceCidr or the Cluster's), which must be "
+    "set when the Cluster is in the set; legacy: an IP address ending in .10 (K13; CAPZ "
+    "validateManagedClusterNetwork)",
+    Severity.ERROR,
+    _check_dns_service_ip,
+)
+LOAD_BALANCER = Rule(
+    "CAPZ-MC-LOADBALANCER",
+    "loadBalancerProfile sets at most one of managedOutboundIPs, outboundIPs, outboundIPPrefixes (K14)",
+    Severity.ERROR,
+    _check_load_balancer,
+)
+NETWORK_PLUGIN = Rule(
+    "CAPZ-MC-NETWORK-PLUGIN",
+    "overlay and network policy azure need network plugin azure; cilium dataplane needs overlay "
+    "and cilium policy; cilium policy needs cilium dataplane (K16, §4.4)",
+    Severity.ERROR,
+    _check_network_plugin,
+)
+ADDONS = Rule(
+    "CAPZ-MC-ADDONS",
+    "addonProfiles names are AKS add-on names, spelled with their case (ASO map keys; legacy "
+    "addonProfiles[].name) (§4.15)",
+    Severity.WARNING,
+    _check_addons,
+)
+AUTOSCALER_PROFILE = Rule(
+    "CAPZ-MC-AUTOSCALER-PROFILE",
+    "Cluster-autoscaler profile values have the formats AKS accepts (durations, ranges, booleans) (K25)",
+    Severity.ERROR,
+    _check_autoscaler_profile,
+)
+
+RULES = (
+    DNS_PREFIX,
+    NAME,
+    CLUSTER_CIDRS,
+    DNS_SERVICE_IP,
+    LOAD_BALANCER,
+    NETWORK_PLUGIN,
+    AUTOSCALER_PROFILE,
+    ADDONS,
+)

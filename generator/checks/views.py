@@ -1,0 +1,433 @@
+"""Normalised views of AKS agent pools and cluster settings, over both CAPZ APIs.
+
+An AKS agent pool is written either as a ManagedClustersAgentPool embedded in an
+AzureASOManagedMachinePool (the ASO API) or as an AzureManagedMachinePool (the legacy API, which
+CAPZ turns into the same agent pool, reference §5.4); the cluster-wide settings either in the
+ManagedCluster embedded in an AzureASOManagedControlPlane or in an AzureManagedControlPlane
+(§5.3). AKS enforces the same constraints whichever way they were written, so a rule is written
+once, against :class:`AgentPool` or :class:`ControlPlane`, never once per API shape.
+
+Every setting is a :class:`~generator.checks.fields.Field`: its typed value plus where it is
+written (or would be), so a finding points at the user's own field in whichever shape they used. Building a view is a
+projection, never a judgement: a value of the wrong type becomes ``None`` (the schema check
+reports it), Go-template and ``${VAR}`` text is "unknown", and a default is filled in only where
+CAPZ itself fills it in before AKS sees it (a legacy pool without ``spec.name`` is named after
+its object).
+
+Views are built once per :class:`ManifestSet` (:func:`views_of`), like the set's own indexes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generator.checks.fields import (
+    UNKNOWN,
+    Api,
+    Field,
+    FieldReader,
+    Owner,
+    absent,
+    as_bool,
+    first_set,
+    inside,
+    read_field,
+)
+from generator.model import kinds
+from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
+from generator.model.values import as_dict, as_int, as_list, as_number, known_str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPool:
+    """An AKS agent pool in either API shape."""
+
+    api: Api
+    owner: Owner  # the ManagedClustersAgentPool or the AzureManagedMachinePool
+    machine_pool: TopObject | None  # the CAPI MachinePool whose replicas seed the node count
+    name: Field[str]
+    mode: Field[str]
+    os_type: Field[str]
+    os_sku: Field[str]
+    count: Field[int]
+    replicas: Field[int]
+    autoscaling: Field[bool]
+    min_count: Field[int]
+    max_count: Field[int]
+    max_pods: Field[int]
+    node_labels: Field[dict[str, Any]]
+    taints: Field[list[Any]]
+    priority: Field[str]
+    eviction_policy: Field[str]
+    spot_max_price: Field[float]
+    pool_type: Field[str]
+    availability_zones: Field[list[Any]]
+    subnet: Field[dict[str, Any]]  # ASO vnetSubnetReference; legacy: decided by CAPZ
+    pod_subnet: Field[dict[str, Any]]  # ASO podSubnetReference; legacy pools have none
+    max_surge: Field[str]  # ASO upgradeSettings.maxSurge; legacy pools have none
+    node_public_ip: Field[bool]
+    public_ip_prefix: Field[Any]
+    kubelet_config: Field[dict[str, Any]]
+    linux_os_config: Field[dict[str, Any]]
+    local_port_range: Field[str]
+
+    @property
+    def is_system(self) -> bool:
+        """Whether ``mode`` is ``System`` (an unknown mode is not)."""
+        return self.mode.value == "System"
+
+    @property
+    def is_windows(self) -> bool:
+        """Whether ``osType`` is ``Windows`` (an unknown type is not)."""
+        return self.os_type.value == "Windows"
+
+    def ref(self) -> str:
+        """``Kind/name`` of the object that defines the pool, for messages."""
+        return self.owner.ref()
+
+
+def _as_is(raw: Any) -> Any:
+    """The raw value, for settings whose rules read any type (CIDR lists, add-on profiles)."""
+    return raw
+
+
+def embeds_raw_pool_name(res: AsoResource) -> bool:
+    """Whether CAPZ reads the agent pool's ``azureName`` as written, with no ASO defaulting:
+    true for the agent pools of AzureASOManagedMachinePool(Template)s (C14, R7)."""
+    return res.parent is not None and res.parent.kind in kinds.MACHINE_POOL_KINDS
+
+
+def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
+    read = FieldReader.at(res, "spec").read
+    replicas: Field[int] = (
+        read_field(machine_pool, ("spec", "replicas"), as_int)
+        if machine_pool is not None
+        else absent(res)
+    )
+    # ASO defaults azureName to metadata.name, but CAPZ builds the cluster's first pool list from
+    # the raw azureName of the agent pools it embeds (C14), before any defaulting.
+    name: Field[str] = read(known_str, "azureName")
+    if not embeds_raw_pool_name(res):
+        name = first_set(name, read_field(res, ("metadata", "name"), known_str))
+    return AgentPool(
+        api=Api.ASO,
+        owner=res,
+        machine_pool=machine_pool,
+        name=name,
+        mode=read(known_str, "mode"),
+        os_type=read(known_str, "osType"),
+        os_sku=read(known_str, "osSKU"),
+        count=read(as_int, "count"),
+        replicas=replicas,
+        autoscaling=read(as_bool, "enableAutoScaling"),
+        min_count=read(as_int, "minCount"),
+        max_count=read(as_int, "maxCount"),
+        max_pods=read(as_int, "maxPods"),
+        node_labels=read(as_dict, "nodeLabels"),
+        taints=read(as_list, "nodeTaints"),
+        priority=read(known_str, "scaleSetPriority"),
+        eviction_policy=read(known_str, "scaleSetEvictionPolicy"),
+        spot_max_price=read(as_number, "spotMaxPrice"),
+        pool_type=read(known_str, "type"),
+        availability_zones=read(as_list, "availabilityZones"),
+        subnet=read(as_dict, "vnetSubnetReference"),
+        pod_subnet=read(as_dict, "podSubnetReference"),
+        max_surge=read(known_str, "upgradeSettings", "maxSurge"),
+        node_public_ip=read(as_bool, "enableNodePublicIP"),
+        public_ip_prefix=read(_as_is, "nodePublicIPPrefixReference"),
+        kubelet_config=read(as_dict, "kubeletConfig"),
+        linux_os_config=read(as_dict, "linuxOSConfig"),
+        local_port_range=read(known_str, "linuxOSConfig", "sysctls", "netIpv4IpLocalPortRange"),
+    )
+
+
+def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
+    read = FieldReader.at(obj, "spec").read
+    scaling = read(as_dict, "scaling")
+    replicas: Field[int] = (
+        read_field(machine_pool, ("spec", "replicas"), as_int)
+        if machine_pool is not None
+        else absent(obj)
+    )
+    return AgentPool(
+        api=Api.LEGACY,
+        owner=obj,
+        machine_pool=machine_pool,
+        # CAPZ's webhook defaults spec.name to metadata.name (§5.4).
+        name=first_set(read(known_str, "name"), read_field(obj, ("metadata", "name"), known_str)),
+        mode=read(known_str, "mode"),
+        os_type=read(known_str, "osType"),
+        os_sku=absent(obj, ("spec", "osSKU")),
+        count=absent(obj, ("spec", "count")),
+        replicas=replicas,
+        autoscaling=Field(
+            scaling.raw, True if scaling.value is not None else None, obj, scaling.rel
+        ),
+        min_count=read(as_int, "scaling", "minSize"),
+        max_count=read(as_int, "scaling", "maxSize"),
+        max_pods=read(as_int, "maxPods"),
+        node_labels=read(as_dict, "nodeLabels"),
+        taints=read(as_list, "taints"),
+        priority=read(known_str, "scaleSetPriority"),
+        eviction_policy=absent(obj, ("spec", "scaleSetEvictionPolicy")),
+        spot_max_price=read(as_number, "spotMaxPrice"),
+        pool_type=absent(obj, ("spec", "type")),
+        availability_zones=read(as_list, "availabilityZones"),
+        # Legacy pools use the control plane's virtual network; whether it brings its own NAT
+        # gateway or route table is only known to CAPZ at run time.
+        subnet=Field(UNKNOWN, None, obj, ("spec", "subnetName")),
+        pod_subnet=absent(obj, ("spec", "podSubnetReference")),
+        max_surge=absent(obj, ("spec", "upgradeSettings", "maxSurge")),
+        node_public_ip=read(as_bool, "enableNodePublicIP"),
+        public_ip_prefix=read(_as_is, "nodePublicIPPrefixID"),
+        kubelet_config=read(as_dict, "kubeletConfig"),
+        linux_os_config=read(as_dict, "linuxOSConfig"),
+        local_port_range=read(known_str, "linuxOSConfig", "sysctls", "netIpv4IPLocalPortRange"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ControlPlane:
+    """The AKS cluster's own settings (network, access, identity) in either API shape."""
+
+    api: Api
+    owner: Owner  # the ManagedCluster or the AzureManagedControlPlane
+    group: ClusterGroup | None  # the Cluster it is "the" AKS cluster of, when in the set
+    aks_name: Field[str]
+    dns_prefix: Field[str]
+    location: Field[str]
+    network_plugin: Field[str]
+    network_plugin_mode: Field[str]
+    network_policy: Field[str]
+    network_dataplane: Field[str]
+    dns_service_ip: Field[str]
+    outbound_type: Field[str]
+    load_balancer: Field[dict[str, Any]]
+    service_cidrs: tuple[Field[Any], ...]  # ranges the control plane object itself writes
+    pod_cidrs: tuple[Field[Any], ...]
+    node_prefixes: tuple[Field[Any], ...]  # node network written on the control plane (legacy)
+    aad_managed: Field[bool]
+    azure_rbac: Field[
+        bool
+    ]  # aadProfile.enableAzureRBAC; legacy: CAPZ sets it to aadProfile.managed
+    disable_local_accounts: Field[bool]
+    addon_profiles: Field[Any]  # ASO: map keyed by add-on name; legacy: list of {name, ...}
+    private_cluster: Field[bool]
+    private_dns_zone: Field[str]
+    private_fqdn: Field[bool]
+    authorized_ip_ranges: Field[list[Any]]
+    identity_type: Field[str]
+    oidc_issuer: Field[bool]
+    workload_identity: Field[bool]
+
+    def ref(self) -> str:
+        """``Kind/name`` of the object that defines the cluster settings, for messages."""
+        return self.owner.ref()
+
+
+def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlPlane:
+    spec = FieldReader.at(res, "spec")
+    read, network = spec.read, spec.below("networkProfile").read
+    return ControlPlane(
+        api=Api.ASO,
+        owner=res,
+        group=group,
+        aks_name=first_set(
+            read(known_str, "azureName"), read_field(res, ("metadata", "name"), known_str)
+        ),
+        dns_prefix=read(known_str, "dnsPrefix"),
+        location=read(known_str, "location"),
+        network_plugin=network(known_str, "networkPlugin"),
+        network_plugin_mode=network(known_str, "networkPluginMode"),
+        network_policy=network(known_str, "networkPolicy"),
+        network_dataplane=network(known_str, "networkDataplane"),
+        dns_service_ip=network(known_str, "dnsServiceIP"),
+        outbound_type=network(known_str, "outboundType"),
+        load_balancer=network(as_dict, "loadBalancerProfile"),
+        service_cidrs=(
+            network(_as_is, "serviceCidr"),
+            network(_as_is, "serviceCidrs"),
+        ),
+        pod_cidrs=(network(_as_is, "podCidr"), network(_as_is, "podCidrs")),
+        node_prefixes=(),
+        aad_managed=read(as_bool, "aadProfile", "managed"),
+        azure_rbac=read(as_bool, "aadProfile", "enableAzureRBAC"),
+        **_settings_spelt_alike(spec),
+    )
+
+
+def _settings_spelt_alike(spec: FieldReader) -> dict[str, Field[Any]]:
+    """Settings the legacy AzureManagedControlPlane spells exactly as the ManagedCluster does
+    (CAPZ copied the AKS API's names there), read once for both shapes from the object's spec."""
+    read, access = spec.read, spec.below("apiServerAccessProfile").read
+    return {
+        "disable_local_accounts": read(as_bool, "disableLocalAccounts"),
+        "addon_profiles": read(_as_is, "addonProfiles"),
+        "private_cluster": access(as_bool, "enablePrivateCluster"),
+        "private_dns_zone": access(known_str, "privateDNSZone"),
+        "private_fqdn": access(as_bool, "enablePrivateClusterPublicFQDN"),
+        "authorized_ip_ranges": access(as_list, "authorizedIPRanges"),
+        "identity_type": read(known_str, "identity", "type"),
+        "oidc_issuer": read(as_bool, "oidcIssuerProfile", "enabled"),
+        "workload_identity": read(as_bool, "securityProfile", "workloadIdentity", "enabled"),
+    }
+
+
+def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> ControlPlane:
+    spec = FieldReader.at(obj, "spec")
+    read = spec.read
+    name = read_field(obj, ("metadata", "name"), known_str)
+    return ControlPlane(
+        api=Api.LEGACY,
+        owner=obj,
+        group=group,
+        aks_name=name,
+        # CAPZ defaults dnsPrefix to the control plane's name (§5.3).
+        dns_prefix=first_set(read(known_str, "dnsPrefix"), name),
+        location=read(known_str, "location"),
+        network_plugin=read(known_str, "networkPlugin"),
+        network_plugin_mode=read(known_str, "networkPluginMode"),
+        network_policy=read(known_str, "networkPolicy"),
+        network_dataplane=read(known_str, "networkDataplane"),
+        dns_service_ip=read(known_str, "dnsServiceIP"),
+        outbound_type=read(known_str, "outboundType"),
+        load_balancer=read(as_dict, "loadBalancerProfile"),
+        service_cidrs=(),
+        pod_cidrs=(),
+        node_prefixes=(
+            read(_as_is, "virtualNetwork", "cidrBlock"),
+            read(_as_is, "virtualNetwork", "subnet", "cidrBlock"),
+        ),
+        aad_managed=read(as_bool, "aadProfile", "managed"),
+        # CAPZ sends enableAzureRBAC equal to managed (§5.3).
+        azure_rbac=read(as_bool, "aadProfile", "managed"),
+        **_settings_spelt_alike(spec),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Views:
+    """Every agent pool and control plane of a manifest set, and which belong to which Cluster."""
+
+    pools: tuple[AgentPool, ...]
+    control_planes: tuple[ControlPlane, ...]
+    _pools_of: Mapping[ClusterGroup, tuple[AgentPool, ...]]
+    _control_plane_of: Mapping[ClusterGroup, ControlPlane]
+
+    def pools_of(self, group: ClusterGroup) -> tuple[AgentPool, ...]:
+        """The pools of the Cluster's MachinePools, in MachinePool order."""
+        return self._pools_of.get(group, ())
+
+    def control_plane_of(self, group: ClusterGroup) -> ControlPlane | None:
+        """The Cluster's AKS cluster: its control plane's first ManagedCluster (C4) or its
+        AzureManagedControlPlane."""
+        return self._control_plane_of.get(group)
+
+
+def _build(ms: ManifestSet) -> Views:
+    pools, by_owner = _build_pools(ms)
+    control_planes, control_plane_of = _build_control_planes(ms)
+    pools_of = {group: _pools_of_cluster(group, by_owner) for group in ms.clusters}
+    return Views(tuple(pools), tuple(control_planes), pools_of, control_plane_of)
+
+
+def _build_pools(ms: ManifestSet) -> tuple[list[AgentPool], dict[Owner, AgentPool]]:
+    """Every agent pool (ASO, then legacy) and the pool of each owner object."""
+    by_owner: dict[Owner, AgentPool] = {}
+    pools: list[AgentPool] = []
+    for res in ms.resources_of(kinds.AGENT_POOL):
+        if res.spec is None:
+            continue
+        view = ms.pool_of.get(res.top) if res.parent is not None else None
+        machine_pool = view.machine_pool if view is not None and view.agent_pool is res else None
+        pool = _aso_pool(res, machine_pool)
+        pools.append(pool)
+        by_owner[res] = pool
+    for obj in ms.objects_of(kinds.LEGACY_MACHINE_POOL):
+        if obj.spec is None:
+            continue
+        view = ms.pool_of.get(obj)
+        machine_pool = view.machine_pool if view is not None and view.infra is obj else None
+        pool = _legacy_pool(obj, machine_pool)
+        pools.append(pool)
+        by_owner[obj] = pool
+    return pools, by_owner
+
+
+def _build_control_planes(
+    ms: ManifestSet,
+) -> tuple[list[ControlPlane], dict[ClusterGroup, ControlPlane]]:
+    """Every control plane (ASO, then legacy) and the one of each Cluster."""
+    control_planes: list[ControlPlane] = []
+    control_plane_of: dict[ClusterGroup, ControlPlane] = {}
+    for res in ms.resources_of(kinds.MANAGED_CLUSTER):
+        if res.spec is None:
+            continue
+        group = ms.cluster_of.get(res.top) if res.parent is not None else None
+        group = group if group is not None and group.managed_cluster is res else None
+        control_plane = _aso_control_plane(res, group)
+        control_planes.append(control_plane)
+        if group is not None:
+            control_plane_of[group] = control_plane
+    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
+        if obj.spec is None:
+            continue
+        group = ms.cluster_of.get(obj)
+        group = group if group is not None and group.control_plane is obj else None
+        control_plane = _legacy_control_plane(obj, group)
+        control_planes.append(control_plane)
+        if group is not None:
+            control_plane_of[group] = control_plane
+    return control_planes, control_plane_of
+
+
+def _pools_of_cluster(
+    group: ClusterGroup, by_owner: Mapping[Owner, AgentPool]
+) -> tuple[AgentPool, ...]:
+    """The pools of the Cluster's MachinePools, in MachinePool order."""
+    members = []
+    for view in group.pools:
+        owner: Owner | None = view.agent_pool
+        if (
+            owner is None
+            and view.infra is not None
+            and view.infra.kind == kinds.LEGACY_MACHINE_POOL
+        ):
+            owner = view.infra
+        if owner is not None and owner in by_owner:
+            members.append(by_owner[owner])
+    return tuple(members)
+
+
+_CACHE: weakref.WeakKeyDictionary[ManifestSet, Views] = weakref.WeakKeyDictionary()
+
+
+def views_of(ms: ManifestSet) -> Views:
+    """The views of ``ms``, built on first use and shared by every rule."""
+    found = _CACHE.get(ms)
+    if found is None:
+        found = _CACHE[ms] = _build(ms)
+    return found
+
+
+def is_aks_cluster(group: ClusterGroup) -> bool:
+    """Whether the Cluster's control plane is an AKS one (either API), as its refs say."""
+    ref = group.control_plane_ref
+    return group.is_aso or (ref is not None and ref.kind == kinds.LEGACY_CONTROL_PLANE)
+
+
+__all__ = [
+    "UNKNOWN",
+    "AgentPool",
+    "Api",
+    "ControlPlane",
+    "Field",
+    "Views",
+    "embeds_raw_pool_name",
+    "inside",
+    "is_aks_cluster",
+    "views_of",
+]

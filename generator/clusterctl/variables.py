@@ -1,0 +1,108 @@
+"""Variable precedence, defined once.
+
+clusterctl resolves a template variable by asking, in order: explicit overrides (flags), the process
+environment (name upper-cased, ``-`` -> ``_``), then the config file (case-insensitive key). capzgen
+adds two typed layers for flavors (``--var`` and ``--values``) above the environment. Each layer
+knows how it normalises a name; :class:`VariableStore` walks them in order, like a ChainMap whose
+layers disagree on key spelling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.clusterctl.config import config_value_as_string
+
+
+def _casefold_key(name: str) -> str:
+    return name.lower()
+
+
+def _env_key(name: str) -> str:
+    return name.upper().replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One source of values, e.g. ``environment`` or ``config file``."""
+
+    label: str
+    values: Mapping[str, Any]
+    normalize: Callable[[str], str] = _casefold_key
+    as_string: Callable[[Any], str | None] = config_value_as_string
+    exact_keys: bool = False  # index keys as given (the environment is case-sensitive)
+    _index: dict[str, Any] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        index: dict[str, Any] = {}
+        for key, value in self.values.items():
+            # First spelling wins when a mapping holds both "foo" and "FOO".
+            index.setdefault(key if self.exact_keys else self.normalize(key), value)
+        object.__setattr__(self, "_index", index)
+
+    def has(self, name: str) -> bool:
+        """Whether the layer holds a non-null value for ``name`` (an empty string counts)."""
+        return self.normalize(name) in self._index and self.raw(name) is not None
+
+    def raw(self, name: str) -> Any:
+        """The value as written for ``name`` (name normalised as the layer does); None if absent."""
+        return self._index.get(self.normalize(name))
+
+
+def environment_layer(environ: Mapping[str, str]) -> Layer:
+    """The process environment: exact upper-case names only, an empty value counts as set."""
+    return Layer(
+        "environment",
+        dict(environ),
+        normalize=_env_key,
+        as_string=lambda v: str(v),
+        exact_keys=True,
+    )
+
+
+def config_layer(config: Mapping[str, Any], label: str = "config file") -> Layer:
+    """The clusterctl config file's values: names match case-insensitively, as viper does."""
+    return Layer(label, config)
+
+
+def override_layer(values: Mapping[str, Any], label: str) -> Layer:
+    """A layer of explicit values (flags, a values file); names match case-insensitively."""
+    return Layer(label, values)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A variable's value as written (not turned into text) and the label of its layer."""
+
+    value: Any
+    source: str
+
+
+class VariableStore:
+    """Looks names up through ordered layers; the first layer that has a value wins."""
+
+    def __init__(self, layers: list[Layer]) -> None:
+        self.layers = list(layers)
+
+    def resolve(self, name: str) -> Resolved | None:
+        """The value and source label from the first layer that has ``name``; None when unset."""
+        for layer in self.layers:
+            if layer.has(name):
+                return Resolved(layer.raw(name), layer.label)
+        return None
+
+    def lookup(self, name: str) -> str | None:
+        """The value as text (what ``${VAR}`` substitution inserts), or ``None`` when unset."""
+        for layer in self.layers:
+            if layer.has(name):
+                return layer.as_string(layer.raw(name))
+        return None
+
+    def is_set(self, name: str) -> bool:
+        """Whether any layer holds a value for ``name`` (an empty environment variable counts)."""
+        return any(layer.has(name) for layer in self.layers)
+
+    def __iter__(self) -> Iterator[Layer]:
+        return iter(self.layers)

@@ -1,0 +1,382 @@
+"""The generate pipeline: resolve variables -> render Jinja -> substitute ``${VAR}`` -> parse ->
+transform -> patch (``--patch``) -> validate -> emit. Each stage lives in its own module; this one
+only wires them.
+
+Functions here return results or raise domain errors; they never print or write files (the CLI
+does), so tests can drive the whole pipeline directly.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jinja2.sandbox import SandboxedEnvironment
+
+from generator.checks import ValidationOptions
+from generator.clusterctl.substitution import (
+    Inputs,
+    ValuesOrigin,
+    base_layers,
+    parse_objects,
+    substitute_template,
+)
+from generator.clusterctl.variables import VariableStore, override_layer
+from generator.errors import CapzgenError, UsageError, ValidationFailed
+from generator.findings import Finding
+from generator.flavors.catalog import FlavorCatalog
+from generator.flavors.checks import RenderCheck
+from generator.flavors.model import Flavor
+from generator.flavors.render import build_environment, render_flavor
+from generator.flavors.values import VALUES_FILE_LABEL, resolve_values
+from generator.generate.provenance import PatchChange, attribute_findings
+from generator.generate.request import ClusterRequest
+from generator.generate.transform import apply_target_namespace
+from generator.generate.unknown_vars import (
+    check_names,
+    flavor_names,
+    supplied_names,
+    template_names,
+)
+from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
+from generator.schemastore.store import SchemaStore
+from generator.settings import Settings
+from generator.validate.check import CheckReport, SourceText, check_sources
+from generator.yamlio.emit import object_texts
+
+if TYPE_CHECKING:
+    pass
+
+log = logging.getLogger(__name__)
+
+NO_SETTINGS = Settings()
+
+GENERATED_SOURCE = "<generated>"
+
+
+@dataclass
+class ClusterResult:
+    """One cluster generated: YAML text, objects, warning findings and the typed values used.
+
+    ``findings`` holds warnings only: an error finding raises instead. ``variables`` is empty for a
+    ``--from`` template.
+    """
+
+    text: str
+    objects: list[Any]
+    findings: list[Finding]
+    variables: dict[str, Any]
+
+
+@dataclass
+class RenderedCluster:
+    """A cluster rendered, namespaced and patched, not yet validated; ``changes`` lists the
+    fields patches changed (so that findings on them name the patch)."""
+
+    text: str
+    objects: list[Any]
+    variables: dict[str, Any]
+    changes: tuple[PatchChange, ...] = ()
+    object_texts: tuple[str, ...] = ()  # each object's YAML, when ``text`` is them joined
+    # The flavor's render-time check, left for when the validation of ``text`` finds an error
+    # (None: it ran already, or this is no flavor).
+    render_check: RenderCheck | None = None
+
+    def explain_errors(self) -> None:
+        """Before reporting error findings of the output: the render-time check, which names
+        the variables behind them (raises its FlavorError, if it has one)."""
+        if self.render_check is not None:
+            self.render_check.run()
+
+
+class PipelineContext:
+    """What is worth building once when many clusters are rendered in one process (fleets):
+    flavor catalogs, loaded flavors, Jinja environments (compiled templates) and schema stores
+    (compiled schemas), all built with the same :class:`~generator.settings.Settings`. Without
+    one, every call builds its own with the pure default settings (no cache, empty environment).
+    """
+
+    def __init__(self, settings: Settings = NO_SETTINGS) -> None:
+        self.settings = settings
+        self._catalogs: dict[tuple[Path, ...], FlavorCatalog] = {}
+        self._flavors: dict[tuple[tuple[Path, ...], str], Flavor] = {}
+        self._environments: dict[tuple[Path, ...], SandboxedEnvironment] = {}
+        self._stores: dict[tuple[Path, ...], SchemaStore] = {}
+
+    def catalog(self, flavors_dirs: Sequence[Path]) -> FlavorCatalog:
+        """The flavor catalog of ``flavors_dirs``, built once per folder list."""
+        key = tuple(flavors_dirs)
+        if key not in self._catalogs:
+            self._catalogs[key] = FlavorCatalog(key)
+        return self._catalogs[key]
+
+    def flavor(self, flavors_dirs: Sequence[Path], name: str) -> Flavor:
+        """Flavor ``name`` from :meth:`catalog`, loaded once (raises like ``get``)."""
+        key = (tuple(flavors_dirs), name)
+        if key not in self._flavors:
+            self._flavors[key] = self.catalog(flavors_dirs).get(name)
+        return self._flavors[key]
+
+    def environment(self, search_path: Sequence[Path]) -> SandboxedEnvironment:
+        """The Jinja environment of a search path, built once (compiled templates are kept)."""
+        key = tuple(search_path)
+        if key not in self._environments:
+            self._environments[key] = build_environment(
+                key, cache_dir=self.settings.cache_dir("jinja")
+            )
+        return self._environments[key]
+
+    def schema_store(self, schema_dirs: Sequence[Path]) -> SchemaStore:
+        """The schema store of ``schema_dirs``, built once (compiled schemas are kept)."""
+        key = tuple(schema_dirs)
+        if key not in self._stores:
+            self._stores[key] = SchemaStore.from_search_path(list(key), self.settings)
+        return self._stores[key]
+
+
+def check_special_flags(request: ClusterRequest) -> None:
+    """The flag checks clusterctl makes, in clusterctl's order (reference §3)."""
+    if request.target_namespace is not None and not is_dns1123_label(request.target_namespace):
+        msg = (
+            f"invalid target-namespace {request.target_namespace!r}: must be a DNS-1123 label "
+            "(lower-case alphanumerics and '-', at most 63 characters)"
+        )
+        raise UsageError(msg)
+    if not is_dns1123_subdomain(request.name):
+        msg = (
+            f"invalid cluster name {request.name!r}: must be a DNS-1123 subdomain "
+            "(lower-case alphanumerics, '-' and '.', at most 253 characters)"
+        )
+        raise UsageError(msg)
+    if request.kubernetes_version and not is_semver(request.kubernetes_version):
+        msg = f"invalid KubernetesVersion {request.kubernetes_version!r}. Please use a semantic version number"
+        raise UsageError(msg)
+    count = request.control_plane_machine_count
+    if count is not None and count < 1:
+        msg = "invalid ControlPlaneMachineCount. Please use a number greater than or equal to 1"
+        raise UsageError(msg)
+    if request.worker_machine_count is not None and request.worker_machine_count < 0:
+        msg = "invalid WorkerMachineCount. Please use a number greater than or equal to 0"
+        raise UsageError(msg)
+
+
+def flag_overrides(
+    request: ClusterRequest, *, clusterctl_counts: VariableStore | None
+) -> dict[str, str]:
+    """Values the command line sets explicitly; they beat every other source.
+
+    With ``clusterctl_counts`` (a ``--from`` template), the machine counts are always injected as
+    clusterctl does (flag, else environment/config, else 0/1), so ``${WORKER_MACHINE_COUNT:=2}``
+    renders exactly like ``clusterctl generate cluster``. Flavors declare typed defaults instead.
+    """
+    values: dict[str, str] = {"CLUSTER_NAME": request.name}
+    values["NAMESPACE"] = request.target_namespace or "default"
+    if request.kubernetes_version:
+        values["KUBERNETES_VERSION"] = request.kubernetes_version
+    if request.control_plane_machine_count is not None:
+        values["CONTROL_PLANE_MACHINE_COUNT"] = str(request.control_plane_machine_count)
+    if request.worker_machine_count is not None:
+        values["WORKER_MACHINE_COUNT"] = str(request.worker_machine_count)
+    if clusterctl_counts is not None:
+        for name, fallback, minimum in (
+            ("CONTROL_PLANE_MACHINE_COUNT", "1", 1),
+            ("WORKER_MACHINE_COUNT", "0", 0),
+        ):
+            if name in values:
+                continue
+            text = clusterctl_counts.lookup(name)
+            if text is None:
+                values[name] = fallback
+                continue
+            try:
+                number = int(text, 10)
+            except ValueError:
+                msg = f"invalid value for {name} set: {text!r}"
+                raise CapzgenError(msg) from None
+            if number < minimum:
+                msg = f"invalid {name}: must be a number greater than or equal to {minimum}"
+                raise CapzgenError(msg)
+            values[name] = str(number)
+    values.update(request.variables)
+    return values
+
+
+def build_store(request: ClusterRequest, inputs: Inputs) -> VariableStore:
+    """The variable lookup for ``request``: command line, values file, then environment and config.
+
+    For a ``--from`` template the machine counts are filled in as clusterctl does (see
+    :func:`flag_overrides`).
+    """
+    base = base_layers(inputs)
+    overrides = flag_overrides(
+        request,
+        clusterctl_counts=VariableStore(base) if request.template_text is not None else None,
+    )
+    return VariableStore(
+        [
+            override_layer(overrides, "command line"),
+            override_layer(inputs.values_file, VALUES_FILE_LABEL),
+            *base,
+        ]
+    )
+
+
+def render_request(
+    request: ClusterRequest,
+    store: VariableStore,
+    *,
+    context: PipelineContext | None = None,
+    values_origin: ValuesOrigin | None = None,
+) -> tuple[str, dict[str, Any], RenderCheck | None]:
+    """Jinja (flavors only) then ``${VAR}`` substitution; returns the text, the typed values
+    used and, when the output will be validated (``request.validate``), the flavor's render-time
+    check left for later."""
+    if request.template_text is not None:
+        text = substitute_template(request.template_text, store, source=request.template_source)
+        return text, {}, None
+    context = context or PipelineContext()
+    catalog = context.catalog(request.flavors_dirs)
+    flavor = context.flavor(request.flavors_dirs, request.flavor or "aks")
+    locate = values_origin.where if values_origin is not None else None
+    values, _sources = resolve_values(flavor, store, locate=locate)
+    log.info("rendering flavor %s", flavor.name)
+    search_path = catalog.template_search_path(flavor)
+    rendered = render_flavor(
+        flavor,
+        values,
+        search_path,
+        environment=context.environment(search_path),
+        disabled_rules=request.disabled_rules,
+        check=not request.validate,
+    )
+    later = (
+        RenderCheck(flavor, values, rendered, request.disabled_rules) if request.validate else None
+    )
+    return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values, later
+
+
+def check_unknown_variables(
+    request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
+) -> None:
+    """Refuse ``--var``/values names the flavor does not declare or the template does not use
+    (see :mod:`generator.generate.unknown_vars`); a template that cannot be parsed is left to the
+    substitution, which says where."""
+    given = supplied_names(request.variables, inputs.values_file, inputs.values_origin)
+    if not given:
+        return
+    if request.template_text is not None:
+        known = template_names(request.template_text)
+        if known is not None:
+            check_names(given, known, owner=f"template {request.template_source}")
+        return
+    flavor = (context or PipelineContext()).flavor(request.flavors_dirs, request.flavor or "aks")
+    check_names(given, flavor_names(flavor), owner=f"flavor {flavor.name}")
+
+
+def render_cluster(
+    request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
+) -> RenderedCluster:
+    """Render -> substitute -> parse -> target namespace -> patches -> serialise; no validation.
+
+    ``generate cluster`` (stdout, ``--write-to``, ``--output-dir``) and fleets share this stage.
+    """
+    check_special_flags(request)
+    if not request.allow_unknown_vars:
+        check_unknown_variables(request, inputs, context=context)
+    store = build_store(request, inputs)
+    text, values, render_check = render_request(
+        request, store, context=context, values_origin=inputs.values_origin
+    )
+    objects = parse_objects(text, GENERATED_SOURCE)
+    if request.target_namespace:
+        objects = apply_target_namespace(objects, request.target_namespace)
+    changes: list[PatchChange] = []
+    if request.patches:
+        # lazy: the patch model costs ~5 ms of start-up; only runs with patches load it
+        from generator.generate.patches import apply_patches
+
+        objects = apply_patches(objects, request.patches, cluster=request.name, changes=changes)
+    texts, text = object_texts(objects)
+    return RenderedCluster(
+        text=text,
+        objects=objects,
+        variables=values,
+        changes=tuple(changes),
+        object_texts=tuple(texts),
+        render_check=render_check,
+    )
+
+
+def generate_cluster(
+    request: ClusterRequest, inputs: Inputs, *, context: PipelineContext | None = None
+) -> ClusterResult:
+    """Render, validate and serialise one cluster; raises ValidationFailed on error findings."""
+    context = context or PipelineContext()
+    rendered = render_cluster(request, inputs, context=context)
+    findings: list[Finding] = []
+    if request.validate:
+        findings = validate_output(
+            rendered.text, request, context=context, changes=rendered.changes, rendered=rendered
+        )
+    return ClusterResult(
+        text=rendered.text,
+        objects=rendered.objects,
+        findings=findings,
+        variables=rendered.variables,
+    )
+
+
+def check_output(
+    output: str,
+    request: ClusterRequest,
+    *,
+    context: PipelineContext | None = None,
+    source: str = GENERATED_SOURCE,
+) -> CheckReport:
+    """Validate serialised output and return every finding (line numbers point into ``output``)."""
+    context = context or PipelineContext()
+    store = context.schema_store(request.schema_dirs)
+    kubeconform = None
+    if request.kubeconform:
+        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
+        from generator.kubeconform.process import KubeconformOptions
+
+        kubeconform = KubeconformOptions(
+            timeout=request.kubeconform_timeout, environ=context.settings.environ
+        )
+    return check_sources(
+        [SourceText(source, output)],
+        store,
+        ValidationOptions(
+            disabled_rules=request.disabled_rules,
+            cel=request.cel,
+            ignore_missing_schemas=request.ignore_missing_schemas,
+            cache_root=context.settings.cache_root,
+        ),
+        kubeconform=kubeconform,
+    )
+
+
+def validate_output(
+    output: str,
+    request: ClusterRequest,
+    *,
+    context: PipelineContext | None = None,
+    changes: Sequence[PatchChange] = (),
+    rendered: RenderedCluster | None = None,
+) -> list[Finding]:
+    """Validate the serialised output, so finding line numbers point into what would be written;
+    findings on fields in ``changes`` also name the patch that changed them. With errors, the
+    ``rendered`` cluster's render-time check speaks first (it names variables)."""
+    report = check_output(output, request, context=context)
+    findings = attribute_findings(report.findings, changes)
+    if report.has_errors:
+        if rendered is not None:
+            rendered.explain_errors()
+        raise ValidationFailed(
+            findings, summary=f"generated manifests are invalid ({report.summary()})"
+        )
+    return findings

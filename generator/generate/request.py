@@ -1,0 +1,45 @@
+"""What ``generate cluster`` is asked to do: the record the CLI, fleets and ``--list-variables``
+build and :mod:`generator.generate.pipeline` carries out.
+
+Apart from the pipeline so that code which only describes a cluster (the listing, a fleet's jobs)
+does not load Jinja, the validator and the schema store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.generate.patches import PatchDocument
+
+
+@dataclass(frozen=True)
+class ClusterRequest:
+    """Everything ``generate cluster`` needs besides variable values: the flags, as plain data.
+
+    Either ``template_text`` (``--from``) or ``flavor`` is used, never both: a template takes
+    precedence.
+    """
+
+    name: str
+    flavor: str | None = "aks"
+    template_text: str | None = None  # --from: a clusterctl template (no Jinja)
+    template_source: str = "<template>"
+    kubernetes_version: str | None = None
+    control_plane_machine_count: int | None = None  # clusterctl's flag; AKS flavors ignore it
+    worker_machine_count: int | None = None
+    target_namespace: str | None = None
+    variables: Mapping[str, str] = field(default_factory=dict)  # --var KEY=VALUE
+    allow_unknown_vars: bool = False  # --var/--values names nothing uses are not an error
+    schema_dirs: Sequence[Path] = ()
+    flavors_dirs: Sequence[Path] = ()
+    validate: bool = True
+    disabled_rules: frozenset[str] = frozenset()
+    cel: bool = True  # evaluate the CRDs' CEL rules
+    ignore_missing_schemas: bool = False  # objects without a schema: skipped (warning), not errors
+    kubeconform: bool = False  # also run kubeconform (a second opinion) when it is installed
+    kubeconform_timeout: float = 60.0  # seconds
+    patches: Sequence[PatchDocument] = ()  # --patch documents, applied before validation

@@ -1,0 +1,1 @@
+"""The result cache: clean verdicts of parts and of kubeconform, keyed by what was validated."""

@@ -1,0 +1,326 @@
+"""Results of earlier ``capzgen validate`` runs, so that unchanged clusters are not checked again.
+
+A GitOps repository is validated on every commit, and most clusters in it did not change. Two
+things are remembered, in one SQLite file below the cache root:
+
+* for each file text (under one code fingerprint): where its documents lie and their partition
+  keys (:mod:`generator.validate.partition_keys`), so an unchanged file is not parsed in pass 1;
+* for each whole input (every file's text, in order, under one configuration) that was
+  validated with no finding at all: how many documents it has, so a rerun on an unchanged
+  repository only reads and hashes its files;
+* for each *part* (one component with the hub documents it needs, under one configuration; see
+  :class:`generator.validate.partition.Part`) that was validated with **no finding at all**:
+  its key (:func:`generator.validate.cache.keys.part_key`).
+
+Only clean parts are remembered: a part with any finding, even a warning, is validated again on
+every run, so every message is always produced fresh, with its lines. A cache that cannot be
+opened, read or written (locked by a concurrent run, corrupt, a read-only disk) is never an
+error: the run validates everything and says why in a debug log line. A stored entry that is not
+exactly what this module writes is treated as missing.
+
+The cache is trusted like the program itself: whoever can write it can make a part "clean".
+Pipelines that restore it from a shared store they do not control should run ``--no-cache``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from generator.validate.partition import DocumentKeys
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "results-v1.sqlite3"
+MAX_PARTS = 2_000_000  # clean parts kept; the least recently used go first beyond it
+MAX_FILES = 20_000  # file indexes kept, likewise
+MAX_INDEX_BYTES = 64 << 20  # a stored file index larger than this is ignored
+PRUNE_EVERY = 64  # runs between two prunings (counting rows reads the whole table)
+INDEX_FILES_BELOW = 2 << 20  # larger files are not indexed (their index would cost memory)
+FLUSH_INDEX_BYTES = 4 << 20  # stored indexes are written once this much is pending
+FLUSH_PARTS = 4096  # clean parts are written once this many are pending
+# The bound is applied by SQLite, before a value is handed over (a damaged file could hold a
+# value of any size).
+_INDEX_QUERY = f"SELECT data FROM files WHERE key = ? AND length(data) <= {MAX_INDEX_BYTES}"
+_QUERY_CHUNK = 500  # keys per SELECT (SQLite's bound on parameters is 32,766)
+_TIMEOUT = 2.0  # seconds to wait for a concurrent run's write lock
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS parts (key BLOB PRIMARY KEY, used INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS files (key BLOB PRIMARY KEY, used INTEGER NOT NULL,"
+    " data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS runs (key BLOB PRIMARY KEY, used INTEGER NOT NULL,"
+    " documents INTEGER NOT NULL)",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedChunk:
+    """A chunk of a file (offsets and first line as in :class:`generator.yamlio.chunks.Chunk`) and the
+    keys of its documents, with whether each is an object (counted) or empty."""
+
+    start: int
+    end: int
+    index: int
+    line: int
+    documents: tuple[tuple[DocumentKeys, bool], ...]
+
+
+_SEP = "\0"  # joins a key's parts in the stored form; a file whose keys contain it is not stored
+
+
+@dataclass
+class FileIndex:
+    """Pass 1's result for one file text."""
+
+    chunks: list[IndexedChunk] = field(default_factory=list)
+
+    def to_json(self) -> str | None:
+        """The stored form (JSON: a cache file must never be able to run code when read), each
+        key one string; None when a key cannot be stored so (a part holds a NUL character)."""
+        rows = []
+        for c in self.chunks:
+            documents = []
+            for keys, obj in c.documents:
+                declares = [_SEP.join(key) for key in keys.declares]
+                refers = [_SEP.join(key) for key in keys.refers]
+                if any(
+                    len(key) != joined.count(_SEP) + 1
+                    for key, joined in (
+                        *zip(keys.declares, declares, strict=True),
+                        *zip(keys.refers, refers, strict=True),
+                    )
+                ):
+                    return None
+                documents.append([declares, refers, keys.kind, keys.namespaced, obj])
+            rows.append([c.start, c.end, c.index, c.line, documents])
+        return json.dumps(rows, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> FileIndex | None:
+        """The index stored by :meth:`to_json`, or None when ``text`` is anything else."""
+        if len(text) > MAX_INDEX_BYTES:
+            return None
+        try:
+            rows = json.loads(text)
+            if not isinstance(rows, list):
+                return None
+            return cls([_chunk(row) for row in rows])
+        except (ValueError, TypeError, AttributeError, RecursionError):
+            return None
+
+
+def _keys(values: list[str]) -> list[tuple[str, ...]]:
+    return [tuple(value.split(_SEP)) for value in values]  # AttributeError: not a string
+
+
+def _document(row: Any) -> tuple[DocumentKeys, bool]:
+    declares, refers, kind, namespaced, obj = row
+    if not (kind is None or type(kind) is str) or namespaced not in (None, True, False):
+        msg = "not document keys"
+        raise TypeError(msg)
+    if type(obj) is not bool:
+        msg = "not a flag"
+        raise TypeError(msg)
+    return DocumentKeys(_keys(declares), _keys(refers), kind, namespaced), obj
+
+
+def _chunk(row: Any) -> IndexedChunk:
+    start, end, index, line, documents = row
+    if not all(type(value) is int and 0 <= value < 1 << 31 for value in (start, end, index, line)):
+        msg = "not an offset"
+        raise ValueError(msg)
+    if start > end or not isinstance(documents, list) or not documents:
+        msg = "not a chunk"
+        raise ValueError(msg)
+    return IndexedChunk(start, end, index, line, tuple(_document(d) for d in documents))
+
+
+class ResultCache:
+    """The SQLite file of remembered results; every failure turns it off for the run."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._db: sqlite3.Connection | None = connection
+        self._generation = 0
+        self._new_parts: set[bytes] = set()
+        self._used_parts: set[bytes] = set()
+        self._new_files: dict[bytes, str] = {}  # written whenever FLUSH_INDEX_BYTES pile up
+        self._pending_bytes = 0
+        self._used_files: set[bytes] = set()
+        self._runs: dict[bytes, int] = {}
+
+    @classmethod
+    def open(cls, folder: Path) -> ResultCache | None:
+        """The cache in ``folder`` (created), or None when it cannot be used."""
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(folder / FILE_NAME, timeout=_TIMEOUT)
+            cache = cls(connection)
+            with connection:
+                for statement in _SCHEMA:
+                    connection.execute(statement)
+            row = connection.execute("SELECT value FROM meta WHERE name = 'generation'").fetchone()
+            cache._generation = (row[0] if row and type(row[0]) is int else 0) + 1
+            return cache
+        except (OSError, sqlite3.Error) as error:
+            log.debug("result cache in %s not used: %s", folder, error)
+            return None
+
+    def _failed(self, error: Exception) -> None:
+        log.debug("result cache turned off for this run: %s", error)
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+        self._db = None
+
+    def _value(self, query: str, key: bytes) -> object:
+        """The one column ``query`` selects for ``key``; None when there is no row (or no cache
+        any more: a failing query turns the cache off)."""
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute(query, (key,)).fetchone()
+        except sqlite3.Error as error:
+            self._failed(error)
+            return None
+        return None if row is None else row[0]
+
+    def file_index(self, key: bytes) -> FileIndex | None:
+        """The stored index of the file text with ``key``, if any."""
+        data = self._value(_INDEX_QUERY, key)
+        index = FileIndex.from_json(data) if type(data) is str else None
+        if index is not None:
+            self._used_files.add(key)
+        return index
+
+    def clean_run(self, key: bytes) -> int | None:
+        """How many documents the input with ``key`` had when it was validated clean, if it was."""
+        documents = self._value("SELECT documents FROM runs WHERE key = ?", key)
+        if type(documents) is not int or documents < 0:
+            return None
+        self._runs[key] = documents
+        return documents
+
+    def remember_run(self, key: bytes, documents: int) -> None:
+        """Remember that the input with ``key`` (``documents`` documents) was validated clean."""
+        if self._db is not None:
+            self._runs[key] = documents
+
+    def remember_file(self, key: bytes, index: FileIndex) -> None:
+        """Store ``index`` for the file text with ``key`` (a fact about the text alone, so it is
+        written as the run goes, keeping memory flat on a repository of many files)."""
+        stored = index.to_json() if self._db is not None else None
+        if stored is None:
+            return
+        self._new_files[key] = stored
+        self._pending_bytes += len(stored)
+        if self._pending_bytes >= FLUSH_INDEX_BYTES and self._db is not None:
+            try:
+                with self._db:
+                    _write_files(self._db, self._new_files, self._generation)
+            except sqlite3.Error as error:
+                self._failed(error)
+            self._new_files, self._pending_bytes = {}, 0
+
+    def clean_parts(self, keys: Sequence[bytes]) -> set[bytes]:
+        """Which of ``keys`` were validated clean before."""
+        found: set[bytes] = set()
+        if self._db is None:
+            return found
+        try:
+            for at in range(0, len(keys), _QUERY_CHUNK):
+                chunk = keys[at : at + _QUERY_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                query = f"SELECT key FROM parts WHERE key IN ({marks})"
+                found.update(row[0] for row in self._db.execute(query, chunk))
+        except sqlite3.Error as error:
+            self._failed(error)
+            return set()
+        self._used_parts |= found
+        return found
+
+    def remember_parts(self, keys: Iterable[bytes]) -> None:
+        """Remember ``keys`` as clean (each part was validated without a finding: a fact that
+        stands whatever happens later, so they are written as the run goes)."""
+        if self._db is None:
+            return
+        self._new_parts.update(keys)
+        if len(self._new_parts) >= FLUSH_PARTS:
+            try:
+                with self._db:
+                    _write_parts(self._db, self._new_parts, self._generation)
+            except sqlite3.Error as error:
+                self._failed(error)
+            self._new_parts = set()
+
+    def close(self, *, save: bool) -> None:
+        """Write what this run learned (when ``save``) in one transaction, and close."""
+        db, self._db = self._db, None
+        if db is None:
+            return
+        try:
+            if save:
+                _save(db, self)
+        except sqlite3.Error as error:
+            log.debug("result cache not written: %s", error)
+        finally:
+            db.close()
+
+    def pending(self) -> tuple[dict[bytes, str], set[bytes], set[bytes], dict[bytes, int]]:
+        """New files, files used, clean parts (new and used), clean runs: what :func:`_save`
+        writes."""
+        return self._new_files, self._used_files, self._new_parts | self._used_parts, self._runs
+
+    @property
+    def generation(self) -> int:
+        """This run's number (one more than the last run that wrote the cache)."""
+        return self._generation
+
+
+def _save(db: sqlite3.Connection, cache: ResultCache) -> None:
+    new_files, used_files, parts, runs = cache.pending()
+    now = cache.generation
+    with db:
+        _write_files(db, new_files, now)
+        db.executemany("UPDATE files SET used = ? WHERE key = ?", [(now, k) for k in used_files])
+        _write_parts(db, parts, now)
+        db.executemany(
+            "INSERT OR REPLACE INTO runs (key, used, documents) VALUES (?, ?, ?)",
+            [(key, now, documents) for key, documents in runs.items()],
+        )
+        db.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('generation', ?)", (now,))
+        if now % PRUNE_EVERY == 0:
+            _prune(db, "parts", MAX_PARTS)
+            _prune(db, "files", MAX_FILES)
+            _prune(db, "runs", MAX_FILES)
+
+
+def _write_parts(db: sqlite3.Connection, parts: Iterable[bytes], generation: int) -> None:
+    db.executemany(
+        "INSERT OR REPLACE INTO parts (key, used) VALUES (?, ?)",
+        [(key, generation) for key in parts],
+    )
+
+
+def _write_files(db: sqlite3.Connection, files: dict[bytes, str], generation: int) -> None:
+    db.executemany(
+        "INSERT OR REPLACE INTO files (key, used, data) VALUES (?, ?, ?)",
+        [(key, generation, data) for key, data in files.items()],
+    )
+
+
+def _prune(db: sqlite3.Connection, table: str, limit: int) -> None:
+    """Keep the ``limit`` most recently used rows of ``table``."""
+    (count,) = db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+    if count > limit:
+        db.execute(
+            f"DELETE FROM {table} WHERE key IN (SELECT key FROM {table} ORDER BY used LIMIT ?)",
+            (count - limit,),
+        )

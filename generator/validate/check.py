@@ -1,0 +1,219 @@
+"""Validating texts and files end to end: load, validate, and put line numbers on findings.
+
+Documents from all inputs are validated together, because references cross files (a GitOps folder
+holds one object per file). Line numbers are located only for documents that have findings, so a
+clean run never pays for the slower position-aware parse.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from generator.checks import ValidationOptions, validate_documents
+from generator.documents import Document
+from generator.errors import InputOutputError, YamlError
+from generator.findings import Finding, Severity, Subject, sort_findings, summarize
+from generator.schemastore.types import SchemaLookup
+from generator.validate import kustomization
+from generator.yamlio.load import iter_files, load_documents, read_source
+from generator.yamlio.locate import LineLocator
+
+if TYPE_CHECKING:
+    from generator.kubeconform.process import KubeconformOptions
+    from generator.kubeconform.report import KubeconformResult
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SourceText:
+    """One input to validate: a display name for findings (a path or ``<stdin>``) and its text."""
+
+    name: str
+    text: str
+
+
+@dataclass
+class CheckReport:
+    """What validating a set of inputs produced: documents, sorted findings, kubeconform's notes."""
+
+    documents: list[Document] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # problems of a second opinion (kubeconform)
+    counted_documents: int = 0  # documents validated without being kept in ``documents``
+
+    @property
+    def document_count(self) -> int:
+        """How many documents held something (empty documents are not counted)."""
+        return self.counted_documents + sum(1 for d in self.documents if d.obj is not None)
+
+    @property
+    def has_errors(self) -> bool:
+        """Whether any finding is an error (warnings alone do not fail a run)."""
+        return any(f.is_error for f in self.findings)
+
+    def summary(self) -> str:
+        """The one-line count of documents, errors and warnings that ends a validation."""
+        return summarize(self.findings, self.document_count)
+
+
+def yaml_error_finding(error: YamlError, source: str) -> Finding:
+    """A YAML or read error as an error finding on ``source``, with document and line if known."""
+    loc = error.location
+    return Finding(
+        severity=Severity.ERROR,
+        rule="yaml",
+        message=error.message,
+        subject=Subject(file=source, document=loc.document if loc else None),
+        line=loc.line if loc else None,
+    )
+
+
+def check_sources(
+    sources: Sequence[SourceText],
+    store: SchemaLookup | None,
+    options: ValidationOptions,
+    *,
+    kubeconform: KubeconformOptions | None = None,
+) -> CheckReport:
+    """Validate ``sources`` together; with ``kubeconform``, merge kubeconform's findings too."""
+    report = CheckReport()
+    texts: dict[str, str] = {}
+    for source in sources:
+        texts[source.name] = source.text
+        try:
+            report.documents.extend(load_documents(source.text, source=source.name))
+        except YamlError as error:
+            report.findings.append(yaml_error_finding(error, source.name))
+    log.info("validating %d documents", report.document_count)
+    if kubeconform is None:
+        findings = validate_documents(report.documents, store, options)
+    else:
+        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
+        from generator.kubeconform.process import start_kubeconform
+
+        with start_kubeconform(report.documents, store, kubeconform) as pending:
+            findings = validate_documents(report.documents, store, options)  # meanwhile
+            findings += second_opinion(report, pending.finish(), options)
+    report.findings = sort_findings([*report.findings, *with_lines(findings, texts)])
+    return report
+
+
+def check_paths(
+    paths: Sequence[str],
+    store: SchemaLookup | None,
+    options: ValidationOptions,
+) -> CheckReport:
+    """Validate files, folders (recursively *.yaml, *.yml, *.json) and ``-`` (stdin), all held
+    in memory together: the reference the streaming validator (:mod:`generator.validate.stream`,
+    what ``capzgen validate`` runs) is tested against.
+
+    A folder holding a ``kustomization.yaml`` is read through it: its ``resources`` decide what is
+    validated, and the kustomization file itself is not (:mod:`generator.validate.kustomization`).
+    A file that cannot be read is a finding for that file and the others are still checked:
+    binary or oversized content, a permission problem, a dangling symlink, and, inside a folder,
+    anything that is not a regular file (a FIFO or device there would block or never end; one
+    named on the command line, such as ``<(kubectl get ...)``, is read as given).
+    """
+    inputs, unreadable = collect_inputs(paths)
+    sources: list[SourceText] = []
+    for name, label in inputs:
+        try:
+            sources.append(SourceText(label, read_source(name)))
+        except (YamlError, InputOutputError) as error:
+            unreadable.append(read_error_finding(error, label))
+    report = check_sources(sources, store, options)
+    report.findings = sort_findings([*unreadable, *report.findings])
+    return report
+
+
+def collect_inputs(paths: Sequence[str]) -> tuple[list[tuple[str, str]], list[Finding]]:
+    """(path, display name) of every file to read, in order, and findings for the entries of
+    folders that are not regular files (see :func:`check_paths`)."""
+    inputs: list[tuple[str, str]] = []
+    unreadable: list[Finding] = []
+    for path in paths:
+        names, from_folder = _expand(path, unreadable)
+        for name in names:
+            label = "<stdin>" if name == "-" else name
+            problem = _not_a_regular_file(name) if from_folder else None
+            if problem is not None:
+                unreadable.append(unreadable_finding(label, problem))
+            else:
+                inputs.append((name, label))
+    return inputs, unreadable
+
+
+def _expand(path: str, findings: list[Finding]) -> tuple[list[str], bool]:
+    """The files one argument stands for, and whether they were found inside a folder; problems
+    met while reading a kustomization file are added to ``findings``."""
+    if path == "-":
+        return ["-"], False
+    if os.path.isdir(path) or kustomization.is_kustomization_file(path):
+        inputs = kustomization.collect_inputs(path)
+        findings.extend(inputs.findings)
+        return inputs.files, True
+    return iter_files([path]), False
+
+
+def _not_a_regular_file(name: str) -> str | None:
+    """Why a file found in a folder cannot be read as a manifest, or None if it can be tried."""
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        return "cannot read: dangling symbolic link" if os.path.islink(name) else None
+    except OSError as error:
+        return f"cannot read: {error.strerror or error}"
+    if stat.S_ISREG(mode):
+        return None
+    return "not a regular file (a FIFO, socket or device); not read"
+
+
+def read_error_finding(error: YamlError | InputOutputError, label: str) -> Finding:
+    """A file that could not be read or parsed, as the one finding it gets (its place, if known)."""
+    if isinstance(error, YamlError):
+        return yaml_error_finding(error, label)
+    return unreadable_finding(label, error.message)
+
+
+def unreadable_finding(label: str, message: str) -> Finding:
+    """A file that could not be read, as an error finding on that file."""
+    return Finding(
+        severity=Severity.ERROR,
+        rule="yaml",
+        message=message,
+        subject=Subject(file=label),
+    )
+
+
+def second_opinion(
+    report: CheckReport, result: KubeconformResult, options: ValidationOptions
+) -> list[Finding]:
+    """kubeconform's findings (rules the user disabled are dropped from them too); problems with
+    kubeconform itself become the report's notes, logged as one warning line each."""
+    for note in result.notes:
+        log.warning("%s", note)
+    report.notes.extend(result.notes)
+    return [f for f in result.findings if f.rule not in options.disabled_rules]
+
+
+def with_lines(findings: Sequence[Finding], texts: dict[str, str]) -> list[Finding]:
+    """``findings`` with the line each names, found in the texts of their files."""
+    locators: dict[str, LineLocator] = {}
+    located = []
+    for finding in findings:
+        subject = finding.subject
+        text = texts.get(subject.file)
+        if finding.line is not None or text is None or subject.document is None:
+            located.append(finding)
+            continue
+        locator = locators.get(subject.file)
+        if locator is None:
+            locator = locators[subject.file] = LineLocator(text)
+        located.append(replace(finding, line=locator.line_of(subject.document, finding.path)))
+    return located

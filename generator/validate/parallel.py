@@ -1,0 +1,274 @@
+"""Pass 1 of ``capzgen validate -j N``: files flow to the workers while this process reads on.
+
+Files are read, hashed and cut into chunks here, one after another; their chunks go to the
+workers (:func:`generator.validate.workers.index_pieces`) in tasks of about ``PIECE_CHUNKS`` chunks:
+a large file in several tasks, many small files together in one. A bounded number of tasks is in
+flight, so workers parse while this process reads the next files, and a repository of a thousand
+one-cluster files costs a few round trips instead of one per file. The keys come back and are
+added in input order, so the partition is the one the serial pass computes; a file the result
+cache has indexed before is added from its index, in its turn.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+from generator.errors import InputOutputError, Location, YamlError
+from generator.findings import Finding
+from generator.validate.cache.store import FileIndex
+from generator.validate.check import CheckReport, read_error_finding, yaml_error_finding
+from generator.validate.partition import Partitioner
+from generator.validate.passes import (
+    StreamState,
+    add_chunk,
+    add_known_file,
+    chunk_digests,
+    indexed,
+    known_file,
+    remember_file,
+)
+from generator.validate.workers import (
+    PIECE_CHUNKS,
+    Failure,
+    Found,
+    Owners,
+    Parsed,
+    Piece,
+    Workers,
+    forget_text,
+    index_pieces,
+    inherit_text,
+    warm_up,
+)
+from generator.yamlio.chunks import Chunk, spans_of, text_digest
+from generator.yamlio.source import STDIN, read_source
+
+TASKS_PER_JOB = 4  # tasks in flight per worker process
+BLOCK_TASKS = 2  # consecutive tasks one worker parses (its batches then find their documents)
+MAX_WAITING_FILES = 1024  # files read but not yet added (bounds what this process holds)
+
+
+@dataclass
+class _File:
+    """One source on its way through pass 1."""
+
+    source: int
+    digest: str = ""
+    size: int = 0
+    spans: list[tuple[int, int, int]] = field(default_factory=list)
+    digests: list[bytes] = field(default_factory=list)  # of the chunks, for the result cache
+    known: FileIndex | None = None  # from the result cache: nothing to parse
+    error: Finding | None = None  # unreadable: nothing to add
+    # its pieces: (task number, place in the task, first chunk, chunks)
+    parts: list[tuple[int, int, int, int]] = field(default_factory=list)
+    progress: _Progress | None = None  # once its first piece is added
+
+
+@dataclass
+class _Progress:
+    """How far a file's pieces have been added: a large file's keys are added piece by piece
+    as they come back, while the workers parse the rest, so that this process's share (the
+    partition) is done by the time the last piece is parsed, not after it."""
+
+    first_doc: int  # the partition's count before the file: its documents are those after
+    counted: int  # the report's document count before the file
+    recording: FileIndex | None  # the file's index for the result cache, if it keeps one
+    added: int = 0  # pieces added
+    documents: int = 0  # documents added (the source's next document index)
+
+
+class _Pipeline:
+    """Tasks in flight and files waiting for them, in input order."""
+
+    def __init__(
+        self, state: StreamState, report: CheckReport, partitioner: Partitioner, workers: Workers
+    ) -> None:
+        self.state, self.report, self.partitioner = state, report, partitioner
+        self.workers = workers
+        self.owners = Owners()
+        self.waiting: deque[_File] = deque()
+        self.futures: dict[int, Future[list[Found]]] = {}
+        self.users: dict[int, int] = {}  # task number -> files still to read its results
+        self.task: list[Piece] = []  # the task being filled
+        self.task_chunks = 0
+        self.submitted = 0  # tasks sent so far (the next one's number)
+
+    def push(self, entry: _File) -> None:
+        """Queue a file; its chunks join the current task (sent once it is full)."""
+        size = self._piece_size(len(entry.spans))
+        for at in range(0, len(entry.spans), size):
+            piece = entry.spans[at : at + size]
+            if self.task and self.task_chunks + len(piece) > PIECE_CHUNKS:
+                self._submit()
+            number = self.submitted  # the number the current task gets when it is sent
+            entry.parts.append((number, len(self.task), at, len(piece)))
+            self.users[number] = self.users.get(number, 0) + 1
+            self.task.append((entry.source, entry.digest, piece))
+            self.task_chunks += len(piece)
+        self.waiting.append(entry)
+
+    def _piece_size(self, chunks: int) -> int:
+        """Chunks per piece of a file of ``chunks``: at most PIECE_CHUNKS, and a large file
+        in a multiple of ``BLOCK_TASKS`` pieces per worker, so that every worker gets as many
+        and none parses on alone at the end (a fleet file in 18 pieces gave one worker 10)."""
+        if chunks <= PIECE_CHUNKS:
+            return PIECE_CHUNKS
+        round_of = self.workers.count * BLOCK_TASKS
+        tasks = -(-chunks // PIECE_CHUNKS)
+        tasks += -tasks % round_of
+        return -(-chunks // tasks)
+
+    def _submit(self) -> None:
+        if self.task:
+            worker = self.submitted // BLOCK_TASKS % self.workers.count
+            for source, _, spans in self.task:
+                self.owners.record(source, spans[0][0], worker)
+            self.futures[self.submitted] = self.workers.submit(worker, index_pieces, self.task)
+            self.submitted += 1
+            self.task, self.task_chunks = [], 0
+
+    def drain(self, *, limit: int) -> None:
+        """Add waiting files in order, each piece as soon as its keys are back; and more
+        (waiting for them) while more than ``limit`` tasks are in flight or too many files
+        wait."""
+        while self.waiting:
+            crowded = len(self.futures) > limit or len(self.waiting) > MAX_WAITING_FILES
+            if not self._advance(self.waiting[0], wait=crowded):
+                return
+            self.waiting.popleft()
+
+    def send_rest(self) -> None:
+        """Send the last task, then to each worker its warm-up (it runs while this process adds
+        the last keys and packs the batches)."""
+        self._submit()
+        for worker in range(self.workers.count):
+            self.workers.submit(worker, warm_up, self.state.options)
+
+    def _take(self, number: int, place: int) -> Found:
+        """A piece's result (waiting for it), its task forgotten once every file read it."""
+        found = self.futures[number].result()[place]
+        self.users[number] -= 1
+        if not self.users[number]:
+            del self.futures[number], self.users[number]
+        return found
+
+    def _ready(self, number: int, *, wait: bool) -> bool:
+        """Whether task ``number``'s result can be taken now (sent first when waiting)."""
+        if number not in self.futures and wait:
+            self._submit()
+        return number in self.futures and (wait or self.futures[number].done())
+
+    def _advance(self, entry: _File, *, wait: bool) -> bool:
+        """Add the pieces of ``entry`` whose keys are back, in order (waiting for them if
+        ``wait``); whether the whole file is done."""
+        state, report, partitioner = self.state, self.report, self.partitioner
+        if entry.error is not None:
+            report.findings.append(entry.error)
+            return True
+        if entry.known is not None:
+            add_known_file(state, report, partitioner, entry.source, entry.known, entry.digests)
+            return True
+        if entry.progress is None:
+            recording = FileIndex() if indexed(state, entry.size) else None
+            entry.progress = _Progress(partitioner.count, report.counted_documents, recording)
+        progress = entry.progress
+        while progress.added < len(entry.parts):
+            number, place, at, size = entry.parts[progress.added]
+            if not self._ready(number, wait=wait):
+                return False
+            found = self._take(number, place)
+            progress.added += 1
+            if isinstance(found, tuple):
+                self._fail(entry, found)
+                return True
+            _add(self, entry, progress, found, slice(at, at + size))
+        remember_file(state, entry.digest, progress.recording)
+        return True
+
+    def _fail(self, entry: _File, failure: Failure) -> None:
+        """A piece of ``entry`` did not parse: the documents added from it go again (the file
+        is one finding, as when read whole) and the rest of its pieces are not added."""
+        progress = entry.progress
+        assert progress is not None, "set before its first piece"
+        for doc in range(progress.first_doc, self.partitioner.count):
+            self.partitioner.drop(doc)
+        self.report.counted_documents = progress.counted
+        name = self.state.names[entry.source]
+        error = _error(failure, name, progress.documents)
+        self.report.findings.append(yaml_error_finding(error, name))
+        for number, place, _, _ in entry.parts[progress.added :]:
+            self._ready(number, wait=True)
+            self._take(number, place)
+        progress.added = len(entry.parts)
+
+
+def _add(
+    pipeline: _Pipeline, entry: _File, progress: _Progress, found: list[Parsed], piece: slice
+) -> None:
+    """The workers' keys of the ``piece`` of ``entry``'s chunks added in input order (and to
+    the file's index for the result cache, if it keeps one)."""
+    spans, digests = entry.spans[piece], entry.digests[piece]
+    for (start, end, line), digest, chunk_found in zip(spans, digests, found, strict=True):
+        if not chunk_found.keys:
+            continue
+        chunk = Chunk(entry.source, start, end, progress.documents, line)
+        keyed = list(zip(chunk_found.keys, chunk_found.objects, strict=True))
+        state, report, partitioner = pipeline.state, pipeline.report, pipeline.partitioner
+        add_chunk(state, report, partitioner, chunk, keyed, digest, progress.recording)
+        progress.documents += len(chunk_found.keys)
+
+
+def _error(failure: Failure, name: str, before: int) -> YamlError:
+    """The worker's error, its document counted from the start of the source (``before``:
+    the documents of the file's earlier pieces)."""
+    message, line, column, document, hint = failure
+    where = Location(
+        file=name,
+        line=line,
+        column=column,
+        document=None if document is None else document + before,
+    )
+    return YamlError(message, location=where, hint=hint)
+
+
+def _read(state: StreamState, source: int, *, inherited: bool) -> _File:
+    """Read, hash and cut one source (or find it in the result cache, or fail to read it);
+    ``inherited``: the workers, not forked yet, will inherit its text."""
+    path, name = state.paths[source], state.names[source]
+    entry = _File(source)
+    try:
+        text = (state.stdin_text or "") if path == STDIN else read_source(path)
+        if inherited:
+            inherit_text(source, text)
+        entry.digest = text_digest(text)
+        state.digests[source] = entry.digest
+        entry.size = len(text)
+        entry.known = known_file(state, text, entry.digest)
+        if entry.known is not None:
+            bounds = [(c.start, c.end) for c in entry.known.chunks]
+        else:
+            entry.spans = list(spans_of(text, name))
+            bounds = [(start, end) for start, end, _ in entry.spans]
+        entry.digests = chunk_digests(state, source, text, bounds)
+    except (YamlError, InputOutputError) as error:
+        return _File(source, error=read_error_finding(error, name))
+    return entry
+
+
+def index_sources(
+    state: StreamState, report: CheckReport, partitioner: Partitioner, workers: Workers
+) -> Owners:
+    """Pass 1 on the workers: the same places, keys and findings as the serial pass; which
+    worker parsed which chunks."""
+    pipeline = _Pipeline(state, report, partitioner, workers)
+    last = len(state.paths) - 1
+    for source in range(len(state.paths)):
+        pipeline.push(_read(state, source, inherited=not pipeline.submitted))
+        if source < last:  # the last file's pieces all go out first (see send_rest)
+            pipeline.drain(limit=TASKS_PER_JOB * workers.count)
+    pipeline.send_rest()
+    forget_text()  # every worker is forked by now: this process need not hold the text
+    pipeline.drain(limit=-1)
+    return pipeline.owners

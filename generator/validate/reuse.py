@@ -1,0 +1,96 @@
+"""Pass 2 with a result cache: skip the parts validated clean before, remember the new clean ones.
+
+Each batch packs parts (components with the hub documents they need; see
+:class:`generator.validate.partition.Part`). Validating a part alone gives the findings about it
+that validating everything gives, so a part whose key (its documents' digests, with capzgen's
+code, the schema sources and the options: :mod:`generator.validate.cache.keys`) was remembered clean is
+left out of its batch, and a batch with nothing left is not run. After a batch ran, a part none
+of whose documents (own or guest) has a finding, in a batch with no finding about no document,
+is remembered clean.
+
+Before all that, the whole input is looked up (:func:`run_key`): an input validated without any
+finding before, under the same configuration, is not even parsed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from generator.errors import InputOutputError, YamlError
+from generator.validate.cache.keys import options_fingerprint, part_key
+from generator.validate.cache.store import ResultCache
+from generator.validate.partition import Batch, Part
+from generator.validate.passes import BatchResult, StreamState
+from generator.yamlio.chunks import text_digest
+from generator.yamlio.source import STDIN, read_source
+
+
+@dataclass
+class Reuse:
+    """The batches left to run, and for each the keys of the parts it validates (in the order
+    of ``batch.parts``)."""
+
+    cache: ResultCache
+    batches: list[Batch] = field(default_factory=list)
+    keys: list[list[bytes]] = field(default_factory=list)
+    skipped: int = 0  # parts known clean, not validated again
+
+
+def _key(state: StreamState, config: bytes, part: Part) -> bytes:
+    return part_key(
+        config,
+        (state.digest_of(doc) for doc in part.home),
+        (state.digest_of(doc) for doc in part.guests),
+    )
+
+
+QUERY_BATCHES = 64  # batches whose keys are looked up together
+
+
+def plan(state: StreamState, cache: ResultCache, batches: Sequence[Batch]) -> Reuse:
+    """The batches without their known-clean parts."""
+    config = state.config_key + options_fingerprint(state.options)
+    reuse = Reuse(cache)
+    for at in range(0, len(batches), QUERY_BATCHES):
+        group = batches[at : at + QUERY_BATCHES]
+        keys = [[_key(state, config, part) for part in batch.parts] for batch in group]
+        known = cache.clean_parts([key for batch_keys in keys for key in batch_keys])
+        for batch, batch_keys in zip(group, keys, strict=True):
+            left = [n for n, key in enumerate(batch_keys) if key not in known]
+            reuse.skipped += len(batch_keys) - len(left)
+            if len(left) == len(batch_keys):
+                reuse.batches.append(batch)  # nothing known: the batch as it is
+            elif left:
+                reuse.batches.append(Batch.of_parts([batch.parts[n] for n in left]))
+            if left:
+                reuse.keys.append([batch_keys[n] for n in left])
+    return reuse
+
+
+def learn(reuse: Reuse, position: int, result: BatchResult) -> None:
+    """Note the parts of the ``position``-th batch that ran without any finding."""
+    if result.unplaced:
+        return
+    flagged = result.flagged
+    batch = reuse.batches[position]
+    reuse.cache.remember_parts(
+        key
+        for part, key in zip(batch.parts, reuse.keys[position], strict=True)
+        if not any(doc in flagged for doc in (*part.home, *part.guests))
+    )
+
+
+def run_key(state: StreamState) -> bytes | None:
+    """The key of the whole input (every file's name and text, in order, under this
+    configuration); None when a file cannot be read (pass 1 reports it)."""
+    digest = hashlib.blake2b(b"run", digest_size=16)
+    digest.update(state.config_key + options_fingerprint(state.options))
+    for source, path in enumerate(state.paths):
+        try:
+            text = (state.stdin_text or "") if path == STDIN else read_source(path)
+        except (YamlError, InputOutputError):
+            return None
+        digest.update(f"\0{state.names[source]}\0{text_digest(text)}".encode("utf-8", "replace"))
+    return digest.digest()
