@@ -65,7 +65,7 @@ from generator.kubeconform.report import (
 from generator.kubeconform.spans import FileObjects, joined_spans, parse_spans
 from generator.kubeconform.stream import block_yaml, signature, unique_object
 from generator.names import valid_api_version
-from generator.schemastore.types import GroupVersionKind, SchemaLookup
+from generator.schemastore.types import GroupVersionKind, SchemaCatalog, SchemaLookup
 from generator.yamlio.chunks import spans_of
 from generator.yamlio.source import STDIN, YAML_SUFFIXES
 
@@ -113,19 +113,19 @@ class NamedKinds:
 
     def gvks(self, store: SchemaLookup | None) -> list[GroupVersionKind]:
         """Every apiVersion paired with every kind; past :data:`MAX_GUESSED_PAIRS` pairs (a
-        hostile file naming thousands), the pairs the store's index has."""
+        hostile file naming thousands), the pairs the store's index has (none when the store is
+        only a lookup, without an index)."""
         if len(self.kinds) * len(self.versions) <= MAX_GUESSED_PAIRS:
             return [
                 GroupVersionKind.from_api_version(version, kind)
                 for version in sorted(self.versions)
                 for kind in sorted(self.kinds)
             ]
-        entries = getattr(store, "entries", None)
-        if entries is None:
+        if not isinstance(store, SchemaCatalog):
             return []
         return [
             info.gvk
-            for info in entries()
+            for info in store.entries()
             if info.gvk.api_version in self.versions and info.gvk.kind in self.kinds
         ]
 

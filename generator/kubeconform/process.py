@@ -59,7 +59,7 @@ from generator.model import kinds
 from generator.model.manifests import embedded_items
 from generator.names import valid_api_version
 from generator.schemastore.compiler import RE2_PATTERN
-from generator.schemastore.types import GroupVersionKind, SchemaLookup
+from generator.schemastore.types import GroupVersionKind, SchemaCatalog, SchemaLookup
 
 log = logging.getLogger(__name__)
 
@@ -131,8 +131,8 @@ def schema_location(root: Path) -> str:
     return f"{root}{os.sep}{SCHEMA_TEMPLATE}"
 
 
-def write_store_layout(store: Any, root: Path) -> int:
-    """Every schema of a SchemaStore (first source of a GVK wins) in kubeconform's layout."""
+def write_store_layout(store: SchemaCatalog, root: Path) -> int:
+    """Every schema of a catalog (first source of a GVK wins) in kubeconform's layout."""
     count = 0
     for gvk, _source, schema in store.effective_schemas():
         write_schema(root, gvk, schema)
@@ -436,7 +436,7 @@ def write_schemas(
 
 
 @contextlib.contextmanager
-def store_layout(store: Any) -> Iterator[Path]:
+def store_layout(store: SchemaCatalog) -> Iterator[Path]:
     """A temporary folder holding every schema of ``store`` in kubeconform's layout."""
     with tempfile.TemporaryDirectory(prefix="capzgen-kubeconform-") as tmp:
         root = Path(tmp) / "schemas"
