@@ -38,10 +38,11 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from generator.errors import InputOutputError, YamlError
 from generator.findings import JsonPath
+from generator.jsontypes import JsonObject
 from generator.kubeconform.process import (
     KubeconformOptions,
     PendingRun,
@@ -363,8 +364,8 @@ class FilesRun:
     def finish(self) -> KubeconformResult:
         """Wait for kubeconform (within the time limit, counted from its start) and turn its
         reports into findings."""
-        files: list[dict[str, Any]] = []
-        embedded: list[dict[str, Any]] = []
+        files: list[JsonObject] = []
+        embedded: list[JsonObject] = []
         for tag, process in list(self.processes.items()):
             entries = read_report(process.wait(self.deadline), self.options, self.result)
             (files if tag == "files" else embedded).extend(e for e in entries if says_something(e))
@@ -389,7 +390,7 @@ class FilesRun:
         return self.result
 
     def _remember_clean(
-        self, files: list[dict[str, Any]], embedded: list[dict[str, Any]], again: list[Sent]
+        self, files: list[JsonObject], embedded: list[JsonObject], again: list[Sent]
     ) -> None:
         """Remember the files kubeconform reported nothing on, when every run went through."""
         if self.verdicts is None or not self.keys or self.result.notes:
@@ -404,7 +405,7 @@ class FilesRun:
         )
 
     def _merge_file_entry(
-        self, entry: dict[str, Any], parsed: dict[str, FileObjects | None]
+        self, entry: JsonObject, parsed: dict[str, FileObjects | None]
     ) -> list[Sent]:
         """Merge one entry of the files run; returns the documents to check again instead."""
         kind, api_version, _ = key = signature(entry)
@@ -423,7 +424,7 @@ class FilesRun:
         merge_entry(entry, sent, self.written, self.result)
         return []
 
-    def _schema_missed(self, entry: dict[str, Any], sent: Sent) -> bool:
+    def _schema_missed(self, entry: JsonObject, sent: Sent) -> bool:
         """A "could not find schema" for a kind whose schema the store has but was not written."""
         message = entry.get("msg")
         if not isinstance(message, str) or NOT_FOUND_MESSAGE not in message:
