@@ -59,6 +59,7 @@ from generator.model import kinds
 from generator.model.manifests import embedded_items
 from generator.names import valid_api_version
 from generator.schemastore.compiler import RE2_PATTERN
+from generator.schemastore.handle import CompiledSchema
 from generator.schemastore.types import GroupVersionKind, SchemaCatalog, SchemaLookup
 
 log = logging.getLogger(__name__)
@@ -428,9 +429,9 @@ def write_schemas(
             continue
         tried.add(key)
         handle = store.lookup(gvk.api_version, gvk.kind)
-        schema = getattr(handle, "schema", None) if handle is not None else None
-        if isinstance(schema, Mapping):
-            write_schema(root, gvk, schema)
+        # a bare lookup's handles (a test's fakes) keep no schema document to write
+        if isinstance(handle, CompiledSchema):
+            write_schema(root, gvk, handle.schema)
             written.add(key)
     return written
 
