@@ -18,7 +18,7 @@ from generator.cel.rules import CelRule, RuleStatus, analyze, rules_of
 from generator.cel.runtime import CelSyntaxError, parse
 from generator.cel.shapes import Shape, cardinality_step
 from generator.cel.tree import PROPERTY, children, resolve_ref, step_path
-from generator.schemastore.types import GroupVersionKind
+from generator.schemastore.types import GroupVersionKind, SchemaCatalog
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +131,8 @@ def estimate_site(site: RuleSite, root: Mapping[str, Any]) -> tuple[int | None, 
     return estimate_cost(tree, site.node, root), cardinality
 
 
-def rule_inventory(store: Any) -> list[RuleEntry]:
-    """The rules of every GVK a :class:`~generator.schemastore.store.SchemaStore` offers."""
+def rule_inventory(store: SchemaCatalog) -> list[RuleEntry]:
+    """The rules of every GVK a schema catalog offers."""
     entries: list[RuleEntry] = []
     for gvk, source, schema in store.effective_schemas():
         for site in rule_sites(schema):

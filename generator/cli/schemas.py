@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -17,7 +17,11 @@ from generator.cli.environment import current_settings
 from generator.errors import UsageError
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.loading import SourceBytes
+from generator.schemastore.types import SchemaCatalog
 from generator.yamlio.source import read_bytes
+
+if TYPE_CHECKING:
+    from generator.cel.inventory import RuleEntry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -114,7 +118,7 @@ def list_command(
         click.echo(f"{name:<{width}}  {info.source}{pinned}{suffix}")
 
 
-def _list_cel(store: Any, output: str) -> None:
+def _list_cel(store: SchemaCatalog, output: str) -> None:
     # lazy: cel-python costs ~40 ms of start-up; only --cel loads it
     from generator.cel.inventory import rule_inventory
 
@@ -139,7 +143,7 @@ def _list_cel(store: Any, output: str) -> None:
     )
 
 
-def _cost_text(entry: Any) -> str:
+def _cost_text(entry: RuleEntry) -> str:
     """``cost: N`` per evaluation, times the evaluations per object, and whether that is over the
     API server's limit per rule."""
     text = f"estimated cost: {entry.cost:,}"

@@ -38,10 +38,11 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from generator.errors import InputOutputError, YamlError
 from generator.findings import JsonPath
+from generator.jsontypes import JsonObject
 from generator.kubeconform.process import (
     KubeconformOptions,
     PendingRun,
@@ -65,7 +66,7 @@ from generator.kubeconform.report import (
 from generator.kubeconform.spans import FileObjects, joined_spans, parse_spans
 from generator.kubeconform.stream import block_yaml, signature, unique_object
 from generator.names import valid_api_version
-from generator.schemastore.types import GroupVersionKind, SchemaLookup
+from generator.schemastore.types import GroupVersionKind, SchemaCatalog, SchemaLookup
 from generator.yamlio.chunks import spans_of
 from generator.yamlio.source import STDIN, YAML_SUFFIXES
 
@@ -113,19 +114,19 @@ class NamedKinds:
 
     def gvks(self, store: SchemaLookup | None) -> list[GroupVersionKind]:
         """Every apiVersion paired with every kind; past :data:`MAX_GUESSED_PAIRS` pairs (a
-        hostile file naming thousands), the pairs the store's index has."""
+        hostile file naming thousands), the pairs the store's index has (none when the store is
+        only a lookup, without an index)."""
         if len(self.kinds) * len(self.versions) <= MAX_GUESSED_PAIRS:
             return [
                 GroupVersionKind.from_api_version(version, kind)
                 for version in sorted(self.versions)
                 for kind in sorted(self.kinds)
             ]
-        entries = getattr(store, "entries", None)
-        if entries is None:
+        if not isinstance(store, SchemaCatalog):
             return []
         return [
             info.gvk
-            for info in entries()
+            for info in store.entries()
             if info.gvk.api_version in self.versions and info.gvk.kind in self.kinds
         ]
 
@@ -363,8 +364,8 @@ class FilesRun:
     def finish(self) -> KubeconformResult:
         """Wait for kubeconform (within the time limit, counted from its start) and turn its
         reports into findings."""
-        files: list[dict[str, Any]] = []
-        embedded: list[dict[str, Any]] = []
+        files: list[JsonObject] = []
+        embedded: list[JsonObject] = []
         for tag, process in list(self.processes.items()):
             entries = read_report(process.wait(self.deadline), self.options, self.result)
             (files if tag == "files" else embedded).extend(e for e in entries if says_something(e))
@@ -389,7 +390,7 @@ class FilesRun:
         return self.result
 
     def _remember_clean(
-        self, files: list[dict[str, Any]], embedded: list[dict[str, Any]], again: list[Sent]
+        self, files: list[JsonObject], embedded: list[JsonObject], again: list[Sent]
     ) -> None:
         """Remember the files kubeconform reported nothing on, when every run went through."""
         if self.verdicts is None or not self.keys or self.result.notes:
@@ -404,7 +405,7 @@ class FilesRun:
         )
 
     def _merge_file_entry(
-        self, entry: dict[str, Any], parsed: dict[str, FileObjects | None]
+        self, entry: JsonObject, parsed: dict[str, FileObjects | None]
     ) -> list[Sent]:
         """Merge one entry of the files run; returns the documents to check again instead."""
         kind, api_version, _ = key = signature(entry)
@@ -423,7 +424,7 @@ class FilesRun:
         merge_entry(entry, sent, self.written, self.result)
         return []
 
-    def _schema_missed(self, entry: dict[str, Any], sent: Sent) -> bool:
+    def _schema_missed(self, entry: JsonObject, sent: Sent) -> bool:
         """A "could not find schema" for a kind whose schema the store has but was not written."""
         message = entry.get("msg")
         if not isinstance(message, str) or NOT_FOUND_MESSAGE not in message:

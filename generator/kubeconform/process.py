@@ -40,10 +40,10 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from generator.documents import Document
 from generator.findings import Subject
+from generator.jsontypes import Json, JsonObject
 from generator.kubeconform.report import (
     Completed,
     KubeconformResult,
@@ -59,7 +59,8 @@ from generator.model import kinds
 from generator.model.manifests import embedded_items
 from generator.names import valid_api_version
 from generator.schemastore.compiler import RE2_PATTERN
-from generator.schemastore.types import GroupVersionKind, SchemaLookup
+from generator.schemastore.handle import CompiledSchema
+from generator.schemastore.types import GroupVersionKind, SchemaCatalog, SchemaLookup
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,7 @@ def layout_paths(gvk: GroupVersionKind) -> list[str]:
     return [f"{gvk.version}/{name}", name]
 
 
-def schema_for_kubeconform(schema: Any) -> Any:
+def schema_for_kubeconform(schema: Json) -> Json:
     """A copy of a converted schema for kubeconform: patterns that jsonschema-rs could not compile
     (moved to ``x-capzgen-re2-pattern`` by the store) go back to ``pattern``, since kubeconform
     uses Go's RE2 as the API server does. Everything else, ``x-`` keys included, is kept."""
@@ -114,7 +115,7 @@ def schema_for_kubeconform(schema: Any) -> Any:
     return schema
 
 
-def write_schema(root: Path, gvk: GroupVersionKind, schema: Mapping[str, Any]) -> None:
+def write_schema(root: Path, gvk: GroupVersionKind, schema: Mapping[str, Json]) -> None:
     """Write ``schema`` where kubeconform looks for ``gvk`` in ``root``, RE2 patterns restored."""
     data = json.dumps(schema_for_kubeconform(dict(schema)), separators=(",", ":"))
     for relative in layout_paths(gvk):
@@ -131,8 +132,8 @@ def schema_location(root: Path) -> str:
     return f"{root}{os.sep}{SCHEMA_TEMPLATE}"
 
 
-def write_store_layout(store: Any, root: Path) -> int:
-    """Every schema of a SchemaStore (first source of a GVK wins) in kubeconform's layout."""
+def write_store_layout(store: SchemaCatalog, root: Path) -> int:
+    """Every schema of a catalog (first source of a GVK wins) in kubeconform's layout."""
     count = 0
     for gvk, _source, schema in store.effective_schemas():
         write_schema(root, gvk, schema)
@@ -354,7 +355,7 @@ def start_process(
 
 def read_report(
     completed: Completed, options: KubeconformOptions, result: KubeconformResult
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The entries of kubeconform's JSON report; notes for a timeout or a failed run."""
     if completed.returncode is None:
         result.notes.append(
@@ -404,7 +405,7 @@ def sent_objects(documents: Sequence[Document]) -> Iterator[Sent]:
                 yield Sent(subject.embedded(path, item), path, item, gvk, in_template)
 
 
-def sendable_gvk(obj: dict[str, Any]) -> GroupVersionKind | None:
+def sendable_gvk(obj: JsonObject) -> GroupVersionKind | None:
     """Objects without a usable apiVersion/kind are left out: the structure check reports them."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
@@ -428,15 +429,15 @@ def write_schemas(
             continue
         tried.add(key)
         handle = store.lookup(gvk.api_version, gvk.kind)
-        schema = getattr(handle, "schema", None) if handle is not None else None
-        if isinstance(schema, Mapping):
-            write_schema(root, gvk, schema)
+        # a bare lookup's handles (a test's fakes) keep no schema document to write
+        if isinstance(handle, CompiledSchema):
+            write_schema(root, gvk, handle.schema)
             written.add(key)
     return written
 
 
 @contextlib.contextmanager
-def store_layout(store: Any) -> Iterator[Path]:
+def store_layout(store: SchemaCatalog) -> Iterator[Path]:
     """A temporary folder holding every schema of ``store`` in kubeconform's layout."""
     with tempfile.TemporaryDirectory(prefix="capzgen-kubeconform-") as tmp:
         root = Path(tmp) / "schemas"

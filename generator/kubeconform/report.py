@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model.values import is_templated
 from generator.schemastore.types import GroupVersionKind
 
@@ -51,7 +50,7 @@ class Sent:
 
     subject: Subject
     prefix: JsonPath  # where the object sits in its document (embedded resources)
-    obj: dict[str, Any]
+    obj: JsonObject
     gvk: GroupVersionKind
     in_template: bool
 
@@ -70,7 +69,7 @@ def schema_key(gvk: GroupVersionKind) -> tuple[str, str, str]:
     return (gvk.group, gvk.version, gvk.kind.lower())
 
 
-def parse_report(stdout: str) -> list[dict[str, Any]] | None:
+def parse_report(stdout: str) -> list[JsonObject] | None:
     """The ``resources`` of kubeconform's ``-output json`` report, or None if ``stdout`` is not
     such a report (garbage, a partial write, another output format)."""
     try:
@@ -79,7 +78,7 @@ def parse_report(stdout: str) -> list[dict[str, Any]] | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("resources"), list):
         return None
-    entries: list[dict[str, Any]] = []
+    entries: list[JsonObject] = []
     for entry in data["resources"]:
         if not isinstance(entry, dict):
             return None
@@ -112,13 +111,13 @@ def first_line(text: str) -> str:
     return ""
 
 
-def says_something(entry: dict[str, Any]) -> bool:
+def says_something(entry: JsonObject) -> bool:
     """Whether a report entry can become a finding: valid, skipped and empty objects cannot."""
     return entry["status"] not in ("statusValid", "statusSkipped", "statusEmpty")
 
 
 def merge_entry(
-    entry: dict[str, Any],
+    entry: JsonObject,
     item: Sent | None,
     written: set[tuple[str, str, str]],
     result: KubeconformResult,
@@ -181,7 +180,7 @@ def _check_not_made(item: Sent, message: str, written: set[tuple[str, str, str]]
     return Finding(Severity.WARNING, RULE_ERROR, text, item.subject, item.prefix, origin=ORIGIN)
 
 
-def _violations(entry: dict[str, Any], message: str) -> list[tuple[str, str]]:
+def _violations(entry: JsonObject, message: str) -> list[tuple[str, str]]:
     errors = entry.get("validationErrors")
     found: list[tuple[str, str]] = []
     if isinstance(errors, list):
@@ -199,7 +198,7 @@ def _violations(entry: dict[str, Any], message: str) -> list[tuple[str, str]]:
     return [("", message or "invalid according to kubeconform")]
 
 
-def pointer_to_path(pointer: str, obj: Any) -> tuple[PathPart, ...]:
+def pointer_to_path(pointer: str, obj: Json) -> tuple[PathPart, ...]:
     """A JSON pointer (``/spec/resources/0/name``) as a path tuple, list indexes as ints.
 
     Indexes are recognised by walking ``obj``, so a map key that looks like a number stays a
@@ -211,7 +210,7 @@ def pointer_to_path(pointer: str, obj: Any) -> tuple[PathPart, ...]:
         return ()
     raw = [part.replace("~1", "/").replace("~0", "~") for part in pointer.lstrip("/").split("/")]
     parts: list[PathPart] = []
-    node: Any = obj
+    node: Json = obj
     position = 0
     while position < len(raw):
         part = raw[position]

@@ -13,8 +13,8 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from generator.jsontypes import Json, JsonObject
 from generator.kubeconform.report import Sent
 
 STREAM = "objects.yaml"
@@ -34,7 +34,7 @@ def write_stream(path: Path, sent: Sequence[Sent]) -> dict[tuple[str, str, str],
     return names
 
 
-def block_yaml(obj: dict[str, Any]) -> str:
+def block_yaml(obj: JsonObject) -> str:
     """One document (``---`` first) in block style. Keys and strings are JSON strings, which
     YAML reads as double-quoted scalars; a value JSON cannot write is written as its text."""
     lines = ["---\n"]
@@ -42,7 +42,7 @@ def block_yaml(obj: dict[str, Any]) -> str:
     return "".join(lines)
 
 
-def _block(value: dict[str, Any] | list[Any], pad: str, lines: list[str]) -> None:
+def _block(value: JsonObject | list[Json], pad: str, lines: list[str]) -> None:
     inner = pad + "  "
     if isinstance(value, dict):
         for key, item in value.items():
@@ -61,7 +61,7 @@ def _block(value: dict[str, Any] | list[Any], pad: str, lines: list[str]) -> Non
             lines.append(f"{pad}- {_scalar(item)}\n")
 
 
-def _scalar(value: Any) -> str:
+def _scalar(value: Json) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
     if isinstance(value, float):
@@ -77,7 +77,7 @@ def _scalar(value: Any) -> str:
 
 def unique_object(
     item: Sent, taken: dict[tuple[str, str, str], int], index: int
-) -> tuple[dict[str, Any], tuple[str, str, str]]:
+) -> tuple[JsonObject, tuple[str, str, str]]:
     """The object as sent, and the (kind, apiVersion, name) kubeconform will report it under."""
     meta = item.obj.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
@@ -91,7 +91,7 @@ def unique_object(
     return obj, (key[0], key[1], unique)
 
 
-def object_signature(obj: dict[str, Any]) -> tuple[str, str, str]:
+def object_signature(obj: JsonObject) -> tuple[str, str, str]:
     """The (kind, apiVersion, name) kubeconform reports an object under; like kubeconform, a
     ``generateName`` prefix stands for the name."""
     meta = obj.get("metadata")
@@ -107,7 +107,7 @@ def object_signature(obj: dict[str, Any]) -> tuple[str, str, str]:
     )
 
 
-def signature(entry: dict[str, Any]) -> tuple[str, str, str]:
+def signature(entry: JsonObject) -> tuple[str, str, str]:
     """The (kind, apiVersion, name) of one entry of kubeconform's report."""
     return (
         str(entry.get("kind", "")),

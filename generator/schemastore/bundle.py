@@ -29,9 +29,10 @@ import zipfile
 import zlib
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from generator.errors import Location, SchemaStoreError
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.types import GroupVersionKind
 
 MANIFEST_NAME = "manifest.json"
@@ -87,7 +88,7 @@ class BundleManifest(NamedTuple):
         """The upstream file called ``name``; raises StopIteration if the manifest has none."""
         return next(s for s in self.sources if s.name == name)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The manifest as ``manifest.json`` stores it (the inverse of :meth:`from_json`)."""
         return {
             "format": BUNDLE_FORMAT,
@@ -123,7 +124,7 @@ class BundleManifest(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Any, *, location: Location) -> BundleManifest:
+    def from_json(cls, data: Json, *, location: Location) -> BundleManifest:
         """Read parsed ``manifest.json`` data; raises :class:`SchemaStoreError` if malformed.
 
         The format number must match, and every schema must name a source the manifest lists.
@@ -260,7 +261,7 @@ class SchemaBundle:
             self._archive = zipfile.ZipFile(io.BytesIO(self.archive_path.read_bytes()))
         return self._archive
 
-    def load(self, schema: BundledSchema) -> dict[str, Any]:
+    def load(self, schema: BundledSchema) -> JsonObject:
         """The member's schema as JSON, digest-checked (see :meth:`read_bytes`)."""
-        loaded: dict[str, Any] = json.loads(self.read_bytes(schema))
+        loaded: JsonObject = json.loads(self.read_bytes(schema))
         return loaded

@@ -22,9 +22,10 @@ import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from generator.errors import InputOutputError, Location
+from generator.jsontypes import Json
 from generator.output.fsio import write_atomically
 from generator.schemastore.types import GroupVersionKind
 
@@ -55,7 +56,7 @@ def with_provenance(
     return {**files, PROVENANCE_NAME: dump_json(dict(sorted(merged.items())))}
 
 
-def dump_json(value: Any) -> bytes:
+def dump_json(value: Json) -> bytes:
     """Compact, deterministic JSON as stored in the cache."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
@@ -116,7 +117,7 @@ class MemoEntry(NamedTuple):
     folder: Path
     schemas: tuple[tuple[GroupVersionKind, str], ...]  # (gvk, path relative to folder)
 
-    def load(self, relative: str) -> Any:
+    def load(self, relative: str) -> Json:
         """The JSON at ``relative`` inside the entry's folder (one converted schema)."""
         return json.loads((self.folder / relative).read_bytes())
 

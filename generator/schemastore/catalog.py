@@ -16,9 +16,9 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Any
 
 from generator.errors import CapzgenError, Location, SchemaStoreError
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.loading import SourceBytes, parse_documents
 from generator.schemastore.repair import repair_schema
 from generator.schemastore.structural import GVK_MARKER, SchemaFormatError, convert_root
@@ -59,12 +59,12 @@ def peek_kind(path: Path) -> str | None:
     return match["kind"] if match else None
 
 
-def load_catalog_schema(path: Path) -> dict[str, Any]:
+def load_catalog_schema(path: Path) -> JsonObject:
     """Read, repair and convert one catalog file; a malformed file raises naming it."""
     location = Location(file=str(path))
     try:
         documents = parse_documents(SourceBytes.read(path))
-        raw: Any = documents[0] if documents else None
+        raw: Json = documents[0] if documents else None
     except CapzgenError as error:
         msg = f"schema file is not valid JSON: {error.message.removeprefix('invalid JSON: ')}"
         raise SchemaStoreError(msg, location=error.location or location) from error

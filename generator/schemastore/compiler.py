@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import Any
+from types import ModuleType
+from typing import NoReturn, cast
 
 import jsonschema_rs
 
 from generator.errors import Location, SchemaStoreError
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.formats import KUBERNETES_FORMATS
 
 log = logging.getLogger(__name__)
@@ -35,16 +37,16 @@ _MAX_PATTERN_FIXES = 1000
 ECMA_BACKTRACK_LIMIT = 1_000_000
 
 
-def re2_module() -> Any:
+def re2_module() -> ModuleType:
     """The RE2 binding, loaded on first use: most runs compile no pattern the Rust engine
     refuses, and the binding costs ~2 ms of start-up."""
     # lazy: as the docstring says
     import re2
 
-    return re2
+    return cast("ModuleType", re2)  # the binding has no type stubs
 
 
-def re2_options() -> Any:
+def re2_options() -> object:
     """RE2 options for capzgen: no logging to stderr (a refused pattern is reported by us)."""
     options = re2_module().Options()
     options.log_errors = False
@@ -54,25 +56,25 @@ def re2_options() -> Any:
 class Re2Pattern:
     """Custom keyword: ``pattern`` evaluated with RE2 (unanchored search, like JSON Schema)."""
 
-    def __init__(self, parent_schema: dict[str, Any], value: str, schema_path: list[Any]) -> None:
+    def __init__(self, parent_schema: JsonObject, value: str, schema_path: list[Json]) -> None:
         self.pattern = value
         self.regex = re2_module().compile(value, re2_options())
 
-    def validate(self, instance: Any) -> None:
+    def validate(self, instance: Json) -> None:
         """Raise ValueError (reported as the violation) if a string does not match."""
         if isinstance(instance, str) and not self.regex.search(instance):
             msg = f"pattern {self.pattern}"
             raise ValueError(msg)
 
 
-def _refuse_retrieval(uri: str) -> Any:
+def _refuse_retrieval(uri: str) -> NoReturn:
     msg = f"capzgen does not fetch or read schemas a $ref names ({uri})"
     raise ValueError(msg)
 
 
-def external_refs(schema: Any) -> Iterator[tuple[str, str]]:
+def external_refs(schema: Json) -> Iterator[tuple[str, str]]:
     """(JSON pointer, value) of every ``$ref``/``$dynamicRef`` that points outside the schema."""
-    stack: list[tuple[str, Any]] = [("", schema)]
+    stack: list[tuple[str, Json]] = [("", schema)]
     while stack:
         pointer, node = stack.pop()
         if isinstance(node, dict):
@@ -87,7 +89,7 @@ def external_refs(schema: Any) -> Iterator[tuple[str, str]]:
             stack.extend((f"{pointer}/{index}", item) for index, item in enumerate(node))
 
 
-def ensure_self_contained(schema: Any, *, source: str) -> None:
+def ensure_self_contained(schema: Json, *, source: str) -> None:
     """Raise :class:`SchemaStoreError` naming ``source`` if ``schema`` has an external ``$ref``."""
     refs = sorted(external_refs(schema))
     if refs:
@@ -102,12 +104,12 @@ def ensure_self_contained(schema: Any, *, source: str) -> None:
 
 
 def compile_schema(
-    schema: dict[str, Any],
+    schema: JsonObject,
     *,
     source: str,
     ecma_patterns: bool = False,
     self_contained: bool = False,
-) -> Any:
+) -> jsonschema_rs.Validator:
     """A jsonschema-rs validator for ``schema`` (which may be modified to replace patterns).
 
     Kubernetes schemas (the default) match patterns as RE2 does. ``ecma_patterns`` is for schemas
@@ -145,8 +147,8 @@ def compile_schema(
     raise _unusable(source, "too many unsupported patterns", [])
 
 
-def _fix_pattern(schema: dict[str, Any], path: list[Any], source: str) -> bool:
-    node: Any = schema
+def _fix_pattern(schema: JsonObject, path: list[Json], source: str) -> bool:
+    node: Json = schema
     for part in path[:-1]:
         try:
             node = node[part]
@@ -173,7 +175,7 @@ def _fix_pattern(schema: dict[str, Any], path: list[Any], source: str) -> bool:
     return True
 
 
-def _unusable(source: str, message: str, path: list[Any]) -> SchemaStoreError:
+def _unusable(source: str, message: str, path: list[Json]) -> SchemaStoreError:
     details = [f"at schema location /{'/'.join(str(p) for p in path)}"] if path else []
     return SchemaStoreError(
         f"schema cannot be compiled: {message.splitlines()[0] if message else 'unknown error'}",

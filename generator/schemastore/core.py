@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from generator.errors import CapzgenError, Location, SchemaStoreError
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.cache import atomic_write, dump_json
 from generator.schemastore.structural import GVK_MARKER, JSON_SCHEMA_DIALECT
 from generator.schemastore.types import GroupVersionKind
@@ -57,7 +57,7 @@ class CoreKinds:
     schema_dir: Path
     memo_dir: Path | None  # cache folder for the index and bundles; None: no memo
     _index: dict[GroupVersionKind, str] | None = field(default=None, init=False, repr=False)
-    _definitions: dict[str, Any] | None = field(default=None, init=False, repr=False)
+    _definitions: JsonObject | None = field(default=None, init=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -70,7 +70,7 @@ class CoreKinds:
             self._index = self._load_index()
         return self._index
 
-    def bundle(self, gvk: GroupVersionKind) -> dict[str, Any] | None:
+    def bundle(self, gvk: GroupVersionKind) -> JsonObject | None:
         """Self-contained JSON Schema for ``gvk``; None if it is not a core kind."""
         name = self.index().get(gvk)
         if name is None:
@@ -78,7 +78,7 @@ class CoreKinds:
         memo = self._memo_path(gvk)
         if memo is not None:
             try:
-                cached: dict[str, Any] = json.loads(memo.read_bytes())
+                cached: JsonObject = json.loads(memo.read_bytes())
                 return cached
             except (OSError, ValueError):
                 pass
@@ -96,7 +96,7 @@ class CoreKinds:
         assert self.memo_dir is not None
         return self.memo_dir / f"v{_MEMO_FORMAT}"
 
-    def _memoise(self, path: Path, value: Any) -> None:
+    def _memoise(self, path: Path, value: Json) -> None:
         try:
             atomic_write(path, dump_json(value))
         except CapzgenError as error:  # only speed is lost
@@ -123,7 +123,7 @@ class CoreKinds:
             self._memoise(memo, rows_out)
         return index
 
-    def _defs(self) -> dict[str, Any]:
+    def _defs(self) -> JsonObject:
         if self._definitions is None:
             path = self.schema_dir / "_definitions.json"
             try:
@@ -137,9 +137,9 @@ class CoreKinds:
                 ) from error
         return self._definitions
 
-    def _build_bundle(self, gvk: GroupVersionKind, name: str) -> dict[str, Any]:
+    def _build_bundle(self, gvk: GroupVersionKind, name: str) -> JsonObject:
         defs = self._defs()
-        needed: dict[str, Any] = {}
+        needed: JsonObject = {}
         pending = [name]
         while pending:
             current = pending.pop()
@@ -160,7 +160,7 @@ class CoreKinds:
         return {GVK_MARKER: [marker], "$schema": JSON_SCHEMA_DIALECT, **root, "$defs": needed}
 
 
-def _ref_target(ref: Any) -> str | None:
+def _ref_target(ref: Json) -> str | None:
     if isinstance(ref, str):
         for prefix in _REF_PREFIXES:
             if ref.startswith(prefix):
@@ -168,7 +168,7 @@ def _ref_target(ref: Any) -> str | None:
     return None
 
 
-def _refs(node: Any) -> Iterator[str]:
+def _refs(node: Json) -> Iterator[str]:
     if isinstance(node, dict):
         name = _ref_target(node.get("$ref"))
         if name is not None:
@@ -180,7 +180,7 @@ def _refs(node: Any) -> Iterator[str]:
             yield from _refs(value)
 
 
-def _rewrite_refs(node: Any) -> Any:
+def _rewrite_refs(node: Json) -> Json:
     if isinstance(node, dict):
         # Documentation strings go; a property *named* description (a schema object) stays.
         out = {

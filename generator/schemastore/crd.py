@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.structural import GVK_MARKER, PRESERVE, SchemaFormatError, convert_root
 from generator.schemastore.types import GroupVersionKind
 
@@ -31,7 +31,7 @@ class ConvertedSchema:
     """The JSON Schema of one served version of a CRD, with its GVK marker and CEL rules kept."""
 
     gvk: GroupVersionKind
-    schema: dict[str, Any]
+    schema: JsonObject
 
     @property
     def catalog_path(self) -> str:
@@ -39,7 +39,7 @@ class ConvertedSchema:
         return f"{self.gvk.group or 'core'}/{self.gvk.kind.lower()}_{self.gvk.version}.json"
 
 
-def is_crd(obj: Any) -> bool:
+def is_crd(obj: Json) -> bool:
     """Whether ``obj`` is a CustomResourceDefinition (``apiextensions.k8s.io`` v1 or v1beta1)."""
     return (
         isinstance(obj, Mapping)
@@ -48,7 +48,7 @@ def is_crd(obj: Any) -> bool:
     )
 
 
-def iter_crds(documents: Iterable[Any]) -> Iterator[Mapping[str, Any]]:
+def iter_crds(documents: Iterable[Json]) -> Iterator[Mapping[str, Json]]:
     """The CRDs among ``documents``, ``List`` wrappers and bare arrays unpacked; other objects are
     skipped."""
     for doc in documents:
@@ -62,7 +62,7 @@ def iter_crds(documents: Iterable[Any]) -> Iterator[Mapping[str, Any]]:
             yield doc
 
 
-def convert_documents(documents: Iterable[Any]) -> list[ConvertedSchema]:
+def convert_documents(documents: Iterable[Json]) -> list[ConvertedSchema]:
     """Every served version of every CRD in ``documents``."""
     converted: list[ConvertedSchema] = []
     for crd in iter_crds(documents):
@@ -70,7 +70,7 @@ def convert_documents(documents: Iterable[Any]) -> list[ConvertedSchema]:
     return converted
 
 
-def convert_crd(crd: Mapping[str, Any]) -> list[ConvertedSchema]:
+def convert_crd(crd: Mapping[str, Json]) -> list[ConvertedSchema]:
     """One schema per served version of ``crd``; raises :class:`CrdError` naming CRD and place.
 
     A served version without a schema accepts any content, as the API server does.
@@ -102,8 +102,8 @@ def convert_crd(crd: Mapping[str, Any]) -> list[ConvertedSchema]:
 
 
 def _served_versions(
-    spec: Mapping[str, Any], name: str
-) -> Iterator[tuple[int, str, Mapping[str, Any] | None]]:
+    spec: Mapping[str, Json], name: str
+) -> Iterator[tuple[int, str, Mapping[str, Json] | None]]:
     shared = _openapi(spec.get("validation"))  # v1beta1: one schema for all versions
     versions = spec.get("versions")
     if isinstance(versions, list) and versions:
@@ -122,7 +122,7 @@ def _served_versions(
         raise CrdError(msg)
 
 
-def _openapi(holder: Any) -> Mapping[str, Any] | None:
+def _openapi(holder: Json) -> Mapping[str, Json] | None:
     if isinstance(holder, Mapping):
         schema = holder.get("openAPIV3Schema")
         if isinstance(schema, Mapping):
@@ -130,7 +130,7 @@ def _openapi(holder: Any) -> Mapping[str, Any] | None:
     return None
 
 
-def _crd_name(crd: Mapping[str, Any]) -> str:
+def _crd_name(crd: Mapping[str, Json]) -> str:
     meta = crd.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
     return str(name) if name else "(unnamed)"

@@ -12,9 +12,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from generator.errors import CapzgenError, Location, SchemaStoreError
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.cache import ConversionMemo, MemoEntry, read_provenance
 from generator.schemastore.catalog import catalog_gvk, load_catalog_schema
 from generator.schemastore.crd import CrdError, convert_documents
@@ -89,11 +90,11 @@ def _crd_entries(path: Path, memo: ConversionMemo | None) -> list[SchemaEntry]:
     ]
 
 
-def _memo_loader(memo: MemoEntry, relative: str) -> Callable[[], dict[str, Any]]:
-    return lambda: cast(dict[str, Any], memo.load(relative))
+def _memo_loader(memo: MemoEntry, relative: str) -> Callable[[], JsonObject]:
+    return lambda: cast(JsonObject, memo.load(relative))
 
 
-def _constant(schema: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+def _constant(schema: JsonObject) -> Callable[[], JsonObject]:
     return lambda: schema
 
 
@@ -101,7 +102,7 @@ def _catalog_entry(path: Path, gvk: GroupVersionKind) -> SchemaEntry:
     return SchemaEntry(gvk, str(path), False, lambda: load_catalog_schema(path))
 
 
-def convert_file(text: SourceBytes) -> list[Any]:
+def convert_file(text: SourceBytes) -> list[Json]:
     """The CRDs of one file converted; what is wrong with the file is a SchemaStoreError."""
     try:
         return convert_documents(parse_documents(text))

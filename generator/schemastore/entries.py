@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from generator.jsontypes import JsonObject
 from generator.schemastore.types import GroupVersionKind
 
 
@@ -22,7 +22,7 @@ class SchemaEntry:
     gvk: GroupVersionKind
     source: str
     exact_kind: bool
-    load: Callable[[], dict[str, Any]] = field(repr=False, compare=False)
+    load: Callable[[], JsonObject] = field(repr=False, compare=False)
     pinned: str | None = field(default=None, compare=False)  # project@release, when known
     # Known to have no $ref outside itself (checked when the bundle was built): the store need
     # not walk it again.

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.types import GroupVersionKind, SchemaViolation
 from generator.schemastore.violations import violations
+
+if TYPE_CHECKING:
+    import jsonschema_rs
 
 
 @dataclass(frozen=True, eq=False)
@@ -20,13 +24,13 @@ class CompiledSchema:
 
     gvk: GroupVersionKind
     source: str
-    schema: dict[str, Any] = field(repr=False)
-    validator: Any = field(repr=False)
+    schema: JsonObject = field(repr=False)
+    validator: jsonschema_rs.Validator = field(repr=False)
 
-    def is_valid(self, obj: Any) -> bool:
+    def is_valid(self, obj: Json) -> bool:
         """Whether ``obj`` passes the schema (faster than collecting violations)."""
         return bool(self.validator.is_valid(obj))
 
-    def iter_violations(self, obj: Any) -> Iterator[SchemaViolation]:
+    def iter_violations(self, obj: Json) -> Iterator[SchemaViolation]:
         """Every schema violation of ``obj``, located by its path (see :mod:`.violations`)."""
         return violations(self.validator.iter_errors(obj))

@@ -14,9 +14,9 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from generator.errors import YamlError
+from generator.jsontypes import Json
 from generator.yamlio.load import load_documents, load_json
 from generator.yamlio.source import decode_source, read_bytes
 
@@ -61,7 +61,7 @@ def schema_files(folder: Path) -> Iterator[Path]:
                 log.warning("%s: not a regular file; skipped", path)
 
 
-def parse_documents(source: SourceBytes) -> list[Any]:
+def parse_documents(source: SourceBytes) -> list[Json]:
     """All documents of a YAML stream or a JSON file, empty documents dropped.
 
     Both go through bounded readers: YAML through the manifest loader (depth, node and alias

@@ -33,9 +33,9 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from generator.errors import InputOutputError, Location, SchemaStoreError, YamlError
+from generator.jsontypes import Json, JsonObject
 from generator.yamlio.load import load_value, read_source
 
 _FIELDS = ("target", "pointer", "since", "upstream")
@@ -47,7 +47,7 @@ class Addition:
 
     target: str  # the pin's target, <group>/<kind>_<version>.json
     pointer: str  # RFC 6901 pointer of the new key
-    schema: dict[str, Any]
+    schema: JsonObject
     since: str
     upstream: str
 
@@ -98,7 +98,7 @@ def _load_overlay(folder: Path, relative: str) -> Overlay:
     return Overlay(data["name"], relative, digest, additions)
 
 
-def _addition(entry: Any, index: int, location: Location) -> Addition:
+def _addition(entry: Json, index: int, location: Location) -> Addition:
     where = f"additions[{index}]"
     if not isinstance(entry, dict):
         msg = f"{where}: expected a mapping"
@@ -131,11 +131,11 @@ def unmatched_targets(overlays: Sequence[Overlay], targets: Sequence[str | None]
     return sorted({a.target for o in overlays for a in o.additions if a.target not in known})
 
 
-def apply_additions(schema: dict[str, Any], additions: Sequence[Addition], source: str) -> None:
+def apply_additions(schema: JsonObject, additions: Sequence[Addition], source: str) -> None:
     """Insert each addition into ``schema`` in place; refuses to replace or to guess a parent."""
     for addition in additions:
         *parents, key = [_unescape(part) for part in addition.pointer[1:].split("/")]
-        node: Any = schema
+        node: Json = schema
         for part in parents:
             node = node.get(part) if isinstance(node, dict) else None
         if not isinstance(node, dict):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+
+from generator.jsontypes import Json, JsonObject
 
 # Keywords a converter could misplace into a property map; their values are not schema objects.
 _MISPLACEABLE = frozenset(
@@ -31,7 +32,7 @@ class Repair:
 
     pointer: str  # JSON pointer of the schema whose property map was fixed
     keyword: str
-    value: Any
+    value: Json
 
     def describe(self) -> str:
         """``moved misplaced "keyword": value out of the property map of /pointer``."""
@@ -41,13 +42,13 @@ class Repair:
         )
 
 
-def _render(value: Any) -> str:
+def _render(value: Json) -> str:
     if value is True or value is False:
         return "true" if value else "false"
     return repr(value)
 
 
-def repair_schema(schema: Any) -> list[Repair]:
+def repair_schema(schema: Json) -> list[Repair]:
     """Fix misplaced keywords in place and return what was changed (empty: nothing to do)."""
     repairs: list[Repair] = []
     for pointer, node in _walk(schema, ""):
@@ -62,12 +63,12 @@ def repair_schema(schema: Any) -> list[Repair]:
     return repairs
 
 
-def _is_misplaced(name: str, sub: Any) -> bool:
+def _is_misplaced(name: str, sub: Json) -> bool:
     # A real property has a schema object; a keyword's value is a bool, list or string.
     return name in _MISPLACEABLE and not isinstance(sub, dict)
 
 
-def _walk(node: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def _walk(node: Json, pointer: str) -> Iterator[tuple[str, JsonObject]]:
     if not isinstance(node, dict):
         return
     yield pointer, node

@@ -11,13 +11,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from generator.errors import Location, SchemaStoreError
+from generator.jsontypes import JsonObject
 from generator.schemastore.bundle import BundledSchema, SchemaBundle
 from generator.schemastore.core import CoreKinds
 from generator.schemastore.entries import SchemaEntry, gvk_key
-from generator.schemastore.types import GroupVersionKind
+from generator.schemastore.types import GroupVersionKind, SourceFiles
 
 if TYPE_CHECKING:
     from generator.schemastore.cache import ConversionMemo
@@ -40,6 +41,10 @@ class SchemaSource(Protocol):
 
     def find(self, gvk: GroupVersionKind) -> SchemaEntry | None:
         """The entry serving ``gvk`` (see :meth:`SchemaEntry.matches`), else None."""
+        ...
+
+    def files(self) -> SourceFiles:
+        """Where this source's files are, for cache keys over the search path."""
         ...
 
 
@@ -99,6 +104,10 @@ class DirectorySource(_IndexedSource):
         """``<role> <path>``, e.g. ``--schema-dir ./crds`` or ``cache ~/.cache/capzgen/schemas``."""
         return f"{self.role} {self.path}"
 
+    def files(self) -> SourceFiles:
+        """The folder or file itself, walked for cache keys (its contents may change)."""
+        return SourceFiles("DirectorySource", self.path)
+
     def _build(self) -> list[SchemaEntry]:
         if self.path.is_file():
             # The CRD converter and the catalog reader load only for a folder or file that
@@ -133,6 +142,10 @@ class BundleSource(_IndexedSource):
         releases = sorted({source.pinned for source in self.bundle.manifest.sources})
         return f"the built-in bundle ({', '.join(releases)})"
 
+    def files(self) -> SourceFiles:
+        """The bundle's folder, walked for cache keys (a development checkout may rebuild it)."""
+        return SourceFiles("BundleSource", self.bundle.folder)
+
     def _build(self) -> list[SchemaEntry]:
         manifest = self.bundle.manifest
         pins = {source.name: source.pinned for source in manifest.sources}
@@ -148,7 +161,7 @@ class BundleSource(_IndexedSource):
             for schema in manifest.schemas
         ]
 
-    def _loader(self, schema: BundledSchema) -> Callable[[], dict[str, Any]]:
+    def _loader(self, schema: BundledSchema) -> Callable[[], JsonObject]:
         return lambda: self.bundle.load(schema)
 
 
@@ -164,13 +177,18 @@ class CoreSource(_IndexedSource):
         """The core kinds and the kubernetes-validate schema folder they come from."""
         return f"the core Kubernetes kinds of {self.label}"
 
+    def files(self) -> SourceFiles:
+        """The kubernetes_validate folder: thousands of files, versioned by their folder and by
+        the library itself (whose version cache keys hold), so the path is enough."""
+        return SourceFiles("core", self.kinds.schema_dir, versioned=True)
+
     def _build(self) -> list[SchemaEntry]:
         return [SchemaEntry(gvk, self.label, True, self._loader(gvk)) for gvk in self.kinds.index()]
 
-    def _loader(self, gvk: GroupVersionKind) -> Callable[[], dict[str, Any]]:
+    def _loader(self, gvk: GroupVersionKind) -> Callable[[], JsonObject]:
         return lambda: self._bundle(gvk)
 
-    def _bundle(self, gvk: GroupVersionKind) -> dict[str, Any]:
+    def _bundle(self, gvk: GroupVersionKind) -> JsonObject:
         schema = self.kinds.bundle(gvk)
         if schema is None:  # pragma: no cover - the index and the bundles come from one file
             msg = f"core kind {gvk} vanished"

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from generator.errors import Location, UsageError
+from generator.jsontypes import JsonObject
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.bundle import SchemaBundle
 from generator.schemastore.cache import ConversionMemo
@@ -30,7 +29,7 @@ from generator.schemastore.compiler import compile_schema
 from generator.schemastore.core import CoreKinds, find_schema_dir
 from generator.schemastore.handle import CompiledSchema
 from generator.schemastore.sources import BundleSource, CoreSource, DirectorySource, SchemaSource
-from generator.schemastore.types import GroupVersionKind
+from generator.schemastore.types import GroupVersionKind, SchemaInfo, SourceFiles
 from generator.settings import ENV_SCHEMA_PATH, Settings
 
 log = logging.getLogger(__name__)
@@ -38,18 +37,8 @@ log = logging.getLogger(__name__)
 NO_SETTINGS = Settings()
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaInfo:
-    """One GVK offered by one source; ``shadowed`` if an earlier source offers it too."""
-
-    gvk: GroupVersionKind
-    source: str
-    shadowed: bool = False
-    pinned: str | None = None  # project@release, for the bundle and synced cache entries
-
-
 class SchemaStore:
-    """Implements :class:`~generator.schemastore.types.SchemaLookup` over a list of sources."""
+    """Implements :class:`~generator.schemastore.types.SchemaCatalog` over a list of sources."""
 
     def __init__(self, sources: Sequence[SchemaSource]) -> None:
         self.sources: tuple[SchemaSource, ...] = tuple(sources)
@@ -134,7 +123,7 @@ class SchemaStore:
             break
         return handle
 
-    def effective_schemas(self) -> Iterator[tuple[GroupVersionKind, str, dict[str, Any]]]:
+    def effective_schemas(self) -> Iterator[tuple[GroupVersionKind, str, JsonObject]]:
         """Every GVK the store answers for, its source and converted schema (first source wins).
 
         Loads every schema: for whole-store consumers (kubeconform layout, CEL inventory) only.
@@ -148,6 +137,10 @@ class SchemaStore:
                 seen.add(key)
                 gvk = GroupVersionKind(entry.gvk.group, entry.gvk.version, entry.display_kind())
                 yield gvk, entry.source, entry.load()
+
+    def source_files(self) -> list[SourceFiles]:
+        """Where each source keeps its files, highest priority first (for cache keys)."""
+        return [source.files() for source in self.sources]
 
     def entries(self) -> list[SchemaInfo]:
         """Every GVK of every source, sorted; later duplicates are marked ``shadowed``."""

@@ -28,7 +28,8 @@ is added: a branch listing a few properties must not forbid the others.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from generator.jsontypes import Json, JsonObject
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -51,7 +52,7 @@ _STRING_MAP = {"type": ["object", "null"], "additionalProperties": {"type": "str
 
 # ObjectMeta as far as a manifest author writes it. Unknown metadata fields stay allowed (the API
 # server handles them itself); only the types of the fields people actually set are checked.
-OBJECT_META_PROPERTIES: dict[str, Any] = {
+OBJECT_META_PROPERTIES: JsonObject = {
     "name": _STRING,
     "generateName": _STRING,
     "namespace": _STRING,
@@ -90,21 +91,21 @@ class SchemaFormatError(ValueError):
         self.pointer = pointer
 
 
-def object_meta_schema(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def object_meta_schema(extra: Mapping[str, Json] | None = None) -> JsonObject:
     """ObjectMeta-lite; properties a CRD declares for ``metadata`` itself take precedence."""
     properties = dict(OBJECT_META_PROPERTIES)
     properties.update(extra or {})
     return {"type": "object", PRESERVE: True, "properties": properties}
 
 
-def to_json_schema(node: Any, *, pointer: str = "", value_validation: bool = False) -> Any:
+def to_json_schema(node: Json, *, pointer: str = "", value_validation: bool = False) -> Json:
     """Convert one structural-schema node (recursively); see the module docstring."""
     if isinstance(node, bool):
         return node
     if not isinstance(node, Mapping):
         msg = f"expected a schema object, got {type(node).__name__}"
         raise SchemaFormatError(msg, pointer)
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key, value in node.items():
         if key in _DROPPED:
             continue
@@ -137,7 +138,7 @@ def to_json_schema(node: Any, *, pointer: str = "", value_validation: bool = Fal
     return out
 
 
-def _types(node: Mapping[str, Any]) -> list[str]:
+def _types(node: Mapping[str, Json]) -> list[str]:
     declared = node.get("type")
     if isinstance(declared, str):
         return [declared]
@@ -146,7 +147,7 @@ def _types(node: Mapping[str, Any]) -> list[str]:
     return []
 
 
-def _apply_kubernetes_semantics(out: dict[str, Any], *, value_validation: bool) -> None:
+def _apply_kubernetes_semantics(out: JsonObject, *, value_validation: bool) -> None:
     types = _effective_types(out)
     if types:
         out["type"] = types[0] if len(types) == 1 else types
@@ -166,7 +167,7 @@ def _apply_kubernetes_semantics(out: dict[str, Any], *, value_validation: bool) 
     _close_object(out, keep_open=value_validation or preserve)
 
 
-def _effective_types(out: dict[str, Any]) -> list[str]:
+def _effective_types(out: JsonObject) -> list[str]:
     """The node's types with ``x-kubernetes-int-or-string`` and ``nullable`` applied (which also
     drops the equivalent ``anyOf`` and lets ``enum`` hold null)."""
     types = _types(out)
@@ -183,7 +184,7 @@ def _effective_types(out: dict[str, Any]) -> list[str]:
     return types
 
 
-def _add_embedded_resource_fields(out: dict[str, Any]) -> None:
+def _add_embedded_resource_fields(out: JsonObject) -> None:
     """``x-kubernetes-embedded-resource``: apiVersion, kind and ObjectMeta-lite, all required."""
     properties = out.setdefault("properties", {})
     properties.setdefault("apiVersion", dict(_STRING))
@@ -194,7 +195,7 @@ def _add_embedded_resource_fields(out: dict[str, Any]) -> None:
     out["required"] = _merge_required(out.get("required"), ["apiVersion", "kind", "metadata"])
 
 
-def _close_object(out: dict[str, Any], *, keep_open: bool) -> None:
+def _close_object(out: JsonObject, *, keep_open: bool) -> None:
     """An object with ``properties`` allows no other keys (the API server would drop them),
     unless ``keep_open`` (value validations, preserved unknown fields) or the schema already says
     what other keys may be."""
@@ -212,7 +213,7 @@ def _close_object(out: dict[str, Any], *, keep_open: bool) -> None:
         out["properties"] = {}
 
 
-def _is_int_or_string_any_of(any_of: Any) -> bool:
+def _is_int_or_string_any_of(any_of: Json) -> bool:
     if not isinstance(any_of, list) or len(any_of) != 2:
         return False
     found = sorted(str(branch.get("type")) for branch in any_of if isinstance(branch, Mapping))
@@ -221,7 +222,7 @@ def _is_int_or_string_any_of(any_of: Any) -> bool:
     )
 
 
-def _merge_required(existing: Any, extra: list[str]) -> list[str]:
+def _merge_required(existing: Json, extra: list[str]) -> list[str]:
     merged = (
         [name for name in existing if isinstance(name, str)] if isinstance(existing, list) else []
     )
@@ -229,7 +230,7 @@ def _merge_required(existing: Any, extra: list[str]) -> list[str]:
     return merged
 
 
-def harden_root(schema: Any, *, pointer: str = "") -> dict[str, Any]:
+def harden_root(schema: Json, *, pointer: str = "") -> JsonObject:
     """Rules for the top level of a Kubernetes object, added to an already converted schema.
 
     ``apiVersion`` and ``kind`` are required strings, ``metadata`` is ObjectMeta-lite, and the
@@ -255,12 +256,12 @@ def harden_root(schema: Any, *, pointer: str = "") -> dict[str, Any]:
     return root
 
 
-def _require_string(node: Any) -> dict[str, Any]:
+def _require_string(node: Json) -> JsonObject:
     out = dict(node) if isinstance(node, Mapping) else {}
     out["type"] = "string"
     return out
 
 
-def convert_root(openapi_schema: Any, *, pointer: str = "") -> dict[str, Any]:
+def convert_root(openapi_schema: Json, *, pointer: str = "") -> JsonObject:
     """Full conversion of a CRD version's ``openAPIV3Schema`` (or a catalog file)."""
     return harden_root(to_json_schema(openapi_schema, pointer=pointer), pointer=pointer)

@@ -16,9 +16,9 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from generator.errors import CapzgenError, InputOutputError, Location, SchemaStoreError, YamlError
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.cache import PROVENANCE_NAME, dump_json, install_files, with_provenance
 from generator.schemastore.catalog import catalog_gvk
 from generator.schemastore.crd import CrdError, convert_documents
@@ -119,7 +119,7 @@ def load_source_overlays(sources_file: Path, pins: Sequence[PinnedFile]) -> list
     return overlays
 
 
-def _read_sources(sources_file: Path) -> dict[str, Any]:
+def _read_sources(sources_file: Path) -> JsonObject:
     location = Location(file=str(sources_file))
     try:
         data = load_value(read_source(str(sources_file)), source=str(sources_file))
@@ -136,7 +136,7 @@ def _read_sources(sources_file: Path) -> dict[str, Any]:
     return dict(data)
 
 
-def _pin(entry: Any, index: int, location: Location) -> PinnedFile:
+def _pin(entry: Json, index: int, location: Location) -> PinnedFile:
     where = f"sources[{index}]"
     if not isinstance(entry, dict):
         msg = f"{where}: expected a mapping"

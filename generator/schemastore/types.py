@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from generator.findings import JsonPath
+from generator.jsontypes import Json, JsonObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,17 +58,42 @@ class SchemaHandle(Protocol):
         """Where the schema came from, as findings and ``schemas list`` name it."""
         ...
 
-    def is_valid(self, obj: Any) -> bool:
+    def is_valid(self, obj: Json) -> bool:
         """Whether ``obj`` passes; cheaper than :meth:`iter_violations` in the common valid case."""
         ...
 
-    def iter_violations(self, obj: Any) -> Iterator[SchemaViolation]:
+    def iter_violations(self, obj: Json) -> Iterator[SchemaViolation]:
         """Every violation of ``obj``, each located by its path inside ``obj``."""
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class SchemaInfo:
+    """One GVK offered by one source; ``shadowed`` if an earlier source offers it too."""
+
+    gvk: GroupVersionKind
+    source: str
+    shadowed: bool = False
+    pinned: str | None = None  # project@release, for the bundle and synced cache entries
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFiles:
+    """Where one source of a catalog keeps its files: what a cache key over the catalog hashes.
+
+    ``kind`` names the kind of source in the key (two kinds of source may share a folder);
+    ``versioned`` says the path alone identifies the files (a library's data folder, versioned by
+    the library), so they need not be walked.
+    """
+
+    kind: str
+    path: Path
+    versioned: bool = False
+
+
 class SchemaLookup(Protocol):
-    """What the validator needs from a schema store."""
+    """What the validator needs from a schema store: the rules ask for one GVK at a time, so a
+    test can stand in a handful of schemas."""
 
     def lookup(self, api_version: str, kind: str) -> SchemaHandle | None:
         """The schema for ``apiVersion``/``kind``, or None when no source has one.
@@ -78,4 +105,28 @@ class SchemaLookup(Protocol):
 
     def searched(self) -> list[str]:
         """The sources a failed lookup went through, highest priority first, for messages."""
+        ...
+
+
+@runtime_checkable
+class SchemaCatalog(SchemaLookup, Protocol):
+    """A whole schema store: the lookup, plus what its whole-store users need (listings, the
+    kubeconform layout, the CEL inventory, cache keys).
+
+    :class:`~generator.schemastore.store.SchemaStore` is one. A run handed a bare
+    :class:`SchemaLookup` (a test's few schemas) does without what only a catalog can answer, so
+    code holding a lookup asks ``isinstance(store, SchemaCatalog)`` before it uses more.
+    """
+
+    def entries(self) -> list[SchemaInfo]:
+        """Every GVK of every source, sorted; later duplicates are marked ``shadowed``."""
+        ...
+
+    def effective_schemas(self) -> Iterator[tuple[GroupVersionKind, str, JsonObject]]:
+        """Every GVK the store answers for, its source and converted schema (first source wins);
+        loads every schema."""
+        ...
+
+    def source_files(self) -> list[SourceFiles]:
+        """Where each source of the search path keeps its files, highest priority first."""
         ...

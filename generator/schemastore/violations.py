@@ -16,6 +16,7 @@ from typing import Any
 import jsonschema_rs
 
 from generator.findings import JsonPath
+from generator.jsontypes import Json
 from generator.schemastore.compiler import RE2_PATTERN
 from generator.schemastore.types import SchemaViolation
 
@@ -32,7 +33,7 @@ _FORMAT_NAMES = {
 Kind = jsonschema_rs.ValidationErrorKind
 
 
-def violations(errors: Iterable[Any]) -> Iterator[SchemaViolation]:
+def violations(errors: Iterable[jsonschema_rs.ValidationError]) -> Iterator[SchemaViolation]:
     """Readable violations for ``errors``, duplicates removed, in the validator's order."""
     seen: set[tuple[JsonPath, str]] = set()
     for error in errors:
@@ -43,7 +44,7 @@ def violations(errors: Iterable[Any]) -> Iterator[SchemaViolation]:
                 yield violation
 
 
-def describe(error: Any) -> list[SchemaViolation]:
+def describe(error: jsonschema_rs.ValidationError) -> list[SchemaViolation]:
     """The violations one jsonschema-rs error stands for (several for unknown fields)."""
     path: JsonPath = tuple(error.instance_path)
     kind = error.kind
@@ -60,21 +61,21 @@ def describe(error: Any) -> list[SchemaViolation]:
     return [SchemaViolation(path, _message(kind, instance, path))]
 
 
-def _message(kind: Any, instance: Any, path: JsonPath) -> str:
+def _message(kind: Kind, instance: Json, path: JsonPath) -> str:
     phrase = _MESSAGES.get(type(kind))
     if phrase is None:
         return str(getattr(kind, "name", "invalid value"))
     return phrase(kind, instance, path)
 
 
-def _custom(kind: Any, instance: Any, path: JsonPath) -> str:
+def _custom(kind: Kind.Custom, instance: Json, path: JsonPath) -> str:
     if kind.keyword == RE2_PATTERN:
         pattern = kind.message.removeprefix("pattern ")
         return f'must match pattern "{pattern}" (got {_short(instance)})'
     return str(kind.message)
 
 
-def _false_schema(kind: Any, instance: Any, path: JsonPath) -> str:
+def _false_schema(kind: Kind, instance: Json, path: JsonPath) -> str:
     # ``additionalProperties: false`` on an object without ``properties`` reports this way.
     if path and isinstance(path[-1], str):
         return f'unknown field "{path[-1]}"'
@@ -83,7 +84,9 @@ def _false_schema(kind: Any, instance: Any, path: JsonPath) -> str:
 
 # How each kind of error reads: (kind, instance, path) -> message. Kinds not listed fall back to
 # their name; the narrowed kinds (unknown fields, anyOf/oneOf) are handled by ``describe``.
-_MESSAGES: dict[type, Callable[[Any, Any, JsonPath], str]] = {
+# Each phrase takes the subclass of ValidationErrorKind it is filed under, which one mapping's
+# type cannot say: hence ``Any`` for the kind.
+_MESSAGES: dict[type, Callable[[Any, Json, JsonPath], str]] = {
     Kind.Required: lambda k, v, p: f'required field "{k.property}" is missing',
     Kind.Type: lambda k, v, p: f"expected {_join(k.types)}, got {render_value(v)}",
     Kind.Enum: lambda k, v, p: f"must be one of: {_options(k.options)} (got {_short(v)})",
@@ -116,7 +119,7 @@ _MESSAGES: dict[type, Callable[[Any, Any, JsonPath], str]] = {
 
 
 def _describe_alternatives(
-    path: JsonPath, instance: Any, branches: Sequence[Sequence[Any]]
+    path: JsonPath, instance: Json, branches: Sequence[Sequence[jsonschema_rs.ValidationError]]
 ) -> list[SchemaViolation]:
     """Narrow an ``anyOf``/``oneOf`` failure to something a person can act on.
 
@@ -128,8 +131,9 @@ def _describe_alternatives(
         return [SchemaViolation(path, "does not match any of the allowed alternatives")]
     types: list[str] = []
     for branch in branches:
-        if all(_is_own_type_error(e, path) for e in branch) and branch:
-            types.extend(t for t in branch[0].kind.types if t not in types)
+        kind = branch[0].kind if branch else None
+        if isinstance(kind, Kind.Type) and all(_is_own_type_error(e, path) for e in branch):
+            types.extend(t for t in kind.types if t not in types)
             continue
         break
     else:
@@ -144,7 +148,7 @@ def _describe_alternatives(
     return result or [SchemaViolation(path, "does not match any of the allowed alternatives")]
 
 
-def _is_own_type_error(error: Any, path: JsonPath) -> bool:
+def _is_own_type_error(error: jsonschema_rs.ValidationError, path: JsonPath) -> bool:
     return isinstance(error.kind, Kind.Type) and tuple(error.instance_path) == path
 
 
@@ -156,12 +160,12 @@ def _join(items: Sequence[str]) -> str:
     return ", ".join(names[:-1]) + f" or {names[-1]}"
 
 
-def _options(options: Sequence[Any]) -> str:
+def _options(options: Sequence[Json]) -> str:
     shown = ", ".join(_short(o) for o in options[:_MAX_OPTIONS])
     return shown + (", ..." if len(options) > _MAX_OPTIONS else "")
 
 
-def _short(value: Any) -> str:
+def _short(value: Json) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
@@ -169,7 +173,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
 
 
-def json_type(value: Any) -> str:
+def json_type(value: Json) -> str:
     """JSON Schema's name for the type of a parsed value; Python's type name for anything else."""
     if value is None:
         return "null"
@@ -188,7 +192,7 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def render_value(value: Any) -> str:
+def render_value(value: Json) -> str:
     """``string "3"``, ``integer 3``, ``null``, ``object``: the type, and the value if short."""
     name = json_type(value)
     if value is None or isinstance(value, dict | list | tuple):
@@ -196,9 +200,9 @@ def render_value(value: Any) -> str:
     return f"{name} {_short(value)}"
 
 
-def _length(value: Any) -> str:
+def _length(value: Json) -> str:
     return str(len(value)) if isinstance(value, str) else "?"
 
 
-def _size(value: Any) -> str:
+def _size(value: Json) -> str:
     return str(len(value)) if isinstance(value, list | dict) else "?"

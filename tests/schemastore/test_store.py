@@ -13,7 +13,12 @@ from generator.errors import SchemaStoreError, UsageError
 from generator.schemastore import directory, sources
 from generator.schemastore.entries import SchemaEntry
 from generator.schemastore.store import SchemaStore
-from generator.schemastore.types import GroupVersionKind
+from generator.schemastore.types import (
+    GroupVersionKind,
+    SchemaCatalog,
+    SchemaLookup,
+    SourceFiles,
+)
 from generator.settings import Settings
 from tests.schemastore.helpers import make_crd, spec_schema, write_yaml
 
@@ -228,6 +233,9 @@ class TestLaziness:
                 searched.append(gvk)
                 return self.source.find(gvk)
 
+            def files(self) -> SourceFiles:
+                return self.source.files()
+
         plain = SchemaStore.from_search_path([crd_dir(tmp_path, "a", "x")], use_bundle=False)
         store = SchemaStore([Counting(source) for source in plain.sources])
         for _ in range(3):
@@ -301,6 +309,31 @@ class TestMemoisation:
         store = SchemaStore.from_search_path([folder], Settings(cache_root=blocker / "cache"))
         assert store.lookup("example.com/v1", "Widget") is not None
         assert store.lookup("v1", "Secret") is not None
+
+
+class TestCatalog:
+    """The store is a whole catalog; a bare lookup (a test's few schemas) is not one."""
+
+    def test_the_store_is_a_catalog(self, tmp_path: Path) -> None:
+        store: SchemaLookup = SchemaStore.from_search_path([crd_dir(tmp_path, "a", "x")])
+        assert isinstance(store, SchemaCatalog)
+
+    def test_a_bare_lookup_is_not_a_catalog(self) -> None:
+        class OnlyLookup:
+            def lookup(self, api_version: str, kind: str) -> None:
+                return None
+
+            def searched(self) -> list[str]:
+                return []
+
+        assert not isinstance(OnlyLookup(), SchemaCatalog)
+
+    def test_source_files_follow_the_search_path(self, tmp_path: Path) -> None:
+        folder = crd_dir(tmp_path, "a", "x")
+        files = SchemaStore.from_search_path([folder]).source_files()
+        assert files[0] == SourceFiles("DirectorySource", folder)
+        assert [f.kind for f in files[1:]] == ["BundleSource", "core"]
+        assert [f.versioned for f in files] == [False, False, True]
 
 
 class TestEntries:

@@ -6,8 +6,8 @@ libraries that parse and validate, every schema source on the search path, and t
 Code, data and schema folders are fingerprinted by each file's path, size and modification time
 (reading them all would cost more than the validation saved); documents by their text.
 
-Anything this module cannot describe (a schema source of an unknown type) gives no fingerprint,
-and then nothing is cached.
+Anything this module cannot describe (a store that is only a lookup, not a whole catalog) gives no
+fingerprint, and then nothing is cached.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from pathlib import Path
 
 from generator.checks import ValidationOptions
 from generator.resources import builtin_schemas_dir
-from generator.schemastore.sources import BundleSource, CoreSource, DirectorySource
-from generator.schemastore.types import SchemaLookup
+from generator.schemastore.types import SchemaCatalog, SchemaLookup
 
 DIGEST_BYTES = 16
 FORMAT = b"capzgen-results-1"  # bump when what is stored, or how keys are made, changes
@@ -80,29 +79,19 @@ def code_fingerprint() -> bytes:
 
 
 def store_fingerprint(store: SchemaLookup | None) -> bytes | None:
-    """Every schema source on the search path, in order; None for a source it cannot describe."""
+    """Every schema source on the search path, in order; None for a store that is no catalog
+    (it cannot say where its schemas come from)."""
     digest = _hasher()
     if store is None:
         return digest.digest()
-    sources = getattr(store, "sources", None)
-    if sources is None:
+    if not isinstance(store, SchemaCatalog):
         return None
-    for source in sources:
-        if isinstance(source, CoreSource):
-            # thousands of files, versioned by their folder and by kubernetes_validate itself
-            # (one of LIBRARIES): the folder's path is enough
-            digest.update(f"core {source.kinds.schema_dir}\n".encode("utf-8", "surrogateescape"))
+    for files in store.source_files():
+        digest.update(f"{files.kind} {files.path}\n".encode("utf-8", "surrogateescape"))
+        if files.versioned or not files.path.exists():
             continue
-        if isinstance(source, DirectorySource):
-            root = source.path
-        elif isinstance(source, BundleSource):
-            root = source.bundle.folder
-        else:
-            return None
-        digest.update(f"{type(source).__name__} {root}\n".encode("utf-8", "surrogateescape"))
-        if root.exists():
-            for line in _tree_lines(root):
-                digest.update(line)
+        for line in _tree_lines(files.path):
+            digest.update(line)
     return digest.digest()
 
 
