@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import lark
-
 from generator.cel.astcache import AstFile
 from generator.cel.cost import estimate_cost
 from generator.cel.rules import Analysis, CelRule, analyze_tree, syntax_error
 from generator.cel.runtime import CelSyntaxError, Program, parse, preload_parser
+from generator.cel.syntax import Ast
 
 
 class RuleToPrepare(Protocol):
@@ -74,7 +73,7 @@ class _Trees:
         self.file = AstFile(cache_folder, texts)
         self.parser_ready = False
 
-    def get(self, text: str) -> lark.Tree[Any] | str:
+    def get(self, text: str) -> Ast | str:
         """The tree of ``text``, or the message of its syntax error."""
         stored = self.file.get(text)
         if stored is not None:
@@ -83,7 +82,7 @@ class _Trees:
             preload_parser(self.cache_folder)
             self.parser_ready = True
         try:
-            found: lark.Tree[Any] | str = parse(text)
+            found: Ast | str = parse(text)
         except CelSyntaxError as error:
             found = str(error)
         self.file.put(text, found)

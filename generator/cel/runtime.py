@@ -27,6 +27,7 @@ from celpy.evaluation import CELEvalError
 
 from generator.cel import metered
 from generator.cel.limits import CostExceeded, CostLimits, Meter
+from generator.cel.syntax import Ast
 from generator.cel.values import types_of
 
 
@@ -85,10 +86,10 @@ def preload_parser(cache_dir: Path | None) -> None:
 
 
 @functools.lru_cache(maxsize=4096)
-def parse(expression: str) -> lark.Tree[Any]:
+def parse(expression: str) -> Ast:
     """The parse tree of ``expression``, memoised by text; raises :class:`CelSyntaxError`."""
     try:
-        tree: lark.Tree[Any] = _environment().compile(expression)
+        tree: Ast = _environment().compile(expression)
     except Exception as error:  # CELParseError, and lark errors for exotic input
         first = str(error).strip().splitlines()
         raise CelSyntaxError(first[0] if first else type(error).__name__) from error
@@ -111,7 +112,7 @@ _PASS_THROUGH = frozenset(
 )
 
 
-def _streamlined(tree: lark.Tree[Any]) -> lark.Tree[Any]:
+def _streamlined(tree: Ast) -> Ast:
     """``tree`` with the pass-through levels left out and node names as plain strings.
 
     An operand such as ``x`` is nine nested nodes in the grammar; evaluating it visits all of
@@ -126,7 +127,7 @@ def _streamlined(tree: lark.Tree[Any]) -> lark.Tree[Any]:
             continue
         node.children = [_skip_pass_through(child) for child in node.children]
     root: Any = _skip_pass_through(tree)
-    return cast(lark.Tree[Any], root)
+    return cast(Ast, root)
 
 
 def _skip_pass_through(node: Any) -> Any:
@@ -145,7 +146,7 @@ class Program:
     """A parsed CEL expression, evaluated with cel-go's cost accounting on a meter."""
 
     expression: str
-    tree: lark.Tree[Any]
+    tree: Ast
 
     def evaluate(self, self_value: Any, meter: Meter | None = None) -> Any:
         """The result for ``self``; raises :class:`CelEvaluationError` for a run-time error and
