@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from generator.cel.astcache import AstFile
 from generator.cel.cost import estimate_cost
 from generator.cel.rules import Analysis, CelRule, analyze_tree, syntax_error
 from generator.cel.runtime import CelSyntaxError, Program, parse, preload_parser
 from generator.cel.syntax import Ast
+from generator.jsontypes import Json
 
 
 class RuleToPrepare(Protocol):
@@ -32,7 +33,7 @@ class RuleToPrepare(Protocol):
         ...
 
     @property
-    def schema(self) -> Mapping[str, Any]:
+    def schema(self) -> Mapping[str, Json]:
         """The schema node that types ``self``."""
         ...
 
@@ -90,7 +91,7 @@ class _Trees:
 
 
 def prepare_rules(
-    rules: Sequence[RuleToPrepare], root: Mapping[str, Any], cache_folder: Path | None
+    rules: Sequence[RuleToPrepare], root: Mapping[str, Json], cache_folder: Path | None
 ) -> tuple[dict[int, Prepared], RuleSetCost]:
     """Every rule of one schema prepared (by ``id`` of its rule), and the schema's total cost."""
     texts = [r.rule.rule for r in rules]
@@ -101,7 +102,7 @@ def prepare_rules(
     return prepared, RuleSetCost(sum(p.total for p in prepared.values()))
 
 
-def _prepare(compiled: RuleToPrepare, root: Mapping[str, Any], trees: _Trees) -> Prepared:
+def _prepare(compiled: RuleToPrepare, root: Mapping[str, Json], trees: _Trees) -> Prepared:
     rule = compiled.rule
     tree = trees.get(rule.rule)
     if isinstance(tree, str):
