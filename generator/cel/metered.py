@@ -88,7 +88,9 @@ class MeteredEvaluator(Evaluator):
         self.loop_cost = 0  # charged by each evaluate(): the overhead of one macro iteration
         self._macro_loop_cost = 0  # the loop cost of the macro being evaluated
         # Variables (``self``, macro variables) by name: cel-python's own name resolution costs
-        # tens of microseconds per identifier, and cloning its activation per item more.
+        # tens of microseconds per identifier, and cloning its activation per item more. (Any:
+        # they arrive as cel-python's ``Context``, which also admits name containers, so no
+        # narrower type fits both evaluate() and ident_value().)
         self._outer: Mapping[str, Any] = scope or {}
         self._vars: Mapping[str, Any] = self._outer
 
