@@ -19,11 +19,12 @@ import importlib.util
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import lark
 
+from generator.cel.syntax import Ast
 from generator.errors import CapzgenError
+from generator.jsontypes import Json, JsonObject
 from generator.output.fsio import write_atomically
 from generator.yamlio.load import load_json
 from generator.yamlio.source import read_bytes
@@ -31,12 +32,12 @@ from generator.yamlio.source import read_bytes
 FORMAT = 2  # 2: trees without pass-through levels (generator.cel.runtime.parse)
 MAX_CACHE_BYTES = 8 << 20
 
-Encoded = list[Any]
+Encoded = list[Json]
 
 
-def encode(tree: lark.Tree[Any]) -> Encoded:
+def encode(tree: Ast) -> Encoded:
     """``tree`` as a flat list of nodes (see the module docstring); the root comes last."""
-    nodes: list[Any] = []
+    nodes: list[Json] = []
     index: dict[int, int] = {}
     for node in tree.iter_subtrees():  # post-order: children before their parent
         children = [
@@ -51,19 +52,19 @@ def encode(tree: lark.Tree[Any]) -> Encoded:
     return nodes
 
 
-def _token(token: Any) -> list[Any]:
+def _token(token: lark.Token | str) -> list[Json]:
     if isinstance(token, lark.Token):
         return [token.type, str(token), token.start_pos, token.line, token.column]
     return ["", str(token), None, None, None]
 
 
-def decode(nodes: Encoded) -> lark.Tree[Any]:
+def decode(nodes: Encoded) -> Ast:
     """The tree :func:`encode` flattened; raises ValueError for a malformed list."""
-    built: list[lark.Tree[Any]] = []
+    built: list[Ast] = []
     try:
         for data, line, column, children in nodes:
             kids = [built[c] if isinstance(c, int) else _decode_token(c) for c in children]
-            tree: lark.Tree[Any] = lark.Tree(str(data), kids)
+            tree: Ast = lark.Tree(str(data), kids)
             if line is not None:
                 tree.meta.line = int(line)
                 tree.meta.column = int(column)
@@ -78,7 +79,7 @@ def decode(nodes: Encoded) -> lark.Tree[Any]:
     return built[-1]
 
 
-def _decode_token(entry: list[Any]) -> lark.Token:
+def _decode_token(entry: list[Json]) -> lark.Token:
     kind, text, offset, line, column = entry
     return lark.Token(str(kind), str(text), start_pos=offset, line=line, column=column)
 
@@ -110,12 +111,12 @@ class AstFile:
 
     def __init__(self, folder: Path | None, texts: Iterable[str]) -> None:
         self.path = folder / f"asts-{digest(texts)}.json" if folder is not None else None
-        self.entries: dict[str, Any] = {}
+        self.entries: JsonObject = {}
         self.dirty = False
         if self.path is not None:
             self.entries = _load(self.path)
 
-    def get(self, text: str) -> lark.Tree[Any] | str | None:
+    def get(self, text: str) -> Ast | str | None:
         """The stored tree of ``text``, the syntax error it had, or None when not stored."""
         entry = self.entries.get(text)
         if isinstance(entry, str):
@@ -127,7 +128,7 @@ class AstFile:
                 return None
         return None
 
-    def put(self, text: str, tree: lark.Tree[Any] | str) -> None:
+    def put(self, text: str, tree: Ast | str) -> None:
         """Remember ``text``'s tree (or its syntax error message) for :meth:`save`."""
         self.entries[text] = tree if isinstance(tree, str) else encode(tree)
         self.dirty = True
@@ -144,7 +145,7 @@ class AstFile:
         self.dirty = False
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: Path) -> JsonObject:
     if not path.is_file():
         return {}
     try:

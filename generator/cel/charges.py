@@ -8,7 +8,10 @@ the estimate runs without it.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from celpy.evaluation import Result
 
 ITERATION_COST = {"all": 3, "exists": 3, "exists_one": 2, "map": 12, "filter": 13}
 LIST_LITERAL_COST = 10
@@ -37,7 +40,7 @@ TRAVERSING = frozenset(
 )
 
 
-def size_of(value: Any) -> int:
+def size_of(value: Result) -> int:
     """cel-go's ``actualSize``: the length of a string, bytes, list or map; 1 for anything else."""
     if isinstance(value, (str, bytes, list, dict)):
         return len(value)
@@ -49,7 +52,7 @@ def traversal(size: int, factor: float = TRAVERSAL) -> int:
     return math.ceil(size * factor)
 
 
-def call_cost(name: str, args: tuple[Any, ...]) -> int:
+def call_cost(name: str, args: tuple[Result, ...]) -> int:
     """What cel-go charges for calling ``name`` with ``args``: 1, or a traversal of the operands
     for the functions whose work grows with them (:mod:`generator.cel.metered` lists them)."""
     if not args:

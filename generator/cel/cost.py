@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import lark
 
@@ -28,6 +28,8 @@ from generator.cel.charges import (
     traversal,
 )
 from generator.cel.shapes import Shape
+from generator.cel.syntax import Ast, AstNode, subtree
+from generator.jsontypes import Json
 
 MACROS = frozenset(ITERATION_COST)
 _LIST_RESULT = frozenset({"split", "findAll"})
@@ -101,7 +103,7 @@ class Estimate:
     shape: ValueShape = field(default=SCALAR)
 
 
-def estimate_cost(tree: lark.Tree[Any], schema: Mapping[str, Any], root: Any = None) -> int:
+def estimate_cost(tree: Ast, schema: Mapping[str, Json], root: Json = None) -> int:
     """The worst-case cost of the rule ``tree`` with ``self`` typed by ``schema``."""
     self_shape = Shape(schema, root if isinstance(root, Mapping) else {})
     return _Estimator({"self": self_shape, "oldSelf": self_shape}).visit(tree).cost
@@ -115,7 +117,7 @@ class _Estimator:
     def __init__(self, scope: dict[str, ValueShape]) -> None:
         self.scope = scope
 
-    def visit(self, node: Any) -> Estimate:
+    def visit(self, node: AstNode | None) -> Estimate:
         if not isinstance(node, lark.Tree):
             return Estimate(0)
         handler = _HANDLERS.get(str(node.data))
@@ -125,29 +127,30 @@ class _Estimator:
             return self.visit(node.children[0])
         return Estimate(1 + self.children_cost(node))
 
-    def children_cost(self, node: lark.Tree[Any]) -> int:
+    def children_cost(self, node: Ast) -> int:
         return sum(self.visit(child).cost for child in node.children)
 
-    def expr(self, node: lark.Tree[Any]) -> Estimate:
+    def expr(self, node: Ast) -> Estimate:
         if len(node.children) != 3:
             return self.visit(node.children[0])
         condition, yes, no = (self.visit(child) for child in node.children)
         larger = yes if _size(yes.shape) >= _size(no.shape) else no
         return Estimate(condition.cost + max(yes.cost, no.cost), larger.shape)
 
-    def logical(self, node: lark.Tree[Any]) -> Estimate:
+    def logical(self, node: Ast) -> Estimate:
         if len(node.children) == 1:
             return self.visit(node.children[0])
         return Estimate(self.children_cost(node))
 
-    def _operands(self, node: lark.Tree[Any]) -> tuple[str, Estimate, Estimate, int]:
+    def _operands(self, node: Ast) -> tuple[str, Estimate, Estimate, int]:
         """A binary node's operator, its two operands' estimates and their summed cost."""
         operator, right_tree = node.children
-        left = self.visit(operator.children[0])
+        operator_tree = subtree(operator)
+        left = self.visit(operator_tree.children[0])
         right = self.visit(right_tree)
-        return operator.data, left, right, left.cost + right.cost
+        return operator_tree.data, left, right, left.cost + right.cost
 
-    def relation(self, node: lark.Tree[Any]) -> Estimate:
+    def relation(self, node: Ast) -> Estimate:
         if len(node.children) == 1:
             return self.visit(node.children[0])
         operator, left, right, cost = self._operands(node)
@@ -156,7 +159,7 @@ class _Estimator:
         in_list = right.shape.kind == "list"
         return Estimate(cost + (_size(right.shape) if in_list else 1))
 
-    def addition(self, node: lark.Tree[Any]) -> Estimate:
+    def addition(self, node: Ast) -> Estimate:
         if len(node.children) == 1:
             return self.visit(node.children[0])
         operator, left, right, cost = self._operands(node)
@@ -167,18 +170,18 @@ class _Estimator:
             return Estimate(cost + 1, Computed("list", size, left.shape.element()))
         return Estimate(cost + 1)
 
-    def member_dot(self, node: lark.Tree[Any]) -> Estimate:
+    def member_dot(self, node: Ast) -> Estimate:
         target = self.visit(node.children[0])
         return Estimate(target.cost + 1, target.shape.field(str(node.children[1])))
 
-    def member_index(self, node: lark.Tree[Any]) -> Estimate:
+    def member_index(self, node: Ast) -> Estimate:
         target = self.visit(node.children[0])
         index = self.visit(node.children[1])
         shape = target.shape
         result = shape.element() if shape.kind in ("list", "map") else UNKNOWN
         return Estimate(target.cost + index.cost + 1, result)
 
-    def member_dot_arg(self, node: lark.Tree[Any]) -> Estimate:
+    def member_dot_arg(self, node: Ast) -> Estimate:
         name = str(node.children[1])
         args = _arguments(node.children[2] if len(node.children) > 2 else None)
         if name in MACROS and len(args) == 2:
@@ -186,7 +189,7 @@ class _Estimator:
         target = self.visit(node.children[0])
         return self.call(name, [target, *(self.visit(arg) for arg in args)])
 
-    def macro(self, name: str, range_tree: Any, args: list[Any]) -> Estimate:
+    def macro(self, name: str, range_tree: AstNode, args: list[AstNode]) -> Estimate:
         items = self.visit(range_tree)
         kind = items.shape.kind
         element = items.shape.element() if kind == "list" else items.shape.key()
@@ -214,7 +217,7 @@ class _Estimator:
         shapes = [operand.shape for operand in operands]
         return Estimate(cost + _call_cost(name, shapes), _result(name, shapes))
 
-    def primary(self, node: lark.Tree[Any]) -> Estimate:
+    def primary(self, node: Ast) -> Estimate:
         child = node.children[0]
         if not isinstance(child, lark.Tree):
             return Estimate(0)
@@ -227,10 +230,10 @@ class _Estimator:
             return Estimate(MAP_LITERAL_COST + self.children_cost(child), Computed("map"))
         return self.visit(child)
 
-    def ident(self, node: lark.Tree[Any]) -> Estimate:
+    def ident(self, node: Ast) -> Estimate:
         return Estimate(1, self.scope.get(str(node.children[0]), UNKNOWN))
 
-    def ident_arg(self, node: lark.Tree[Any]) -> Estimate:
+    def ident_arg(self, node: Ast) -> Estimate:
         name = str(node.children[0])
         args = [self.visit(arg) for arg in _arguments(_first(node, 1))]
         if name == "has":
@@ -239,7 +242,7 @@ class _Estimator:
             return args[0]
         return self.call(name, args)
 
-    def literal(self, node: lark.Tree[Any]) -> Estimate:
+    def literal(self, node: Ast) -> Estimate:
         token = node.children[0]
         if isinstance(token, lark.Token) and "STRING" in str(token.type):
             return Estimate(0, Computed("string", max(len(str(token)) - 2, 0)))
@@ -274,17 +277,17 @@ def _result(name: str, shapes: list[ValueShape]) -> ValueShape:
     return SCALAR
 
 
-def _first(node: lark.Tree[Any], index: int = 0) -> Any:
+def _first(node: Ast, index: int = 0) -> AstNode | None:
     return node.children[index] if len(node.children) > index else None
 
 
-def _arguments(exprlist: Any) -> list[Any]:
+def _arguments(exprlist: AstNode | None) -> list[AstNode]:
     if isinstance(exprlist, lark.Tree) and exprlist.data == "exprlist":
         return list(exprlist.children)
     return []
 
 
-def _identifier(tree: Any) -> str | None:
+def _identifier(tree: AstNode) -> str | None:
     """The name when ``tree`` is nothing but an identifier (a macro's variable)."""
     node = tree
     while isinstance(node, lark.Tree) and len(node.children) == 1 and node.data != "ident":
@@ -294,7 +297,7 @@ def _identifier(tree: Any) -> str | None:
     return None
 
 
-_HANDLERS: dict[str, Callable[[_Estimator, lark.Tree[Any]], Estimate]] = {
+_HANDLERS: dict[str, Callable[[_Estimator, Ast], Estimate]] = {
     "expr": _Estimator.expr,
     "conditionalor": _Estimator.logical,
     "conditionaland": _Estimator.logical,

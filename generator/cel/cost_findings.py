@@ -14,8 +14,6 @@ says nothing about what the API server would do.
 
 from __future__ import annotations
 
-from typing import Any
-
 from generator.cel.limits import TIME, CostExceeded, CostLimits
 from generator.cel.tree import CompiledRule
 from generator.findings import Finding, JsonPath, Severity, Subject
@@ -28,7 +26,7 @@ _BOUNDS_HINT = (
 )
 
 
-def crd_name(handle: Any) -> str:
+def crd_name(handle: object) -> str:
     """How findings name the CRD of a schema handle: ``group/version Kind (source)``."""
     gvk = getattr(handle, "gvk", None)
     source = getattr(handle, "source", None)

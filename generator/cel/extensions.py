@@ -16,12 +16,12 @@ the evaluator turns into a "could not be evaluated" warning naming the rule.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import operator
 from typing import Any
 
 import re2
 from celpy import celtypes
-from celpy.evaluation import CELEvalError
+from celpy.evaluation import CELEvalError, CELFunction, Result
 
 from generator.schemastore.compiler import re2_options
 
@@ -33,14 +33,14 @@ def _error(message: str) -> CELEvalError:
     return CELEvalError(message, ValueError, None)
 
 
-def _string(value: Any, function: str) -> str:
+def _string(value: celtypes.Value, function: str) -> str:
     if not isinstance(value, str):
         msg = f"{function}: expected a string, got {type(value).__name__}"
         raise TypeError(msg)
     return value
 
 
-def _int(value: Any, function: str) -> int:
+def _int(value: celtypes.Value, function: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         msg = f"{function}: expected an int, got {type(value).__name__}"
         raise TypeError(msg)
@@ -50,7 +50,7 @@ def _int(value: Any, function: str) -> int:
 # --- strings (cel-go ext.Strings) ----------------------------------------------------------------
 
 
-def char_at(text: Any, index: Any) -> Any:
+def char_at(text: celtypes.Value, index: celtypes.Value) -> celtypes.StringType | CELEvalError:
     """CEL ``charAt``: the code point at ``index`` as a string; ``index == size`` gives ``""``."""
     value, position = _string(text, "charAt"), _int(index, "charAt")
     if position < 0 or position > len(value):
@@ -58,7 +58,9 @@ def char_at(text: Any, index: Any) -> Any:
     return celtypes.StringType(value[position : position + 1])
 
 
-def index_of(target: Any, needle: Any, offset: Any = None) -> Any:
+def index_of(
+    target: celtypes.Value, needle: celtypes.Value, offset: celtypes.Value = None
+) -> celtypes.IntType | CELEvalError:
     """CEL ``indexOf``: the index of the first match at or after ``offset``, or -1.
 
     On a list this is Kubernetes' lists function: the first position of an equal element.
@@ -72,7 +74,9 @@ def index_of(target: Any, needle: Any, offset: Any = None) -> Any:
     return celtypes.IntType(value.find(sub, start))
 
 
-def last_index_of(target: Any, needle: Any, offset: Any = None) -> Any:
+def last_index_of(
+    target: celtypes.Value, needle: celtypes.Value, offset: celtypes.Value = None
+) -> celtypes.IntType | CELEvalError:
     """CEL ``lastIndexOf``: the index of the last match that starts at or before ``offset``, or -1.
 
     On a list this is Kubernetes' lists function: the last position of an equal element.
@@ -87,17 +91,19 @@ def last_index_of(target: Any, needle: Any, offset: Any = None) -> Any:
     return celtypes.IntType(value.rfind(sub, 0, end + len(sub)))
 
 
-def lower_ascii(text: Any) -> Any:
+def lower_ascii(text: celtypes.Value) -> celtypes.StringType:
     """CEL ``lowerAscii``: only A-Z are lowered; other characters are kept as they are."""
     return celtypes.StringType(_string(text, "lowerAscii").translate(_ASCII_LOWER))
 
 
-def upper_ascii(text: Any) -> Any:
+def upper_ascii(text: celtypes.Value) -> celtypes.StringType:
     """CEL ``upperAscii``: only a-z are raised; other characters are kept as they are."""
     return celtypes.StringType(_string(text, "upperAscii").translate(_ASCII_UPPER))
 
 
-def replace(text: Any, old: Any, new: Any, count: Any = None) -> Any:
+def replace(
+    text: celtypes.Value, old: celtypes.Value, new: celtypes.Value, count: celtypes.Value = None
+) -> celtypes.StringType:
     """CEL ``replace``: at most ``count`` replacements; all when ``count`` is absent or negative."""
     value = _string(text, "replace")
     limit = -1 if count is None else _int(count, "replace")
@@ -105,7 +111,9 @@ def replace(text: Any, old: Any, new: Any, count: Any = None) -> Any:
     return celtypes.StringType(replaced)
 
 
-def split(text: Any, separator: Any, count: Any = None) -> Any:
+def split(
+    text: celtypes.Value, separator: celtypes.Value, count: celtypes.Value = None
+) -> celtypes.ListType:
     """CEL ``split`` as Go's ``SplitN``: ``count`` 0 gives no parts, a positive ``count`` at most
     that many (the last keeps the rest); an empty separator splits into code points."""
     value, sep = _string(text, "split"), _string(separator, "split")
@@ -121,7 +129,9 @@ def split(text: Any, separator: Any, count: Any = None) -> Any:
     return celtypes.ListType([celtypes.StringType(part) for part in parts])
 
 
-def substring(text: Any, start: Any, end: Any = None) -> Any:
+def substring(
+    text: celtypes.Value, start: celtypes.Value, end: celtypes.Value = None
+) -> celtypes.StringType | CELEvalError:
     """CEL ``substring``: code points ``[start, end)``; bounds out of range or reversed fail."""
     value = _string(text, "substring")
     begin = _int(start, "substring")
@@ -135,12 +145,12 @@ def substring(text: Any, start: Any, end: Any = None) -> Any:
     return celtypes.StringType(value[begin:stop])
 
 
-def trim(text: Any) -> Any:
+def trim(text: celtypes.Value) -> celtypes.StringType:
     """CEL ``trim``: leading and trailing whitespace removed."""
     return celtypes.StringType(_string(text, "trim").strip())
 
 
-def join(items: Any, separator: Any = None) -> Any:
+def join(items: celtypes.Value, separator: celtypes.Value = None) -> celtypes.StringType:
     """CEL ``join``: a list of strings joined with ``separator`` (none by default)."""
     if not isinstance(items, list):
         msg = f"join: expected a list, got {type(items).__name__}"
@@ -152,14 +162,24 @@ def join(items: Any, separator: Any = None) -> Any:
 # --- lists (Kubernetes library) ------------------------------------------------------------------
 
 
-def _list(value: Any, function: str) -> list[Any]:
+def _list(value: celtypes.Value, function: str) -> list[celtypes.Value]:
     if not isinstance(value, list):
         msg = f"{function}: expected a list, got {type(value).__name__}"
         raise TypeError(msg)
     return value
 
 
-def _list_index(items: list[Any], needle: Any, *, last: bool) -> Any:
+def _ordered(value: celtypes.Value, function: str) -> list[Any]:
+    """The list's elements, compared with Python's operators as CEL orders them.
+
+    ``Any`` because no static type says "CEL values ordered among themselves": comparing two that
+    are not raises TypeError, which cel-python reports as an error of the call."""
+    return _list(value, function)
+
+
+def _list_index(
+    items: list[celtypes.Value], needle: celtypes.Value, *, last: bool
+) -> celtypes.IntType:
     positions = range(len(items) - 1, -1, -1) if last else range(len(items))
     for position in positions:
         if items[position] == needle:
@@ -167,35 +187,36 @@ def _list_index(items: list[Any], needle: Any, *, last: bool) -> Any:
     return celtypes.IntType(-1)
 
 
-def is_sorted(items: Any) -> Any:
+def is_sorted(items: celtypes.Value) -> celtypes.BoolType:
     """Kubernetes ``isSorted``: whether the list is in ascending order (an empty list is)."""
-    values = _list(items, "isSorted")
+    values = _ordered(items, "isSorted")
     return celtypes.BoolType(all(a <= b for a, b in itertools.pairwise(values)))
 
 
-def sum_(items: Any) -> Any:
+def sum_(items: celtypes.Value) -> Result:
     """Kubernetes ``sum``: the sum of the elements with CEL's ``+``; an empty list sums to int 0."""
     values = _list(items, "sum")
     if not values:
         return celtypes.IntType(0)
-    total = values[0]
+    total: Result = values[0]
     for value in values[1:]:
-        total = total + value
+        total = operator.add(total, value)  # ``+`` on whatever CEL values the list holds
     return total
 
 
-def max_(items: Any) -> Any:
+def max_(items: celtypes.Value) -> Result:
     """Kubernetes ``max``: the largest element; an empty list is an error."""
-    values = _list(items, "max")
+    values = _ordered(items, "max")
     if not values:
         return _error("max of an empty list")
-    return max(values)
+    result: Result = max(values)
+    return result
 
 
 # --- regex (Kubernetes library) ------------------------------------------------------------------
 
 
-def find(text: Any, pattern: Any) -> Any:
+def find(text: celtypes.Value, pattern: celtypes.Value) -> celtypes.StringType | CELEvalError:
     """Kubernetes ``find``: the first match of the RE2 ``pattern``, ``""`` when there is none."""
     value, regex = _string(text, "find"), _string(pattern, "find")
     try:
@@ -205,7 +226,9 @@ def find(text: Any, pattern: Any) -> Any:
     return celtypes.StringType(match.group(0) if match else "")
 
 
-def find_all(text: Any, pattern: Any, count: Any = None) -> Any:
+def find_all(
+    text: celtypes.Value, pattern: celtypes.Value, count: celtypes.Value = None
+) -> celtypes.ListType | CELEvalError:
     """Kubernetes ``findAll``: the RE2 matches in order, no more than a positive ``count``."""
     value, regex = _string(text, "findAll"), _string(pattern, "findAll")
     limit = -1 if count is None else _int(count, "findAll")
@@ -213,7 +236,7 @@ def find_all(text: Any, pattern: Any, count: Any = None) -> Any:
         compiled = re2.compile(regex, re2_options())
     except re2.error as error:
         return _error(f"invalid regular expression: {error}")
-    found: list[Any] = []
+    found: list[celtypes.Value] = []
     if limit != 0:
         for match in compiled.finditer(value):
             found.append(celtypes.StringType(match.group(0)))
@@ -222,12 +245,12 @@ def find_all(text: Any, pattern: Any, count: Any = None) -> Any:
     return celtypes.ListType(found)
 
 
-def dyn(value: Any) -> Any:
+def dyn(value: celtypes.Value) -> celtypes.Value:
     """``dyn(x)`` only tells cel-go's type checker to stop checking; the value is unchanged."""
     return value
 
 
-EXTENSIONS: dict[str, Callable[..., Any]] = {
+EXTENSIONS: dict[str, CELFunction] = {
     "charAt": char_at,
     "indexOf": index_of,
     "lastIndexOf": last_index_of,

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-import lark
+from typing import Protocol
 
 from generator.cel.astcache import AstFile
 from generator.cel.cost import estimate_cost
 from generator.cel.rules import Analysis, CelRule, analyze_tree, syntax_error
 from generator.cel.runtime import CelSyntaxError, Program, parse, preload_parser
+from generator.cel.syntax import Ast
+from generator.jsontypes import Json
 
 
 class RuleToPrepare(Protocol):
@@ -33,7 +33,7 @@ class RuleToPrepare(Protocol):
         ...
 
     @property
-    def schema(self) -> Mapping[str, Any]:
+    def schema(self) -> Mapping[str, Json]:
         """The schema node that types ``self``."""
         ...
 
@@ -74,7 +74,7 @@ class _Trees:
         self.file = AstFile(cache_folder, texts)
         self.parser_ready = False
 
-    def get(self, text: str) -> lark.Tree[Any] | str:
+    def get(self, text: str) -> Ast | str:
         """The tree of ``text``, or the message of its syntax error."""
         stored = self.file.get(text)
         if stored is not None:
@@ -83,7 +83,7 @@ class _Trees:
             preload_parser(self.cache_folder)
             self.parser_ready = True
         try:
-            found: lark.Tree[Any] | str = parse(text)
+            found: Ast | str = parse(text)
         except CelSyntaxError as error:
             found = str(error)
         self.file.put(text, found)
@@ -91,7 +91,7 @@ class _Trees:
 
 
 def prepare_rules(
-    rules: Sequence[RuleToPrepare], root: Mapping[str, Any], cache_folder: Path | None
+    rules: Sequence[RuleToPrepare], root: Mapping[str, Json], cache_folder: Path | None
 ) -> tuple[dict[int, Prepared], RuleSetCost]:
     """Every rule of one schema prepared (by ``id`` of its rule), and the schema's total cost."""
     texts = [r.rule.rule for r in rules]
@@ -102,7 +102,7 @@ def prepare_rules(
     return prepared, RuleSetCost(sum(p.total for p in prepared.values()))
 
 
-def _prepare(compiled: RuleToPrepare, root: Mapping[str, Any], trees: _Trees) -> Prepared:
+def _prepare(compiled: RuleToPrepare, root: Mapping[str, Json], trees: _Trees) -> Prepared:
     rule = compiled.rule
     tree = trees.get(rule.rule)
     if isinstance(tree, str):

@@ -15,10 +15,12 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeGuard
+
+from generator.jsontypes import Json
 
 if TYPE_CHECKING:
-    import lark
+    from generator.cel.syntax import Ast, AstNode
 
 VALIDATIONS = "x-kubernetes-validations"
 
@@ -52,7 +54,7 @@ class CelRule:
     optional_old_self: bool = False
 
     @classmethod
-    def parse(cls, entry: Any) -> CelRule | None:
+    def parse(cls, entry: Json) -> CelRule | None:
         """The rule of one list entry; None for an entry without a string ``rule``."""
         if not isinstance(entry, Mapping) or not isinstance(entry.get("rule"), str):
             return None
@@ -79,7 +81,7 @@ class CelRule:
         return f"{text} (rule: {self.rule})"
 
 
-def rules_of(node: Any) -> list[CelRule]:
+def rules_of(node: Json) -> list[CelRule]:
     """The rules a schema node carries (malformed entries are ignored)."""
     if not isinstance(node, Mapping):
         return []
@@ -133,7 +135,7 @@ def syntax_error(message: str) -> Analysis:
     return Analysis(RuleStatus.UNSUPPORTED, f"syntax cel-python cannot parse: {message}")
 
 
-def analyze_tree(tree: lark.Tree[Any]) -> Analysis:
+def analyze_tree(tree: Ast) -> Analysis:
     """The verdict on a parsed rule: transition, unsupported (naming the functions) or evaluable."""
     known = known_functions()
     missing: list[str] = []
@@ -152,7 +154,7 @@ def analyze_tree(tree: lark.Tree[Any]) -> Analysis:
     return Analysis(RuleStatus.EVALUABLE)
 
 
-def _references(tree: lark.Tree[Any]) -> list[tuple[str, str]]:
+def _references(tree: Ast) -> list[tuple[str, str]]:
     """``(name, "call")`` for every function or method called, ``(name, "ident")`` for every
     identifier, in source order; a call on a library namespace is named ``namespace.function``."""
     found: list[tuple[int, str, str]] = []
@@ -170,16 +172,16 @@ def _references(tree: lark.Tree[Any]) -> list[tuple[str, str]]:
     return [(name, kind) for _, name, kind in found]
 
 
-def _position(child: Any) -> int:
+def _position(child: AstNode) -> int:
     position = getattr(child, "start_pos", None)
     return position if isinstance(position, int) else 0
 
 
-def _token(child: Any) -> str:
+def _token(child: AstNode) -> str:
     return str(getattr(child, "value", child))
 
 
-def _bare_ident(member: Any) -> str | None:
+def _bare_ident(member: AstNode) -> str | None:
     """The identifier when ``member`` is nothing but an identifier (``format`` in
     ``format.dns1123Label()``)."""
     node = member
@@ -192,5 +194,5 @@ def _bare_ident(member: Any) -> str | None:
     return None
 
 
-def _is_tree(node: Any) -> bool:
+def _is_tree(node: AstNode) -> TypeGuard[Ast]:
     return hasattr(node, "data") and hasattr(node, "children")

@@ -17,17 +17,18 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
 
 import celpy
 import lark
 from celpy import celtypes
 from celpy.celparser import CELParser
-from celpy.evaluation import CELEvalError
+from celpy.evaluation import CELEvalError, Result
 
 from generator.cel import metered
 from generator.cel.limits import CostExceeded, CostLimits, Meter
+from generator.cel.syntax import Ast
 from generator.cel.values import types_of
+from generator.jsontypes import Json, JsonObject
 
 
 class CelSyntaxError(ValueError):
@@ -85,10 +86,10 @@ def preload_parser(cache_dir: Path | None) -> None:
 
 
 @functools.lru_cache(maxsize=4096)
-def parse(expression: str) -> lark.Tree[Any]:
+def parse(expression: str) -> Ast:
     """The parse tree of ``expression``, memoised by text; raises :class:`CelSyntaxError`."""
     try:
-        tree: lark.Tree[Any] = _environment().compile(expression)
+        tree: Ast = _environment().compile(expression)
     except Exception as error:  # CELParseError, and lark errors for exotic input
         first = str(error).strip().splitlines()
         raise CelSyntaxError(first[0] if first else type(error).__name__) from error
@@ -111,7 +112,7 @@ _PASS_THROUGH = frozenset(
 )
 
 
-def _streamlined(tree: lark.Tree[Any]) -> lark.Tree[Any]:
+def _streamlined(tree: Ast) -> Ast:
     """``tree`` with the pass-through levels left out and node names as plain strings.
 
     An operand such as ``x`` is nine nested nodes in the grammar; evaluating it visits all of
@@ -124,12 +125,14 @@ def _streamlined(tree: lark.Tree[Any]) -> lark.Tree[Any]:
         node.data = str(node.data)
         if node.data == "fieldinits":
             continue
-        node.children = [_skip_pass_through(child) for child in node.children]
-    root: Any = _skip_pass_through(tree)
-    return cast(lark.Tree[Any], root)
+        node.children = [
+            _skip_pass_through(child) if isinstance(child, lark.Tree) else child
+            for child in node.children
+        ]
+    return _skip_pass_through(tree)
 
 
-def _skip_pass_through(node: Any) -> Any:
+def _skip_pass_through(node: Ast) -> Ast:
     while (
         isinstance(node, lark.Tree)
         and node.data in _PASS_THROUGH
@@ -145,9 +148,9 @@ class Program:
     """A parsed CEL expression, evaluated with cel-go's cost accounting on a meter."""
 
     expression: str
-    tree: lark.Tree[Any]
+    tree: Ast
 
-    def evaluate(self, self_value: Any, meter: Meter | None = None) -> Any:
+    def evaluate(self, self_value: celtypes.Value, meter: Meter | None = None) -> Result:
         """The result for ``self``; raises :class:`CelEvaluationError` for a run-time error and
         :class:`~generator.cel.limits.CostExceeded` when ``meter`` says a limit is passed."""
         if meter is None:
@@ -175,7 +178,7 @@ def compile_program(expression: str) -> Program:
     return Program(expression, parse(expression))
 
 
-def is_bool(value: Any) -> bool:
+def is_bool(value: Result) -> bool:
     """Whether a rule's result is a CEL bool."""
     return isinstance(value, (bool, celtypes.BoolType))
 
@@ -235,7 +238,7 @@ def escape_property(name: str) -> str:
     )
 
 
-def to_cel(value: Any, schema: Any = None) -> Any:
+def to_cel(value: Json, schema: Json = None) -> celtypes.Value:
     """``value`` as the API server's CEL sees it, typed by ``schema`` where one is known."""
     node = schema if isinstance(schema, Mapping) else None
     if isinstance(value, bool):
@@ -256,14 +259,14 @@ def to_cel(value: Any, schema: Any = None) -> Any:
     return _temporal(value)
 
 
-def _integer(value: int, node: Mapping[str, Any] | None) -> Any:
+def _integer(value: int, node: Mapping[str, Json] | None) -> celtypes.Value:
     """An integer is a CEL double where the schema says ``number`` but not ``integer``."""
     if node is not None and "number" in types_of(node) and "integer" not in types_of(node):
         return celtypes.DoubleType(float(value))
     return celtypes.IntType(value)
 
 
-def _temporal(value: Any) -> Any:
+def _temporal(value: Json) -> celtypes.Value:
     """Timestamps, and dates as their ISO text; any other type cannot be given to CEL."""
     if isinstance(value, datetime.datetime):
         return celtypes.TimestampType(value)
@@ -273,7 +276,7 @@ def _temporal(value: Any) -> Any:
     raise TypeError(msg)
 
 
-def _string(value: str, node: Mapping[str, Any] | None) -> Any:
+def _string(value: str, node: Mapping[str, Json] | None) -> celtypes.Value:
     fmt = node.get("format") if node is not None else None
     try:
         if fmt == "date-time":
@@ -285,13 +288,13 @@ def _string(value: str, node: Mapping[str, Any] | None) -> Any:
     return celtypes.StringType(value)
 
 
-def _object(value: dict[str, Any], node: Mapping[str, Any] | None) -> Any:
+def _object(value: JsonObject, node: Mapping[str, Json] | None) -> celtypes.MapType:
     properties = node.get("properties") if node is not None else None
     if not isinstance(properties, Mapping):
         properties = None
     additional = node.get("additionalProperties") if node is not None else None
     extra = additional if isinstance(additional, Mapping) else None
-    out: dict[Any, Any] = {}
+    out: dict[celtypes.Value, celtypes.Value] = {}
     for key, item in value.items():
         name = str(key)
         if properties is not None and name in properties:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.cel.limits import MAX_REQUEST_SIZE_BYTES
+from generator.jsontypes import Json
 
 _REQUEST = MAX_REQUEST_SIZE_BYTES - 2  # without the brackets or quotes around the value
 _FORMAT_LENGTH = {"date": 12, "date-time": 32, "duration": 32}  # apiserver/pkg/cel/limits.go
@@ -26,14 +26,14 @@ _MIN_SIZE = {"string": 2, "boolean": 4, "number": 1, "integer": 1, "array": 2}
 _DEPTH = 64  # required-property chains deeper than this are not followed (recursive schemas)
 
 
-def _bound(node: Mapping[str, Any], key: str) -> int | None:
+def _bound(node: Mapping[str, Json], key: str) -> int | None:
     value = node.get(key)
     if isinstance(value, int) and not isinstance(value, bool):
         return max(value, 0)
     return None
 
 
-def _type(node: Mapping[str, Any]) -> str | None:
+def _type(node: Mapping[str, Json]) -> str | None:
     declared = node.get("type")
     if isinstance(declared, str):
         return declared
@@ -47,8 +47,8 @@ def _type(node: Mapping[str, Any]) -> str | None:
 class Shape:
     """One schema node (``$ref`` resolved against ``root``) and the sizes it allows."""
 
-    node: Mapping[str, Any]
-    root: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    node: Mapping[str, Json]
+    root: Mapping[str, Json] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.node = _resolved(self.node, self.root)
@@ -149,12 +149,12 @@ class Shape:
         return Shape({}, self.root)
 
 
-def _resolved(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+def _resolved(node: Mapping[str, Json], root: Mapping[str, Json]) -> Mapping[str, Json]:
     for _ in range(_DEPTH):
         ref = node.get("$ref")
         if not isinstance(ref, str) or not ref.startswith("#/"):
             return node
-        target: Any = root
+        target: Json = root
         for part in ref[2:].split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
             target = target.get(part) if isinstance(target, Mapping) else None

@@ -20,11 +20,12 @@ import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from generator.cel.rules import VALIDATIONS, CelRule, rules_of
 from generator.cel.shapes import Shape, cardinality_step
 from generator.findings import format_path
+from generator.jsontypes import Json
 
 if TYPE_CHECKING:
     from generator.cel.prepare import Prepared, RuleSetCost
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 PROPERTY = "property"
 VALUES = "values"
 ITEMS = "items"
+
+# A value's hashable stand-in for the outcome memo: ``(type name, scalar)`` or its canonical JSON.
+MemoKey: TypeAlias = "tuple[str, str | int | float | None] | str"
 
 
 @dataclass(eq=False)
@@ -45,13 +49,13 @@ class CompiledRule:
     """
 
     rule: CelRule
-    schema: Mapping[str, Any]
+    schema: Mapping[str, Json]
     location: str
-    enclosing: tuple[Mapping[str, Any], ...]
+    enclosing: tuple[Mapping[str, Json], ...]
     rule_set: RuleSet = field(repr=False)
     # Outcomes by value (CEL is pure: the result depends on ``self`` only). Filled by
     # generator.cel.validate; 1,000 clusters repeat the same few values.
-    memo: dict[Any, tuple[str, str, int]] = field(default_factory=dict, repr=False)
+    memo: dict[MemoKey, tuple[str, str, int]] = field(default_factory=dict, repr=False)
 
     @property
     def cardinality(self) -> int:
@@ -69,7 +73,7 @@ class CompiledRule:
 class RuleSet:
     """All rules of one schema, prepared together on first use (see the module docstring)."""
 
-    def __init__(self, root: Mapping[str, Any], cache_folder: Path | None) -> None:
+    def __init__(self, root: Mapping[str, Json], cache_folder: Path | None) -> None:
         self.root = root
         self.cache_folder = cache_folder
         self.rules: list[CompiledRule] = []
@@ -100,7 +104,7 @@ class CelNode:
     underneath are left out, so a missing child means there is nothing to check below it.
     """
 
-    schema: Mapping[str, Any]
+    schema: Mapping[str, Json]
     rules: tuple[CompiledRule, ...] = ()
     properties: dict[str, CelNode] = field(default_factory=dict)
     values: CelNode | None = None  # additionalProperties
@@ -108,7 +112,7 @@ class CelNode:
     rule_set: RuleSet | None = field(default=None, repr=False)
 
 
-def children(node: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:
+def children(node: Mapping[str, Json]) -> Iterator[tuple[str, str, Json]]:
     """The structural sub-schemas of ``node``: ``(step, property name or "", sub-schema)``."""
     properties = node.get("properties")
     if isinstance(properties, Mapping):
@@ -122,12 +126,12 @@ def children(node: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:
         yield ITEMS, "", items
 
 
-def resolve_ref(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def resolve_ref(node: Mapping[str, Json], root: Mapping[str, Json]) -> Mapping[str, Json] | None:
     """The target of a local ``$ref`` (``#/$defs/X`` or ``#/definitions/X``), if any."""
     ref = node.get("$ref")
     if not isinstance(ref, str) or not ref.startswith("#/"):
         return None
-    target: Any = root
+    target: Json = root
     for part in ref[2:].split("/"):
         part = part.replace("~1", "/").replace("~0", "~")
         if not isinstance(target, Mapping) or part not in target:
@@ -149,14 +153,14 @@ def step_path(path: str, step: str, name: str) -> str:
 
 
 class _Builder:
-    def __init__(self, root: Mapping[str, Any], cache_folder: Path | None) -> None:
+    def __init__(self, root: Mapping[str, Json], cache_folder: Path | None) -> None:
         self.root = root
         self.rule_set = RuleSet(root, cache_folder)
         self.done: dict[int, CelNode | None] = {}
         self.active: set[int] = set()
         self.reach: dict[int, bool] = {}  # node id -> whether a rule may lie at or below it
 
-    def reaches(self, node: Any) -> bool:
+    def reaches(self, node: Json) -> bool:
         """Whether a rule may sit at or below ``node`` (through children and local ``$ref``s).
 
         Most schemas carry no rule, or a few deep inside; building a :class:`CelNode` (and a
@@ -188,7 +192,7 @@ class _Builder:
         return found
 
     def build(
-        self, node: Any, path: str = "", enclosing: tuple[Mapping[str, Any], ...] = ()
+        self, node: Json, path: str = "", enclosing: tuple[Mapping[str, Json], ...] = ()
     ) -> CelNode | None:
         if not isinstance(node, Mapping):
             return None
@@ -206,7 +210,7 @@ class _Builder:
         return result
 
     def _build(
-        self, node: Mapping[str, Any], path: str, enclosing: tuple[Mapping[str, Any], ...]
+        self, node: Mapping[str, Json], path: str, enclosing: tuple[Mapping[str, Json], ...]
     ) -> CelNode | None:
         rules = tuple(self._locate(rule, node, path, enclosing) for rule in rules_of(node))
         out = CelNode(schema=node, rules=rules)
@@ -235,9 +239,9 @@ class _Builder:
     def _locate(
         self,
         rule: CelRule,
-        node: Mapping[str, Any],
+        node: Mapping[str, Json],
         path: str,
-        enclosing: tuple[Mapping[str, Any], ...],
+        enclosing: tuple[Mapping[str, Json], ...],
     ) -> CompiledRule:
         compiled = CompiledRule(rule, node, path, enclosing, self.rule_set)
         self.rule_set.rules.append(compiled)
@@ -265,7 +269,7 @@ def _merge_optional(a: CelNode | None, b: CelNode | None) -> CelNode | None:
     return _merge(a, b)
 
 
-def build_tree(schema: Mapping[str, Any], cache_folder: Path | None = None) -> CelNode | None:
+def build_tree(schema: Mapping[str, Json], cache_folder: Path | None = None) -> CelNode | None:
     """The rule tree of a whole converted schema; None when it carries no rule at all."""
     builder = _Builder(schema, cache_folder)
     tree = builder.build(schema)
@@ -274,10 +278,10 @@ def build_tree(schema: Mapping[str, Any], cache_folder: Path | None = None) -> C
     return tree
 
 
-_TREES: weakref.WeakKeyDictionary[Any, CelNode | None] = weakref.WeakKeyDictionary()
+_TREES: weakref.WeakKeyDictionary[object, CelNode | None] = weakref.WeakKeyDictionary()
 
 
-def tree_for(handle: Any, cache_folder: Path | None = None) -> CelNode | None:
+def tree_for(handle: object, cache_folder: Path | None = None) -> CelNode | None:
     """The rule tree of a schema handle (anything with a ``schema`` dict), built once per handle.
 
     ``cache_folder`` is where parse trees of the schema's rules may be kept between runs.

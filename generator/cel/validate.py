@@ -34,17 +34,21 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from generator.cel import cost_findings
 from generator.cel.limits import CALL, CostExceeded, CostLimits, Meter
-from generator.cel.tree import CelNode, CompiledRule, RuleSet, tree_for
+from generator.cel.tree import CelNode, CompiledRule, MemoKey, RuleSet, tree_for
 from generator.cel.values import matches_type
 from generator.findings import Finding, JsonPath, PathPart, Severity, Subject
+from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
 from generator.names import valid_api_version
 from generator.schemastore.types import SchemaHandle, SchemaLookup
+
+if TYPE_CHECKING:
+    from celpy import celtypes
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +151,7 @@ class _Walker:
             self._subject = self._subject_of()
         return self._subject
 
-    def walk(self, value: Any, node: CelNode, path: JsonPath) -> None:
+    def walk(self, value: Json, node: CelNode, path: JsonPath) -> None:
         if value is None:
             return
         if (
@@ -162,7 +166,7 @@ class _Walker:
             for index, item in enumerate(value):
                 self.walk(item, node.items, (*path, index))
 
-    def _walk_members(self, value: dict[str, Any], node: CelNode, path: JsonPath) -> None:
+    def _walk_members(self, value: JsonObject, node: CelNode, path: JsonPath) -> None:
         """Declared properties in schema order, then the other keys against the value schema."""
         for name, child in node.properties.items():
             if name in value:
@@ -172,8 +176,8 @@ class _Walker:
                 if key not in node.properties:
                     self.walk(item, node.values, (*path, key))
 
-    def _evaluate_rules(self, value: Any, node: CelNode, path: JsonPath) -> None:
-        converted: list[Any] = []  # converted once, for the first rule that needs it
+    def _evaluate_rules(self, value: Json, node: CelNode, path: JsonPath) -> None:
+        converted: list[celtypes.Value] = []  # converted once, for the first rule that needs it
         key = _memo_key(value)
         for compiled in node.rules:
             if not self._runnable(compiled, path):
@@ -220,7 +224,7 @@ class _Walker:
             )
 
     def _outcome(
-        self, compiled: CompiledRule, value: Any, node: CelNode, converted: list[Any]
+        self, compiled: CompiledRule, value: Json, node: CelNode, converted: list[celtypes.Value]
     ) -> tuple[str, str, int]:
         """``(verdict, text, cost)``: pass, fail with the finding's message, error with the
         problem, or stopped at the per-call limit."""
@@ -280,7 +284,7 @@ _MEMO_LIMIT = 4096
 _MEMO_MAX_KEY = 8192
 
 
-def _memo_key(value: Any) -> Any:
+def _memo_key(value: Json) -> MemoKey | None:
     """A hashable stand-in for ``value`` (None when it is too large or not JSON-like)."""
     if value is None or isinstance(value, (str, int, float)):
         return (type(value).__name__, value)
@@ -292,7 +296,11 @@ def _memo_key(value: Any) -> Any:
 
 
 def _evaluate(
-    compiled: CompiledRule, value: Any, node: CelNode, converted: list[Any], meter: Meter
+    compiled: CompiledRule,
+    value: Json,
+    node: CelNode,
+    converted: list[celtypes.Value],
+    meter: Meter,
 ) -> tuple[str, str]:
     """``(verdict, text)`` of one evaluation on ``meter``."""
     # lazy: cel-python loads only when a rule is evaluated
@@ -317,7 +325,7 @@ def _evaluate(
     return _FAIL, compiled.rule.failure_message(_message_from(compiled, converted[0], meter))
 
 
-def _message_from(compiled: CompiledRule, converted: Any, meter: Meter) -> str | None:
+def _message_from(compiled: CompiledRule, converted: celtypes.Value, meter: Meter) -> str | None:
     # lazy: as above (already loaded by the evaluation)
     from generator.cel.runtime import CelEvaluationError
 
@@ -335,7 +343,7 @@ def _message_from(compiled: CompiledRule, converted: Any, meter: Meter) -> str |
     return text if text and "\n" not in text and "\r" not in text else None
 
 
-def _has_template(value: Any) -> bool:
+def _has_template(value: Json) -> bool:
     if isinstance(value, str):
         return "{{" in value
     if isinstance(value, dict):

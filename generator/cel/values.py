@@ -8,12 +8,13 @@ value it visits, so this stays apart from cel-python.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from generator.jsontypes import Json
 
 __all__ = ["matches_type", "types_of"]
 
 
-def types_of(schema: Mapping[str, Any]) -> tuple[str, ...]:
+def types_of(schema: Mapping[str, Json]) -> tuple[str, ...]:
     """The type names a schema node declares (``type`` as a string or a list)."""
     declared = schema.get("type")
     if isinstance(declared, str):
@@ -33,7 +34,7 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def matches_type(value: Any, schema: Mapping[str, Any]) -> bool:
+def matches_type(value: Json, schema: Mapping[str, Json]) -> bool:
     """Whether ``value`` has a type the schema node allows (no ``type``: anything)."""
     types = types_of(schema)
     if not types:

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
 
 from generator.errors import Location, MigrationError
+from generator.jsontypes import Json, JsonObject
 from generator.migrate import tables as t
 from generator.migrate.live import LiveCluster, find_live
 from generator.migrate.plan import ClusterPlan, Notes
@@ -45,13 +45,13 @@ def adopt_all(
     store: SchemaStore | None,
     notes: Notes,
     where: Location,
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The adoption objects of every migrated cluster; ``namespace`` is required."""
     if not namespace or not plans:
         what = "a new namespace (-n)" if plans else "a legacy AzureManagedControlPlane in the input"
         msg = f"--adopt needs {what}"
         raise MigrationError(msg, location=where)
-    objects: list[dict[str, Any]] = []
+    objects: list[JsonObject] = []
     for plan in plans:
         handle = store.lookup(plan.container_service_api, "ManagedCluster") if store else None
         mc_schema = handle.schema if handle is not None else None
@@ -90,9 +90,9 @@ def adoption_objects(
     plan: ClusterPlan,
     namespace: str,
     live: LiveCluster | None,
-    mc_schema: dict[str, Any] | None,
+    mc_schema: JsonObject | None,
     notes: Notes,
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """ResourceGroup, ManagedCluster and agent pools, in apply order, in ``namespace``."""
     resource_group = _resource_group(plan, namespace)
     managed_cluster = _managed_cluster(plan, namespace, resource_group, live, mc_schema, notes)
@@ -100,13 +100,13 @@ def adoption_objects(
     return [resource_group, managed_cluster, *pools]
 
 
-def embedded_of(obj: dict[str, Any], kind: str) -> dict[str, Any]:
+def embedded_of(obj: JsonObject, kind: str) -> JsonObject:
     """The first resource of ``kind`` in an AzureASOManaged* object's ``spec.resources``."""
     resources = obj.get("spec", {}).get("resources", [])
     return next(copy.deepcopy(r) for r in resources if r.get("kind") == kind)
 
 
-def _adopted(resource: dict[str, Any], namespace: str, adopt: bool) -> dict[str, Any]:
+def _adopted(resource: JsonObject, namespace: str, adopt: bool) -> JsonObject:
     metadata = resource.setdefault("metadata", {})
     metadata["namespace"] = namespace
     if adopt:
@@ -114,7 +114,7 @@ def _adopted(resource: dict[str, Any], namespace: str, adopt: bool) -> dict[str,
     return resource
 
 
-def _resource_group(plan: ClusterPlan, namespace: str) -> dict[str, Any]:
+def _resource_group(plan: ClusterPlan, namespace: str) -> JsonObject:
     group = next(
         copy.deepcopy(r)
         for r in plan.infra_resources
@@ -124,7 +124,7 @@ def _resource_group(plan: ClusterPlan, namespace: str) -> dict[str, Any]:
     return _adopted(group, namespace, adopt=False)
 
 
-def _azure_name(resource: dict[str, Any]) -> str:
+def _azure_name(resource: JsonObject) -> str:
     spec = resource.get("spec", {})
     return str(spec.get("azureName") or resource["metadata"]["name"])
 
@@ -132,11 +132,11 @@ def _azure_name(resource: dict[str, Any]) -> str:
 def _managed_cluster(
     plan: ClusterPlan,
     namespace: str,
-    resource_group: dict[str, Any],
+    resource_group: JsonObject,
     live: LiveCluster | None,
-    mc_schema: dict[str, Any] | None,
+    mc_schema: JsonObject | None,
     notes: Notes,
-) -> dict[str, Any]:
+) -> JsonObject:
     mc = _adopted(embedded_of(plan.aso_control_plane, "ManagedCluster"), namespace, adopt=True)
     spec = mc["spec"]
     spec["owner"] = {"name": resource_group["metadata"]["name"]}
@@ -159,16 +159,16 @@ def _managed_cluster(
     return mc
 
 
-def _profile_schema(mc_schema: dict[str, Any] | None) -> dict[str, Any] | None:
-    node: Any = mc_schema
+def _profile_schema(mc_schema: JsonObject | None) -> JsonObject | None:
+    node: Json = mc_schema
     for key in ("properties", "spec", "properties", "agentPoolProfiles", "items"):
         node = node.get(key) if isinstance(node, dict) else None
     return node if isinstance(node, dict) else None
 
 
 def _live_profiles(
-    live: LiveCluster, schema: dict[str, Any] | None, mc: dict[str, Any], notes: Notes
-) -> list[dict[str, Any]]:
+    live: LiveCluster, schema: JsonObject | None, mc: JsonObject, notes: Notes
+) -> list[JsonObject]:
     """``.status.agentPoolProfiles`` as the spec takes them: read-only fields dropped, IDs as
     references (:mod:`~generator.migrate.shape`)."""
     profiles = copy.deepcopy(live.agent_pool_profiles or [])
@@ -194,7 +194,7 @@ def _live_profiles(
     return list(fitted.value)
 
 
-def _profile(plan: ClusterPlan, pool_object: dict[str, Any]) -> dict[str, Any]:
+def _profile(plan: ClusterPlan, pool_object: JsonObject) -> JsonObject:
     """An agent pool profile from a converted pool; ``count`` from its MachinePool's replicas
     (CAPZ keeps the count there, not on the agent pool)."""
     resource = embedded_of(pool_object, "ManagedClustersAgentPool")
@@ -208,8 +208,8 @@ def _profile(plan: ClusterPlan, pool_object: dict[str, Any]) -> dict[str, Any]:
 
 
 def _agent_pool(
-    plan: ClusterPlan, pool_object: dict[str, Any], namespace: str, notes: Notes
-) -> dict[str, Any]:
+    plan: ClusterPlan, pool_object: JsonObject, namespace: str, notes: Notes
+) -> JsonObject:
     pool = _adopted(embedded_of(pool_object, "ManagedClustersAgentPool"), namespace, adopt=True)
     pool["spec"]["owner"] = {"name": plan.mc_name}
     pool["spec"] = _subnet_by_id(pool["spec"], plan, pool, notes)
@@ -227,8 +227,8 @@ def subnet_arm_id(plan: ClusterPlan) -> str | None:
 
 
 def _subnet_by_id(
-    spec: dict[str, Any], plan: ClusterPlan, owner: dict[str, Any], notes: Notes
-) -> dict[str, Any]:
+    spec: JsonObject, plan: ClusterPlan, owner: JsonObject, notes: Notes
+) -> JsonObject:
     """A subnet reference by object name would point into the old namespace (the new one has
     no VirtualNetworksSubnet object): name the existing subnet by ARM ID instead."""
     ref = spec.get("vnetSubnetReference")

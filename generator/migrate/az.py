@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from generator.capzbuild.values import normalized_name
 from generator.errors import Location, MigrationError
+from generator.jsontypes import Json, JsonObject
 from generator.migrate import tables as t
 from generator.migrate.model import NOTE, UNMAPPED, Checklist, MigrationResult, Note
 from generator.migrate.shape import READ_ONLY_REASON, fit
@@ -45,13 +46,13 @@ _ENVELOPE: Final = ("id", "name", "type", "resourceGroup", "systemData", "proper
 class AzInput:
     """The parsed ``az`` JSON: the cluster and, when given, its node pools."""
 
-    cluster: dict[str, Any]
-    pools: list[dict[str, Any]] | None
+    cluster: JsonObject
+    pools: list[JsonObject] | None
     source: str
     pools_source: str = ""
 
 
-def flatten(resource: Mapping[str, Any]) -> dict[str, Any]:
+def flatten(resource: Mapping[str, Json]) -> JsonObject:
     """An ARM resource with ``properties`` merged into the top level (the ``az`` CLI shape)."""
     merged = {k: v for k, v in resource.items() if k != "properties"}
     properties = resource.get("properties")
@@ -95,7 +96,7 @@ def adopt_from_az(
     return result
 
 
-def _spec_schema(store: SchemaStore, kind: str) -> dict[str, Any]:
+def _spec_schema(store: SchemaStore, kind: str) -> JsonObject:
     handle = store.lookup(CONTAINER_SERVICE_API, kind)
     spec = handle.schema.get("properties", {}).get("spec") if handle is not None else None
     if not isinstance(spec, dict):
@@ -104,7 +105,7 @@ def _spec_schema(store: SchemaStore, kind: str) -> dict[str, Any]:
     return spec
 
 
-def _metadata(name: str, namespace: str, secret: str, adopt: bool) -> dict[str, Any]:
+def _metadata(name: str, namespace: str, secret: str, adopt: bool) -> JsonObject:
     annotations = {t.CREDENTIAL_ANNOTATION: secret}
     if adopt:
         annotations[t.ADOPT_ANNOTATION] = "true"
@@ -112,8 +113,8 @@ def _metadata(name: str, namespace: str, secret: str, adopt: bool) -> dict[str, 
 
 
 def _resource_group(
-    group: str, cluster: dict[str, Any], namespace: str, secret: str, notes: list[Note]
-) -> dict[str, Any]:
+    group: str, cluster: JsonObject, namespace: str, secret: str, notes: list[Note]
+) -> JsonObject:
     name = normalized_name(group)
     notes.append(
         Note(NOTE, "ResourceGroup", name, "spec.location",
@@ -129,14 +130,14 @@ def _resource_group(
 
 
 def _managed_cluster(
-    cluster: dict[str, Any],
+    cluster: JsonObject,
     mc_name: str,
-    rg: dict[str, Any],
+    rg: JsonObject,
     namespace: str,
     secret: str,
     store: SchemaStore,
     notes: list[Note],
-) -> dict[str, Any]:
+) -> JsonObject:
     schema = _spec_schema(store, "ManagedCluster")
     settings = {k: v for k, v in cluster.items() if k not in _ENVELOPE}
     _identity_list(settings)
@@ -156,7 +157,7 @@ def _managed_cluster(
     }
 
 
-def _identity_list(settings: dict[str, Any]) -> None:
+def _identity_list(settings: JsonObject) -> None:
     """Azure keys user-assigned identities by ID; ASO lists references to them."""
     identity = settings.get("identity")
     assigned = identity.get("userAssignedIdentities") if isinstance(identity, dict) else None
@@ -165,13 +166,13 @@ def _identity_list(settings: dict[str, Any]) -> None:
 
 
 def _agent_pool(
-    pool: dict[str, Any],
+    pool: JsonObject,
     mc_name: str,
     namespace: str,
     secret: str,
     store: SchemaStore,
     notes: list[Note],
-) -> dict[str, Any]:
+) -> JsonObject:
     azure_name = str(pool.get("name", ""))
     object_name = normalized_name(f"{mc_name}-{azure_name}")
     settings = {k: v for k, v in pool.items() if k not in _ENVELOPE}
@@ -189,9 +190,7 @@ def _agent_pool(
     }
 
 
-def _drop_aks_labels(
-    pool: dict[str, Any], kind: str, name: str, where: str, notes: list[Note]
-) -> None:
+def _drop_aks_labels(pool: JsonObject, kind: str, name: str, where: str, notes: list[Note]) -> None:
     """AKS labels its nodes under ``kubernetes.azure.com/`` itself (a spot pool's
     ``scalesetpriority``) and ``az`` reports them, but a pool may not set them (CAPZ refuses the
     reserved prefix)."""
@@ -214,10 +213,10 @@ def _report(dropped: list[tuple[str, str]], kind: str, name: str, notes: list[No
 
 
 def _checklist(
-    cluster: dict[str, Any],
-    rg: dict[str, Any],
-    mc: dict[str, Any],
-    pools: list[dict[str, Any]],
+    cluster: JsonObject,
+    rg: JsonObject,
+    mc: JsonObject,
+    pools: list[JsonObject],
     namespace: str,
     secret: str,
 ) -> Checklist:

@@ -5,7 +5,6 @@ and the small spec helpers every converter uses."""
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from generator.capzbuild.objects import embedded as embedded
 from generator.capzbuild.objects import name_if_different as name_if_different
@@ -13,16 +12,17 @@ from generator.capzbuild.objects import set_if as set_if
 from generator.capzbuild.reader import SpecReader
 from generator.errors import YamlError
 from generator.jsonpatch import merge_patch
+from generator.jsontypes import Json, JsonObject
 from generator.migrate import tables as t
 from generator.migrate.plan import Item, Notes
 from generator.yamlio.load import load_manifest_value
 
 
-def carried_metadata(item: Item) -> dict[str, Any]:
+def carried_metadata(item: Item) -> JsonObject:
     """name, namespace, labels and user annotations of a legacy object, for its replacement."""
     source = item.obj.get("metadata")
     source = source if isinstance(source, dict) else {}
-    metadata: dict[str, Any] = {"name": item.name}
+    metadata: JsonObject = {"name": item.name}
     if item.namespace:
         metadata["namespace"] = item.namespace
     labels = source.get("labels")
@@ -36,7 +36,7 @@ def carried_metadata(item: Item) -> dict[str, Any]:
     return metadata
 
 
-def strip_server_fields(obj: dict[str, Any]) -> None:
+def strip_server_fields(obj: JsonObject) -> None:
     """Drop what the API server and controllers wrote (input from ``kubectl get -o yaml``)."""
     obj.pop("status", None)
     metadata = obj.get("metadata")
@@ -51,7 +51,7 @@ def strip_server_fields(obj: dict[str, Any]) -> None:
                 metadata.pop("annotations")
 
 
-def named_item(r: SpecReader, where: str, raw: Any, cp: Item, what: str) -> tuple[SpecReader, str]:
+def named_item(r: SpecReader, where: str, raw: Json, cp: Item, what: str) -> tuple[SpecReader, str]:
     """A list item of the legacy spec that must be a mapping with a ``name`` (``what`` names it
     in the error): its reader and its name."""
     if not isinstance(raw, dict):
@@ -74,8 +74,8 @@ def report_leftovers(reader: SpecReader, item: Item, notes: Notes) -> None:
 
 
 def apply_patches(
-    obj: dict[str, Any], patches: list[Any], reader: SpecReader, path: str
-) -> dict[str, Any]:
+    obj: JsonObject, patches: list[Json], reader: SpecReader, path: str
+) -> JsonObject:
     """Apply CAPZ's JSON merge patches (strings of YAML/JSON) in order to a generated object."""
     for index, text in enumerate(patches):
         where = reader.where(f"{path}[{index}]")

@@ -4,14 +4,14 @@ AzureASOManaged* kinds, and a MachinePool gets the annotations the ASO API expec
 from __future__ import annotations
 
 import copy
-from typing import Any
 
+from generator.jsontypes import Json, JsonObject
 from generator.migrate import tables as t
 from generator.migrate.build import strip_server_fields
 from generator.migrate.plan import Item, Notes, PoolPlan
 
 
-def rewrite_ref(ref: Any, kinds: dict[str, str], namespace: str | None) -> bool:
+def rewrite_ref(ref: Json, kinds: dict[str, str], namespace: str | None) -> bool:
     """Point a v1beta1 ``{apiVersion, kind, name}`` (or v1beta2 ``{apiGroup, kind, name}``) reference
     at the ASO kind; returns whether it changed."""
     if not isinstance(ref, dict) or ref.get("kind") not in kinds:
@@ -34,7 +34,7 @@ def rewrite_ref(ref: Any, kinds: dict[str, str], namespace: str | None) -> bool:
 
 def rewrite_machine_pool(
     item: Item, pool: PoolPlan | None, namespace: str | None, notes: Notes
-) -> dict[str, Any]:
+) -> JsonObject:
     """A copy of a CAPI MachinePool fitted to its converted pool (``pool``, None if none).
 
     Server fields are dropped, ``infrastructureRef`` points at the ASO kind, a missing bootstrap is

@@ -5,11 +5,11 @@ fields; its webhook always defaulted a VNet)."""
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from generator.capzbuild.reader import SpecReader
 from generator.capzbuild.values import normalized_name
 from generator.findings import PathPart
+from generator.jsontypes import JsonObject
 from generator.migrate import tables as t
 from generator.migrate.build import (
     carried_metadata,
@@ -23,8 +23,8 @@ from generator.migrate.plan import ClusterPlan, Item, Notes
 
 
 def infrastructure(
-    r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes, tags: dict[str, Any] | None
-) -> list[dict[str, Any]]:
+    r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes, tags: JsonObject | None
+) -> list[JsonObject]:
     """ResourceGroup(s), VirtualNetwork, VirtualNetworksSubnet and PrivateEndpoints for the
     AzureASOManagedCluster. Legacy CAPZ always used a VNet (its webhook defaulted one)."""
     rg_object = normalized_name(plan.resource_group)
@@ -36,9 +36,9 @@ def infrastructure(
 
 
 def _resource_group(
-    plan: ClusterPlan, object_name: str, azure_name: str, tags: dict[str, Any] | None
-) -> dict[str, Any]:
-    spec: dict[str, Any] = {"location": plan.location}
+    plan: ClusterPlan, object_name: str, azure_name: str, tags: JsonObject | None
+) -> JsonObject:
+    spec: JsonObject = {"location": plan.location}
     name_if_different(spec, object_name, azure_name)
     if tags:
         spec["tags"] = copy.deepcopy(tags)
@@ -52,9 +52,9 @@ def _virtual_network(
     plan: ClusterPlan,
     cp: Item,
     notes: Notes,
-    tags: dict[str, Any] | None,
+    tags: JsonObject | None,
     rg_object: str,
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The VNet and its subnet, preceded by the VNet's resource group when it is another one."""
     explicit = r.has("virtualNetwork")
     overlay = r.spec.get("networkPluginMode") == "overlay"
@@ -67,7 +67,7 @@ def _virtual_network(
     subnet_cidr = r.text("virtualNetwork.subnet.cidrBlock") or (
         t.DEFAULT_OVERLAY_SUBNET_CIDR if overlay else t.DEFAULT_SUBNET_CIDR
     )
-    resources: list[dict[str, Any]] = []
+    resources: list[JsonObject] = []
     vnet_rg_object = normalized_name(plan.vnet_resource_group)
     if vnet_rg_object != rg_object:
         resources.append(_resource_group(plan, vnet_rg_object, plan.vnet_resource_group, tags))
@@ -88,7 +88,7 @@ def _virtual_network(
             f"{plan.subnet_name!r} ({subnet_cidr}) for the node pools; they are now embedded explicitly",
         )
     vnet_object = normalized_name(plan.vnet_name)
-    vnet_spec: dict[str, Any] = {
+    vnet_spec: JsonObject = {
         "addressSpace": {"addressPrefixes": [vnet_cidr]},
         "location": plan.location,
         "owner": {"name": vnet_rg_object},
@@ -104,10 +104,10 @@ def _virtual_network(
     return resources
 
 
-def _subnet(r: SpecReader, plan: ClusterPlan, vnet_object: str, cidr: str) -> dict[str, Any]:
+def _subnet(r: SpecReader, plan: ClusterPlan, vnet_object: str, cidr: str) -> JsonObject:
     """The node pools' subnet; :attr:`ClusterPlan.subnet_ref` points the agent pools at it."""
     subnet_object = normalized_name(f"{plan.vnet_name}-{plan.subnet_name}")
-    spec: dict[str, Any] = {
+    spec: JsonObject = {
         "addressPrefix": cidr,
         "azureName": plan.subnet_name,
         "owner": {"name": vnet_object},
@@ -131,16 +131,16 @@ def _private_endpoints(
     plan: ClusterPlan,
     cp: Item,
     notes: Notes,
-    tags: dict[str, Any] | None,
+    tags: JsonObject | None,
     rg_object: str,
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+) -> list[JsonObject]:
+    out: list[JsonObject] = []
     base = "virtualNetwork.subnet.privateEndpoints"
     for index, raw in enumerate(r.sequence(base)):
         where = f"{base}[{index}]"
         pr, name = named_item(r, where, raw, cp, "a private endpoint")
         object_name = normalized_name(name)
-        spec: dict[str, Any] = {
+        spec: JsonObject = {
             "location": pr.text("location") or plan.location,
             "owner": {"name": rg_object},
             "subnet": {"reference": dict(plan.subnet_ref)},
@@ -173,7 +173,7 @@ def _private_endpoints(
     return out
 
 
-def _link_connections(pr: SpecReader, cp: Item, where: list[PathPart]) -> list[dict[str, Any]]:
+def _link_connections(pr: SpecReader, cp: Item, where: list[PathPart]) -> list[JsonObject]:
     """A private endpoint's privateLinkServiceConnections in the ASO spelling."""
     connections = []
     for index, connection in enumerate(pr.sequence("privateLinkServiceConnections")):
@@ -183,7 +183,7 @@ def _link_connections(pr: SpecReader, cp: Item, where: list[PathPart]) -> list[d
                 msg,
                 [*where, "privateLinkServiceConnections", index],
             )
-        out: dict[str, Any] = {}
+        out: JsonObject = {}
         set_if(out, "name", connection.get("name"))
         set_if(out, "groupIds", connection.get("groupIDs"))
         set_if(out, "requestMessage", connection.get("requestMessage"))
@@ -195,7 +195,7 @@ def _link_connections(pr: SpecReader, cp: Item, where: list[PathPart]) -> list[d
 
 def convert_cluster_infra(
     item: Item | None, name: str, namespace: str | None, plan: ClusterPlan, notes: Notes
-) -> dict[str, Any]:
+) -> JsonObject:
     """AzureManagedCluster (only controlPlaneEndpoint, CAPZ-managed) -> AzureASOManagedCluster."""
     if item is not None:
         r = SpecReader(item.spec(), item.origin, ["spec"])

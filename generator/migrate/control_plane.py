@@ -6,10 +6,9 @@ the cluster around it, applies the control plane's patches and turns remarks int
 
 from __future__ import annotations
 
-from typing import Any
-
 from generator.capzbuild.managed_cluster import build_managed_cluster, read_basics
 from generator.capzbuild.reader import SpecReader
+from generator.jsontypes import Json, JsonObject
 from generator.migrate import tables as t
 from generator.migrate.build import apply_patches, carried_metadata, report_leftovers
 from generator.migrate.cluster import infrastructure
@@ -30,7 +29,7 @@ def plan_cluster(
     resources += extensions(r, plan, cp, notes)
     plan.infra_resources = infrastructure(r, plan, cp, notes, tags)
     version = r.text("version")
-    aso_spec: dict[str, Any] = {"resources": resources}
+    aso_spec: JsonObject = {"resources": resources}
     if version is not None:
         aso_spec["version"] = version if version.startswith("v") else f"v{version}"
     plan.aso_control_plane = {
@@ -76,8 +75,8 @@ def _managed_cluster(
     cp: Item,
     cluster: Item | None,
     notes: Notes,
-    tags: dict[str, Any] | None,
-) -> dict[str, Any]:
+    tags: JsonObject | None,
+) -> JsonObject:
     """The embedded ManagedCluster, with the control plane's asoManagedClusterPatches applied."""
     built = build_managed_cluster(r, plan, cp.name, _cluster_cidrs(cluster, "services"), tags)
     for remark in built.remarks:
@@ -89,7 +88,7 @@ def _managed_cluster(
     return managed_cluster
 
 
-def _cluster_cidrs(cluster: Item | None, which: str) -> list[Any]:
+def _cluster_cidrs(cluster: Item | None, which: str) -> list[Json]:
     if cluster is None:
         return []
     network = cluster.spec().get("clusterNetwork")

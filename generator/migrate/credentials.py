@@ -8,8 +8,8 @@ where to copy them from.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from generator.jsontypes import Json, JsonObject
 from generator.migrate import tables as t
 from generator.migrate.model import CredentialNeed, SecretKey
 from generator.migrate.plan import ClusterPlan, Item, Notes
@@ -61,7 +61,7 @@ def _identity_keys(
     """Tenant, client and authentication keys from the AzureClusterIdentity (or, when the input
     lacks it, where to find them)."""
     where = f"AzureClusterIdentity {identity_ns}/{identity_name}"
-    spec: dict[str, Any] = identity.spec() if identity is not None else {}
+    spec: JsonObject = identity.spec() if identity is not None else {}
     if identity is None:
         where += ", not in the input"
     keys = [
@@ -108,9 +108,9 @@ def _identity_keys(
     return keys
 
 
-def _value(value: Any, origin: str) -> str:
+def _value(value: Json, origin: str) -> str:
     return f"{value} ({origin})" if isinstance(value, str) and value else f"({origin})"
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: Json) -> JsonObject:
     return value if isinstance(value, dict) else {}

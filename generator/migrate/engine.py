@@ -11,12 +11,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from generator.capzbuild.values import normalized_name
 from generator.errors import Location, MigrationError
 from generator.findings import format_path
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.migrate import tables as t
 from generator.migrate.adopt import adopt_all
 from generator.migrate.build import strip_server_fields
@@ -29,7 +28,7 @@ from generator.migrate.legacy_groups import read_as_current
 from generator.migrate.live import LiveCluster, find_live
 from generator.migrate.machine_pool import convert_machine_pool
 from generator.migrate.model import NOTE, MigrationResult, Origin
-from generator.migrate.plan import ClusterPlan, Item, Notes
+from generator.migrate.plan import ClusterPlan, Item, Notes, PoolPlan
 from generator.migrate.versions import bump_object, rewrite_alpha
 from generator.model.kinds import CLUSTER_SCOPED_KINDS
 from generator.schemastore.store import SchemaStore
@@ -90,7 +89,7 @@ def read_items(text: str, source: str) -> list[Item]:
     return items
 
 
-def _item(obj: Any, source: str, index: int, line: int | None, prefix: str) -> Item:
+def _item(obj: Json, source: str, index: int, line: int | None, prefix: str) -> Item:
     location = Location(file=source, line=line, document=index, path=prefix or None)
     if not isinstance(obj, dict):
         msg = "not a Kubernetes object (a mapping)"
@@ -134,7 +133,7 @@ def _same_namespace(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
-def _refers(ref: Any, kind: str, target: Item, owner_namespace: str | None) -> bool:
+def _refers(ref: Json, kind: str, target: Item, owner_namespace: str | None) -> bool:
     if not isinstance(ref, dict) or ref.get("kind") != kind or ref.get("name") != target.name:
         return False
     namespace = ref.get("namespace") or owner_namespace
@@ -162,7 +161,7 @@ class _Migration:
         read_as_current(items, self.notes)
 
     def run(self) -> MigrationResult:
-        replacements: dict[int, list[dict[str, Any]]] = {}
+        replacements: dict[int, list[JsonObject]] = {}
         dropped: set[int] = set()
         self._plan_control_planes(replacements)
         self._convert_infra(replacements)
@@ -171,7 +170,7 @@ class _Migration:
         dropped |= self._drop_identities()
         self._report_templates()
 
-        objects: list[dict[str, Any]] = []
+        objects: list[JsonObject] = []
         changed: list[bool] = []
         for index, item in enumerate(self.items):
             if index in dropped:
@@ -202,7 +201,7 @@ class _Migration:
 
     # -- legacy conversion --
 
-    def _plan_control_planes(self, replacements: dict[int, list[dict[str, Any]]]) -> None:
+    def _plan_control_planes(self, replacements: dict[int, list[JsonObject]]) -> None:
         for index, item in enumerate(self.items):
             if not _capz(item, t.LEGACY_CONTROL_PLANE):
                 continue
@@ -232,7 +231,7 @@ class _Migration:
                 msg, hint="choose a namespace that does not hold the old objects"
             )
 
-    def _adoption_objects(self) -> list[dict[str, Any]]:
+    def _adoption_objects(self) -> list[JsonObject]:
         options = self.options
         return adopt_all(
             self.plans,
@@ -280,7 +279,7 @@ class _Migration:
             "AzureManagedCluster, MachinePools and AzureManagedMachinePools",
         )
 
-    def _convert_infra(self, replacements: dict[int, list[dict[str, Any]]]) -> None:
+    def _convert_infra(self, replacements: dict[int, list[JsonObject]]) -> None:
         done: set[int] = set()
         for index, item in enumerate(self.items):
             if not _capz(item, t.LEGACY_CLUSTER):
@@ -318,8 +317,8 @@ class _Migration:
             position = next(i for i, item in enumerate(self.items) if item is plan.control_plane)
             replacements[position].append(infra)
 
-    def _convert_pools(self, replacements: dict[int, list[dict[str, Any]]]) -> dict[int, Any]:
-        by_item: dict[int, Any] = {}
+    def _convert_pools(self, replacements: dict[int, list[JsonObject]]) -> dict[int, PoolPlan]:
+        by_item: dict[int, PoolPlan] = {}
         for index, item in enumerate(self.items):
             if not _capz(item, t.LEGACY_MACHINE_POOL):
                 continue
@@ -353,7 +352,7 @@ class _Migration:
         return by_item
 
     def _rewrite_capi(
-        self, replacements: dict[int, list[dict[str, Any]]], pools: dict[int, Any]
+        self, replacements: dict[int, list[JsonObject]], pools: dict[int, PoolPlan]
     ) -> None:
         namespace = self.options.namespace
         for index, item in enumerate(self.items):
@@ -406,7 +405,7 @@ class _Migration:
 
     # -- version moves --
 
-    def _move_versions(self, objects: list[dict[str, Any]], changed: list[bool]) -> tuple[int, int]:
+    def _move_versions(self, objects: list[JsonObject], changed: list[bool]) -> tuple[int, int]:
         alpha = bumped = 0
         for position, obj in enumerate(objects):
             kind = str(obj.get("kind"))
@@ -431,7 +430,7 @@ class _Migration:
 
     # -- result --
 
-    def _result(self, objects: list[dict[str, Any]], alpha: int, bumped: int) -> MigrationResult:
+    def _result(self, objects: list[JsonObject], alpha: int, bumped: int) -> MigrationResult:
         result = MigrationResult(objects=objects, notes=self.notes.items)
         for plan in self.plans:
             namespace = self.options.namespace or plan.namespace or "default"
@@ -467,7 +466,7 @@ def _summary(plans: Sequence[ClusterPlan], alpha: int, bumped: int, unmapped: in
     return line
 
 
-def _move_namespace(obj: dict[str, Any], namespace: str) -> None:
+def _move_namespace(obj: JsonObject, namespace: str) -> None:
     if obj.get("kind") not in CLUSTER_SCOPED_KINDS:
         metadata = obj.setdefault("metadata", {})
         if isinstance(metadata, dict):
@@ -479,7 +478,7 @@ def _move_namespace(obj: dict[str, Any], namespace: str) -> None:
         topology["classNamespace"] = namespace
 
 
-def _refs(node: Any) -> Iterable[dict[str, Any]]:
+def _refs(node: Json) -> Iterable[JsonObject]:
     """Object references that name a namespace, anywhere in a spec (not inside embedded resources)."""
     if isinstance(node, dict):
         if {"kind", "name", "namespace"} <= node.keys() and "spec" not in node:

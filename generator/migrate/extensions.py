@@ -4,18 +4,18 @@ a FleetsMember (``spec.fleetsMember``) and Extensions (``spec.extensions``)."""
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from generator.capzbuild.reader import SpecReader
 from generator.capzbuild.values import fleet_id, normalized_name
+from generator.jsontypes import Json, JsonObject
 from generator.migrate import tables as t
 from generator.migrate.build import embedded, named_item, set_if
 from generator.migrate.plan import ClusterPlan, Item, Notes
 
 
 def fleets_member(
-    r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes, tags: dict[str, Any] | None
-) -> list[dict[str, Any]]:
+    r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes, tags: JsonObject | None
+) -> list[JsonObject]:
     """The FleetsMember for ``spec.fleetsMember``, as a list of at most one resource.
 
     The fleet's ARM ID needs the manager's name and resource group and the subscription; when one is
@@ -45,7 +45,7 @@ def fleets_member(
         )
         return []
     object_name = normalized_name(name)
-    spec: dict[str, Any] = {
+    spec: JsonObject = {
         "azureName": name,
         "clusterResourceReference": {
             "group": "containerservice.azure.com",
@@ -67,13 +67,13 @@ def fleets_member(
     ]
 
 
-def extensions(r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes) -> list[dict[str, Any]]:
+def extensions(r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes) -> list[JsonObject]:
     """One ASO Extension per ``spec.extensions`` entry, owned by the ManagedCluster.
 
     Raises :class:`MigrationError` for an entry that is not a mapping or has no name; fields the
     Extension has no place for are reported as ``unmapped``.
     """
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for index, raw in enumerate(r.sequence("extensions")):
         base = f"extensions[{index}]"
         out.append(_extension(r, base, raw, plan, cp, notes))
@@ -82,11 +82,11 @@ def extensions(r: SpecReader, plan: ClusterPlan, cp: Item, notes: Notes) -> list
 
 
 def _extension(
-    r: SpecReader, base: str, raw: Any, plan: ClusterPlan, cp: Item, notes: Notes
-) -> dict[str, Any]:
+    r: SpecReader, base: str, raw: Json, plan: ClusterPlan, cp: Item, notes: Notes
+) -> JsonObject:
     """The ASO Extension for ``spec.extensions[i]`` (``base``)."""
     er, name = named_item(r, base, raw, cp, "an extension")
-    spec: dict[str, Any] = {
+    spec: JsonObject = {
         "azureName": name,
         "owner": {
             "group": "containerservice.azure.com",
@@ -113,10 +113,10 @@ def _extension(
     return extension
 
 
-def _extension_plan(er: SpecReader, cp: Item) -> dict[str, Any]:
+def _extension_plan(er: SpecReader, cp: Item) -> JsonObject:
     """The marketplace plan; legacy CAPZ named it after the control plane and the product."""
     product = er.text("plan.product")
-    plan_out: dict[str, Any] = {
+    plan_out: JsonObject = {
         "name": er.text("plan.name") or f"{cp.name}-{product}",
     }
     for key in ("product", "publisher", "promotionCode", "version"):
@@ -124,7 +124,7 @@ def _extension_plan(er: SpecReader, cp: Item) -> dict[str, Any]:
     return plan_out
 
 
-def _extension_scope(er: SpecReader, spec: dict[str, Any], cp: Item, notes: Notes) -> None:
+def _extension_scope(er: SpecReader, spec: JsonObject, cp: Item, notes: Notes) -> None:
     """``scope``: only the namespace field of the chosen scope type carries over."""
     scope_type = er.text("scope.scopeType")
     release_ns, target_ns = er.text("scope.releaseNamespace"), er.text("scope.targetNamespace")

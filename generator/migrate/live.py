@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from generator.errors import Location, MigrationError
+from generator.jsontypes import JsonObject
 from generator.migrate import tables as t
 from generator.migrate.plan import Item
 
@@ -28,7 +28,7 @@ class LiveCluster:
     name: str
     azure_name: str
     credential_secret: str | None
-    agent_pool_profiles: list[dict[str, Any]] | None  # None: the status has none
+    agent_pool_profiles: list[JsonObject] | None  # None: the status has none
     source: str
 
 
@@ -86,7 +86,7 @@ def _credential(item: Item) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _profiles(item: Item) -> list[dict[str, Any]] | None:
+def _profiles(item: Item) -> list[JsonObject] | None:
     status = item.obj.get("status")
     profiles = status.get("agentPoolProfiles") if isinstance(status, dict) else None
     if profiles is None:

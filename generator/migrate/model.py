@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.capzbuild.objects import NOTE as NOTE
 from generator.capzbuild.objects import UNMAPPED as UNMAPPED
 from generator.errors import Location, MigrationError
 from generator.findings import PathPart, format_path
+from generator.jsontypes import JsonObject
 from generator.yamlio.emit import dump_documents
 
 
@@ -70,7 +70,7 @@ class Checklist:
     title: str
     steps: list[str] = field(default_factory=list)
 
-    def to_data(self) -> dict[str, Any]:
+    def to_data(self) -> JsonObject:
         """The checklist for ``--output json``: each step's text and its command lines apart."""
         steps = []
         for number, step in enumerate(self.steps, start=1):
@@ -92,7 +92,7 @@ class Checklist:
 class MigrationResult:
     """What ``capzgen migrate`` produces: the objects for stdout and everything for stderr."""
 
-    objects: list[dict[str, Any]]
+    objects: list[JsonObject]
     notes: list[Note] = field(default_factory=list)
     credentials: list[CredentialNeed] = field(default_factory=list)
     checklists: list[Checklist] = field(default_factory=list)
@@ -107,7 +107,7 @@ class MigrationResult:
         """The migrated manifests as multi-document YAML (deterministic, keys sorted)."""
         return str(dump_documents(self.objects))
 
-    def report_data(self) -> dict[str, Any]:
+    def report_data(self) -> JsonObject:
         """Everything :meth:`report` prints, as data (``--output json``)."""
         return {
             "summary": self.summary,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from generator.capzbuild.values import normalized_name
 from generator.errors import YamlError
 from generator.findings import Finding, format_path
+from generator.jsontypes import Json
 from generator.migrate import tables as t
 from generator.migrate.plan import Item
 from generator.yamlio.load import load_manifest_value
@@ -83,7 +83,7 @@ def _resource_path(finding: Finding) -> tuple[str | None, str | None, tuple[str,
     return subject.kind, subject.name, path
 
 
-def _paths(node: Any, prefix: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+def _paths(node: Json, prefix: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
     if isinstance(node, dict):
         for key, value in node.items():
             yield (*prefix, str(key))

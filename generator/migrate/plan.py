@@ -9,9 +9,9 @@ AzureManagedMachinePools are converted against it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.findings import PathPart, format_path
+from generator.jsontypes import JsonObject
 from generator.migrate import tables as t
 from generator.migrate.model import NOTE, UNMAPPED, Note, Origin
 
@@ -20,7 +20,7 @@ from generator.migrate.model import NOTE, UNMAPPED, Note, Origin
 class Item:
     """One input object and where it came from."""
 
-    obj: dict[str, Any]
+    obj: JsonObject
     origin: Origin
 
     @property
@@ -40,7 +40,7 @@ class Item:
         value = metadata.get("namespace") if isinstance(metadata, dict) else None
         return value if isinstance(value, str) and value else None
 
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> JsonObject:
         """``spec``, ``{}`` when absent; raises :class:`MigrationError` if not a mapping."""
         spec = self.obj.get("spec")
         if spec is None:
@@ -97,9 +97,9 @@ class ClusterPlan:
     vnet_name: str = ""
     vnet_resource_group: str = ""
     subnet_name: str = ""
-    subnet_ref: dict[str, Any] = field(default_factory=dict)
-    aso_control_plane: dict[str, Any] = field(default_factory=dict)
-    infra_resources: list[dict[str, Any]] = field(default_factory=list)
+    subnet_ref: JsonObject = field(default_factory=dict)
+    aso_control_plane: JsonObject = field(default_factory=dict)
+    infra_resources: list[JsonObject] = field(default_factory=list)
     # (kind, metadata.name) of the ASO objects legacy CAPZ created for this cluster (checklist).
     legacy_aso_objects: list[tuple[str, str]] = field(default_factory=list)
     pools: list[PoolPlan] = field(default_factory=list)
@@ -132,4 +132,4 @@ class PoolPlan:
     azure_name: str
     object_name: str
     autoscaled: bool
-    converted: dict[str, Any]
+    converted: JsonObject

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.findings import PathPart, format_path
+from generator.jsontypes import Json, JsonObject
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -31,7 +31,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 class Fitted:
     """The kept value and the paths (relative to the value's base) that were dropped, with why."""
 
-    value: Any
+    value: Json
     dropped: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -39,8 +39,8 @@ READ_ONLY_REASON = "read-only (set by Azure): dropped"
 
 
 def fit(
-    value: Any,
-    schema: dict[str, Any],
+    value: Json,
+    schema: JsonObject,
     base: list[PathPart] | None = None,
     read_only: frozenset[str] = frozenset(),
 ) -> Fitted:
@@ -51,7 +51,7 @@ def fit(
     return result
 
 
-def spelled_as(key: str, properties: dict[str, Any]) -> str | None:
+def spelled_as(key: str, properties: JsonObject) -> str | None:
     """The schema's spelling of ``key``: the Azure CLI prints ``osDiskSizeGb``, ``enableRbac``
     and ``balanceSimilarNodeGroups`` where the REST API (and ASO) say ``osDiskSizeGB``,
     ``enableRBAC`` and ``balance-similar-node-groups``."""
@@ -69,11 +69,11 @@ class _Fitter:
         self.read_only = read_only
         self.dropped = dropped
 
-    def fit(self, value: Any, schema: dict[str, Any], path: list[PathPart]) -> Any:
+    def fit(self, value: Json, schema: JsonObject, path: list[PathPart]) -> Json:
         return _fit(value, schema, path, self)
 
 
-def _fit(value: Any, schema: dict[str, Any], path: list[PathPart], fitter: _Fitter) -> Any:
+def _fit(value: Json, schema: JsonObject, path: list[PathPart], fitter: _Fitter) -> Json:
     dropped = fitter.dropped
     if schema.get("x-kubernetes-preserve-unknown-fields"):
         return copy.deepcopy(value)
@@ -92,7 +92,7 @@ def _fit(value: Any, schema: dict[str, Any], path: list[PathPart], fitter: _Fitt
     return _enum_case(value, schema)
 
 
-def _has_type(value: Any, expected: str) -> bool:
+def _has_type(value: Json, expected: str) -> bool:
     types = _JSON_TYPES.get(expected)
     if types is None:
         return True
@@ -101,7 +101,7 @@ def _has_type(value: Any, expected: str) -> bool:
     return isinstance(value, types)
 
 
-def _enum_case(value: Any, schema: dict[str, Any]) -> Any:
+def _enum_case(value: Json, schema: JsonObject) -> Json:
     enum = schema.get("enum")
     if isinstance(value, str) and isinstance(enum, list) and value not in enum:
         for choice in enum:
@@ -111,12 +111,12 @@ def _enum_case(value: Any, schema: dict[str, Any]) -> Any:
 
 
 def _fit_object(
-    value: dict[str, Any], schema: dict[str, Any], path: list[PathPart], fitter: _Fitter
-) -> dict[str, Any] | None:
+    value: JsonObject, schema: JsonObject, path: list[PathPart], fitter: _Fitter
+) -> JsonObject | None:
     dropped = fitter.dropped
     properties = schema.get("properties")
     extra = schema.get("additionalProperties")
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key, item in value.items():
         if item is None:
             continue
@@ -143,7 +143,7 @@ def _fit_object(
     return out
 
 
-def _reference_key(key: str, properties: dict[str, Any]) -> str | None:
+def _reference_key(key: str, properties: JsonObject) -> str | None:
     """``fooID`` / ``fooId`` -> ``fooReference`` (``id`` -> ``reference``) when the schema has
     that reference."""
     if key == "id" and "reference" in properties:
@@ -157,8 +157,8 @@ def _reference_key(key: str, properties: dict[str, Any]) -> str | None:
 
 
 def _as_reference(
-    key: str, item: Any, properties: dict[str, Any], where: list[PathPart], fitter: _Fitter
-) -> tuple[str, Any]:
+    key: str, item: Json, properties: JsonObject, where: list[PathPart], fitter: _Fitter
+) -> tuple[str, Json]:
     target = _reference_key(key, properties) or key
     if not isinstance(item, str) or not item:
         fitter.dropped.append((format_path(where), "an ARM ID string was expected"))

@@ -14,11 +14,11 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.rules.versions import REMOVED_VERSIONS
 from generator.errors import YamlError
 from generator.findings import PathPart, format_path
+from generator.jsontypes import Json, JsonObject
 from generator.migrate.model import NOTE, UNMAPPED, Note
 from generator.migrate.tables import ASO_KINDS, CAPZ_V1ALPHA1, CAPZ_V1BETA1, CONVERSIONS, Step
 from generator.model.kinds import EMBEDDING_KINDS, split_api_version
@@ -27,12 +27,12 @@ from generator.yamlio.load import load_value
 Path = list[PathPart]
 
 
-def rewrite_alpha(obj: Any) -> list[Path]:
+def rewrite_alpha(obj: Json) -> list[Path]:
     """Rewrite every ``{apiVersion: ...v1alpha1, kind: AzureASOManaged*}`` mapping in ``obj`` in
     place; returns the paths of the rewritten mappings (``[]`` for the object itself)."""
     changed: list[Path] = []
 
-    def walk(node: Any, path: Path) -> None:
+    def walk(node: Json, path: Path) -> None:
         if isinstance(node, dict):
             if node.get("apiVersion") == CAPZ_V1ALPHA1 and node.get("kind") in ASO_KINDS:
                 node["apiVersion"] = CAPZ_V1BETA1
@@ -47,7 +47,7 @@ def rewrite_alpha(obj: Any) -> list[Path]:
     return changed
 
 
-def removed_target(api_version: Any, kind: Any) -> str | None:
+def removed_target(api_version: Json, kind: Json) -> str | None:
     """The apiVersion an embedded resource must move to, or None if its version is served."""
     if not isinstance(api_version, str) or not isinstance(kind, str) or "/" not in api_version:
         return None
@@ -56,7 +56,7 @@ def removed_target(api_version: Any, kind: Any) -> str | None:
     return None if target is None else f"{group}/{target}"
 
 
-def bump_resource(resource: dict[str, Any]) -> tuple[str, list[tuple[Path, str, str]]] | None:
+def bump_resource(resource: JsonObject) -> tuple[str, list[tuple[Path, str, str]]] | None:
     """Move one embedded resource to its served version in place.
 
     Returns the old apiVersion and ``(path in the resource, category, reason)`` for every field
@@ -79,7 +79,7 @@ def bump_resource(resource: dict[str, Any]) -> tuple[str, list[tuple[Path, str, 
     return old, problems
 
 
-def _apply(spec: dict[str, Any], step: Step, target: str) -> list[tuple[Path, str, str]]:
+def _apply(spec: JsonObject, step: Step, target: str) -> list[tuple[Path, str, str]]:
     action, path, argument = step
     problems: list[tuple[Path, str, str]] = []
     for parent, key, where in _targets(spec, path):
@@ -109,15 +109,15 @@ def _apply(spec: dict[str, Any], step: Step, target: str) -> list[tuple[Path, st
     return problems
 
 
-def _targets(spec: dict[str, Any], path: str) -> list[tuple[dict[str, Any], str, Path]]:
+def _targets(spec: JsonObject, path: str) -> list[tuple[JsonObject, str, Path]]:
     """``(parent mapping, key, path from the resource)`` for every match of ``path``; ``name[]``
     stands for every item of the list ``name``."""
-    nodes: list[tuple[Any, Path]] = [(spec, ["spec"])]
+    nodes: list[tuple[Json, Path]] = [(spec, ["spec"])]
     parts = path.split(".")
     for part in parts[:-1]:
         each = part.endswith("[]")
         name = part[:-2] if each else part
-        following: list[tuple[Any, Path]] = []
+        following: list[tuple[Json, Path]] = []
         for node, where in nodes:
             child = node.get(name) if isinstance(node, dict) else None
             if each and isinstance(child, list):
@@ -136,7 +136,7 @@ def _targets(spec: dict[str, Any], path: str) -> list[tuple[dict[str, Any], str,
 # --- walking a top-level object -------------------------------------------------------------------
 
 
-def bump_object(obj: dict[str, Any], kind: str, name: str) -> list[Note]:
+def bump_object(obj: JsonObject, kind: str, name: str) -> list[Note]:
     """Move every embedded resource of ``obj`` (CAPZ objects, their templates, ClusterClass patches)
     off removed ASO versions. Returns notes; an empty list means nothing changed."""
     notes: list[Note] = []
@@ -147,12 +147,12 @@ def bump_object(obj: dict[str, Any], kind: str, name: str) -> list[Note]:
     return notes
 
 
-def _embedded(obj: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Path]]:
+def _embedded(obj: JsonObject) -> Iterator[tuple[JsonObject, Path]]:
     kind = obj.get("kind")
     path = EMBEDDING_KINDS.get(kind) if isinstance(kind, str) else None
     if path is None:
         return
-    node: Any = obj
+    node: Json = obj
     for key in path:
         node = node.get(key) if isinstance(node, dict) else None
     if isinstance(node, list):
@@ -161,7 +161,7 @@ def _embedded(obj: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Path]]:
                 yield item, [*path, index]
 
 
-def _bump_with_notes(resource: dict[str, Any], path: Path, kind: str, name: str) -> list[Note]:
+def _bump_with_notes(resource: JsonObject, path: Path, kind: str, name: str) -> list[Note]:
     result = bump_resource(resource)
     if result is None:
         return []
@@ -183,7 +183,7 @@ def _bump_with_notes(resource: dict[str, Any], path: Path, kind: str, name: str)
     return notes
 
 
-def _bump_patches(obj: dict[str, Any], kind: str, name: str) -> list[Note]:
+def _bump_patches(obj: JsonObject, kind: str, name: str) -> list[Note]:
     notes: list[Note] = []
     patches = obj.get("spec", {}).get("patches") if isinstance(obj.get("spec"), dict) else None
     for i, patch in enumerate(patches if isinstance(patches, list) else []):
@@ -209,7 +209,7 @@ def _bump_patches(obj: dict[str, Any], kind: str, name: str) -> list[Note]:
     return notes
 
 
-def _objects_in(value: Any, path: Path) -> Iterator[tuple[dict[str, Any], Path]]:
+def _objects_in(value: Json, path: Path) -> Iterator[tuple[JsonObject, Path]]:
     """Mappings with apiVersion and kind anywhere inside a patch value."""
     if isinstance(value, dict):
         if isinstance(value.get("apiVersion"), str) and isinstance(value.get("kind"), str):
@@ -277,7 +277,7 @@ def _bump_template(text: str, path: Path, kind: str, name: str) -> tuple[str, li
 
 
 def _template_targets(
-    parsed: Any, mentioned: list[str], kind: str, name: str, where: str
+    parsed: Json, mentioned: list[str], kind: str, name: str, where: str
 ) -> tuple[dict[str, set[str | None]], list[Note]]:
     """For each mentioned apiVersion, the versions its resources in the template move to (None:
     not moved); notes name the fields that would not carry over."""
