@@ -7,7 +7,7 @@ names as errors, so a misspelt variable fails loudly instead of rendering an emp
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -159,41 +159,49 @@ def render_flavor(
     for name in flavor.templates:
         path = flavor.directory / name
         try:
-            template = env.get_template(name)
-            text = template.render(dict(values))
-        except jinja2.TemplateSyntaxError as exc:
-            msg = f"template syntax error: {exc.message}"
-            raise FlavorError(
-                msg,
-                location=Location(file=exc.filename or str(path), line=exc.lineno),
-            ) from exc
-        except jinja2.UndefinedError as exc:
-            msg = f"template uses an undefined value: {exc.message}"
-            raise FlavorError(
-                msg,
-                location=Location(file=str(path), line=_template_line(exc)),
-            ) from exc
-        except jinja2.exceptions.SecurityError as exc:
-            msg = f"template attempted an unsafe operation: {exc}"
-            raise FlavorError(msg, location=Location(file=str(path))) from exc
-        except _FlavorFailure as exc:
-            raise FlavorError(str(exc), location=Location(file=str(path))) from exc
-        except jinja2.TemplateError as exc:
-            msg = f"template error: {exc}"
-            raise FlavorError(msg, location=Location(file=str(path))) from exc
-        except RecursionError as exc:
-            msg = "template recursion is too deep (a macro that calls itself without end?)"
-            raise FlavorError(msg, location=Location(file=str(path))) from exc
+            text = env.get_template(name).render(dict(values))
         except Exception as exc:  # a template is user code: whatever it raises is its mistake
-            msg = f"template failed: {type(exc).__name__}: {exc}"
-            raise FlavorError(
-                msg, location=Location(file=str(path), line=_template_line(exc))
-            ) from exc
+            raise _template_error(exc, path) from exc
         parts.append(text.strip("\n"))
     rendered = "\n---\n".join(part for part in parts if part.strip()) + "\n"
     if check:
         check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)
     return rendered
+
+
+# What a template raised -> the message, and whether the template line it was rendering is shown;
+# the first class that matches wins (the Jinja subclasses come before jinja2.TemplateError).
+_TEMPLATE_ERRORS: tuple[tuple[type[Exception], Callable[[Exception], str], bool], ...] = (
+    (jinja2.UndefinedError, lambda e: f"template uses an undefined value: {_text(e)}", True),
+    (
+        jinja2.exceptions.SecurityError,
+        lambda e: f"template attempted an unsafe operation: {e}",
+        False,
+    ),
+    (_FlavorFailure, str, False),  # the flavor's own fail() and required(): their message as is
+    (jinja2.TemplateError, lambda e: f"template error: {e}", False),
+    (
+        RecursionError,
+        lambda _e: "template recursion is too deep (a macro that calls itself without end?)",
+        False,
+    ),
+    (Exception, lambda e: f"template failed: {type(e).__name__}: {e}", True),
+)
+
+
+def _template_error(exc: Exception, path: Path) -> FlavorError:
+    """The error that says what went wrong while rendering the template at ``path``."""
+    if isinstance(exc, jinja2.TemplateSyntaxError):  # it knows its own file and line
+        msg = f"template syntax error: {exc.message}"
+        return FlavorError(msg, location=Location(file=exc.filename or str(path), line=exc.lineno))
+    describe, with_line = next((d, w) for kind, d, w in _TEMPLATE_ERRORS if isinstance(exc, kind))
+    line = _template_line(exc) if with_line else None
+    return FlavorError(describe(exc), location=Location(file=str(path), line=line))
+
+
+def _text(exc: Exception) -> str | None:
+    """A Jinja error's own message (``None`` when it was raised without one)."""
+    return exc.message if isinstance(exc, jinja2.TemplateError) else str(exc)
 
 
 def _template_line(exc: BaseException) -> int | None:
