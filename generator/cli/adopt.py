@@ -7,7 +7,9 @@ from typing import Any
 
 import click
 
+from generator.cli.environment import current_settings
 from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
+from generator.cli.options import check_options
 from generator.errors import Location, UsageError, YamlError
 from generator.migrate.az import AzInput, adopt_from_az
 from generator.names import is_dns1123_label, is_dns1123_subdomain
@@ -81,8 +83,9 @@ def adopt(
         pools, pools_source = _read_json(node_pools, list, "a list (az aks nodepool list)")
     given = AzInput(cluster, pools, cluster_source, pools_source)
     store = schema_store(schema_dirs)
+    checks = check_options(current_settings())
     result = adopt_from_az(given, store, namespace, credential_secret)
-    checked = validate_output(result.text(), "<adoption manifests>", store, False)
+    checked = validate_output(result.text(), "<adoption manifests>", store, checks)
     if checked.has_errors:
         return refuse(checked, [])
     deliver(

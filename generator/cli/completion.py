@@ -17,6 +17,7 @@ import click
 from click.shell_completion import CompletionItem, get_completion_class, split_arg_string
 
 from generator.errors import CapzgenError
+from generator.generate.request import DEFAULT_FLAVOR
 
 COMPLETE_VAR = "_CAPZGEN_COMPLETE"
 PROG_NAME = "capzgen"
@@ -46,12 +47,12 @@ def complete_flavors(ctx: click.Context, _param: click.Parameter, incomplete: st
 
 
 def complete_var_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    """``NAME=`` for each variable of the flavor chosen so far (default ``aks``); nothing once
-    the ``=`` is typed (values are the user's)."""
+    """``NAME=`` for each variable of the flavor chosen so far (default :data:`DEFAULT_FLAVOR`);
+    nothing once the ``=`` is typed (values are the user's)."""
     if "=" in incomplete:
         return []
     try:
-        flavor = _flavor_catalog(ctx).get(ctx.params.get("flavor") or "aks")
+        flavor = _flavor_catalog(ctx).get(ctx.params.get("flavor") or DEFAULT_FLAVOR)
     except CapzgenError:
         return []
     return [

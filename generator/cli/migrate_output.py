@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from generator.checks import ValidationOptions
+from generator.checks.context import CheckOptions
 from generator.checks.report import render_text
 from generator.cli.common import emit
 from generator.cli.environment import current_settings
@@ -28,14 +28,11 @@ def schema_store(schema_dirs: tuple[Path, ...]) -> SchemaStore:
     return SchemaStore.from_search_path(list(schema_dirs), current_settings())
 
 
-def validate_output(
-    text: str, name: str, store: SchemaStore, ignore_missing_schemas: bool
-) -> CheckReport:
-    """The report of validating ``text`` as ``capzgen validate`` would."""
-    options = ValidationOptions(
-        ignore_missing_schemas=ignore_missing_schemas, cache_root=current_settings().cache_root
+def validate_output(text: str, name: str, store: SchemaStore, checks: CheckOptions) -> CheckReport:
+    """The report of validating ``text`` as ``capzgen validate`` would with ``checks``."""
+    return check_sources(
+        [SourceText(name, text)], store, checks.validation, kubeconform=checks.kubeconform
     )
-    return check_sources([SourceText(name, text)], store, options)
 
 
 def refuse(report: CheckReport, explanations: list[str]) -> int:

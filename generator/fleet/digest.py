@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from generator import __version__
+from generator.checks.context import CheckOptions
 from generator.errors import CapzgenError
 from generator.findings import Finding, Severity, Subject
 from generator.fleet.rules import Fact
@@ -102,7 +103,9 @@ def cluster_digest(
     """The digest of one cluster's inputs (``request`` and ``extra`` by their reprs: frozen
     dataclasses of plain values; folders by content, in the fingerprint)."""
     relevant = {key: value for key, value in environ.items() if key in fingerprint.words}
-    request = replace(request, schema_dirs=(), flavors_dirs=())
+    request = replace(
+        request, schema_dirs=(), flavors_dirs=(), checks=_about_output(request.checks)
+    )
     text = json.dumps(
         {
             "run": fingerprint.digest,
@@ -115,6 +118,16 @@ def cluster_digest(
         default=repr,
     )
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _about_output(checks: CheckOptions) -> CheckOptions:
+    """``checks`` without what cannot change a cluster's findings: where caches live and the
+    environment kubeconform runs with (the environment a flavor reads is digested apart)."""
+    validation = replace(checks.validation, cache_root=None)
+    kubeconform = checks.kubeconform
+    if kubeconform is not None:
+        kubeconform = replace(kubeconform, environ={})
+    return replace(checks, validation=validation, kubeconform=kubeconform)
 
 
 @dataclass

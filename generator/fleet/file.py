@@ -14,6 +14,7 @@ import jsonschema_rs
 from generator.errors import FleetError, Location
 from generator.findings import format_path
 from generator.generate.patches import PatchDocument, patch_from_data, schema_problems
+from generator.generate.request import DEFAULT_FLAVOR
 from generator.resources import builtin_schemas_dir
 from generator.yamlio.load import load_documents, read_source
 
@@ -25,7 +26,7 @@ class FleetCluster:
 
     name: str
     index: int  # position in ``clusters``
-    flavor: str = "aks"
+    flavor: str = DEFAULT_FLAVOR
     namespace: str | None = None
     kubernetes_version: str | None = None
     worker_machine_count: int | None = None
@@ -105,7 +106,7 @@ def parse_fleet(text: str, *, source: str) -> Fleet:
             FleetCluster(
                 name=entry["name"],
                 index=position,
-                flavor=settings.get("flavor", "aks"),
+                flavor=settings.get("flavor", DEFAULT_FLAVOR),
                 namespace=settings.get("namespace"),
                 kubernetes_version=settings.get("kubernetesVersion"),
                 worker_machine_count=settings.get("workerMachineCount"),

@@ -16,7 +16,7 @@ from generator.envsubst.listing import format_cluster_variable_list
 from generator.envsubst.quote import go_quote
 from generator.flavors.catalog import FlavorCatalog
 from generator.generate.pipeline import build_store, check_special_flags
-from generator.generate.request import ClusterRequest
+from generator.generate.request import DEFAULT_FLAVOR, ClusterRequest
 
 _KUBECONFIG_NAMESPACE = "current Namespace in the KubeConfig file"
 
@@ -79,7 +79,7 @@ def _flavor_listing(request: ClusterRequest, inputs: Inputs) -> str:
     shows that value. Otherwise a declared default is shown; a required variable with neither is
     required. (clusterctl consults the environment only for its special variables.)
     """
-    flavor = FlavorCatalog(request.flavors_dirs).get(request.flavor or "aks")
+    flavor = FlavorCatalog(request.flavors_dirs).get(request.flavor or DEFAULT_FLAVOR)
     check_special_flags(request)
     store = build_store(request, inputs)
     shown: dict[str, str] = {}
