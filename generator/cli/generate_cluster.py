@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -36,6 +36,7 @@ from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.clusterctl.substitution import Inputs, ValuesOrigin
 from generator.errors import UsageError, ValidationFailed
 from generator.generate.request import DEFAULT_FLAVOR, ClusterRequest
+from generator.jsontypes import Json
 
 if TYPE_CHECKING:
     from generator.generate.patches import PatchDocument
@@ -283,7 +284,7 @@ def _flux(name: str, output: OutputChoice) -> FluxOptions | None:
 
 
 def _write_directory(
-    output: OutputChoice, directory: Path, objects: list[Any], flux: FluxOptions | None
+    output: OutputChoice, directory: Path, objects: list[Json], flux: FluxOptions | None
 ) -> None:
     # lazy: generator.output.gitops costs ~4 ms of start-up; only --output-dir loads it
     from generator.output.gitops import render_files, write_directory

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -19,6 +18,7 @@ from generator.checks.report import render_text
 from generator.cli.common import emit
 from generator.cli.environment import current_settings
 from generator.errors import ExitCode
+from generator.jsontypes import JsonObject
 from generator.schemastore.store import SchemaStore
 from generator.validate.check import CheckReport, SourceText, check_sources
 
@@ -44,7 +44,7 @@ def refuse(report: CheckReport, explanations: list[str]) -> int:
     return int(ExitCode.INVALID)
 
 
-def deliver(text: str, write_to: str | None, report: str, data: dict[str, Any] | None) -> None:
+def deliver(text: str, write_to: str | None, report: str, data: JsonObject | None) -> None:
     """Write the manifests, then the report: text on stderr, or with ``data`` (``--output
     json``) one JSON document on stdout that also holds the manifests unless written to a file."""
     target = (write_to or "").strip()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
@@ -18,6 +18,7 @@ from generator.errors import FlavorError, Location
 from generator.flavors.checks import check_rendered
 from generator.flavors.model import Flavor
 from generator.flavors.sandbox import BoundedSandbox, ConfinedLoader, install_bounded_filters
+from generator.jsontypes import Json, JsonObject
 from generator.yamlio.emit import dump_documents
 
 
@@ -29,14 +30,14 @@ class Placeholder(str):
     """
 
 
-def placeholder_values(flavor: Flavor) -> dict[str, Any]:
+def placeholder_values(flavor: Flavor) -> JsonObject:
     """Values for rendering a flavor without user input.
 
     Scalars declared ``export: placeholder`` become ``${NAME}`` (or ``${NAME:=default}``);
     structural variables (lists, objects, switches declared ``export: default``) take their defaults,
     because the template's shape depends on them.
     """
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     for name, spec in flavor.variables.items():
         if spec.export == "placeholder":
             if spec.has_default and spec.default not in (None, ""):
@@ -60,7 +61,7 @@ class _FlavorFailure(Exception):
     """Raised by ``fail()`` inside a template; carries the author's message."""
 
 
-def to_yaml_scalar(value: Any) -> str:
+def to_yaml_scalar(value: Json) -> str:
     """Render a value as YAML flow text that loads back as exactly that value.
 
     JSON is valid YAML flow syntax, and double-quoted JSON strings escape everything that would
@@ -72,14 +73,14 @@ def to_yaml_scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _require_defined(value: Any) -> None:
+def _require_defined(value: Json) -> None:
     """An undefined name piped into a filter is the usual "X is undefined" error, not a JSON
     encoder's complaint (StrictUndefined raises UndefinedError when it is turned into text)."""
     if isinstance(value, jinja2.Undefined):
         str(value)
 
 
-def to_yaml_block(value: Any) -> str:
+def to_yaml_block(value: Json) -> str:
     """A structured value (map, list) as block YAML without a trailing newline; place it with
     ``| indent(n)``.
 
@@ -140,7 +141,7 @@ def build_environment(
 
 def render_flavor(
     flavor: Flavor,
-    values: Mapping[str, Any],
+    values: Mapping[str, Json],
     search_path: Sequence[Path],
     *,
     environment: SandboxedEnvironment | None = None,

@@ -34,6 +34,7 @@ from generator.errors import CapzgenError
 from generator.findings import Finding, Severity, Subject
 from generator.fleet.rules import Fact
 from generator.generate.request import ClusterRequest
+from generator.jsontypes import Json, JsonObject
 from generator.output.gitops import digest as file_digest
 from generator.output.gitops import read_manifest
 from generator.resources import builtin_flavors_dir
@@ -76,7 +77,7 @@ def _add(digest: Any, tag: str, name: object, data: bytes) -> None:
 
 
 def run_fingerprint(
-    flavors_dirs: Sequence[Path], schema_paths: Sequence[Path], config: Mapping[str, Any]
+    flavors_dirs: Sequence[Path], schema_paths: Sequence[Path], config: Mapping[str, Json]
 ) -> Fingerprint:
     """Hash the shared inputs once per run (flavor and schema files by relative path and
     content: a few megabytes, hashed in milliseconds)."""
@@ -97,8 +98,8 @@ def cluster_digest(
     fingerprint: Fingerprint,
     request: ClusterRequest,
     environ: Mapping[str, str],
-    values: Any,
-    extra: Any,
+    values: Json,
+    extra: object,
 ) -> str:
     """The digest of one cluster's inputs (``request`` and ``extra`` by their reprs: frozen
     dataclasses of plain values; folders by content, in the fingerprint)."""
@@ -153,30 +154,30 @@ def record_text(record: Record) -> str:
     return json.dumps(data, sort_keys=True, indent=1) + "\n"
 
 
-def _flat(value: Any) -> dict[str, Any]:
+def _flat(value: Any) -> JsonObject:
     """A dataclass of plain fields as a dict (what ``asdict`` gives, without its deep copies:
     seven facts per cluster, a thousand clusters)."""
     return {f.name: getattr(value, f.name) for f in fields(value)}
 
 
-def _fact_data(fact: Fact) -> dict[str, Any]:
+def _fact_data(fact: Fact) -> JsonObject:
     data = _flat(fact)
     data["subject"] = _flat(fact.subject)
     return data
 
 
-def _finding_data(finding: Finding) -> dict[str, Any]:
+def _finding_data(finding: Finding) -> JsonObject:
     data = asdict(finding)
     data["severity"] = finding.severity.value
     return data
 
 
-def _subject(data: Any) -> Subject:
+def _subject(data: Json) -> Subject:
     embedded = data.get("embedded_path")
     return Subject(**{**data, "embedded_path": tuple(embedded) if embedded is not None else None})
 
 
-def _parse_record(data: Any) -> Record:
+def _parse_record(data: Json) -> Record:
     facts = [
         Fact(f["rule"], f["value"], _subject(f["subject"]), tuple(f["path"])) for f in data["facts"]
     ]

@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from generator.checks.context import CheckOptions
 from generator.clusterctl.substitution import Inputs, ValuesOrigin
@@ -29,6 +28,7 @@ from generator.generate.patches import PatchDocument
 from generator.generate.pipeline import PipelineContext, check_output, render_cluster
 from generator.generate.provenance import attribute_findings
 from generator.generate.request import ClusterRequest, every_check
+from generator.jsontypes import Json
 from generator.output.gitops import (
     FluxOptions,
     WritePlan,
@@ -54,7 +54,7 @@ class FleetOptions:
     checks: CheckOptions = field(default_factory=every_check)  # as for every cluster's request
     patches: tuple[PatchDocument, ...] = ()  # --patch files, after each cluster's overrides
     settings: Settings = field(default_factory=Settings)  # environment and cache root
-    config: Mapping[str, Any] = field(default_factory=dict)  # clusterctl config file
+    config: Mapping[str, Json] = field(default_factory=dict)  # clusterctl config file
     flux: FluxOptions | None = None  # name is ignored; path is the base (one folder per cluster)
     jobs: int | None = None  # worker processes; None: os.cpu_count()
     # Where the fleet will be written: clusters whose inputs are the same as when capzgen wrote

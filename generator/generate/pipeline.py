@@ -12,7 +12,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from jinja2.sandbox import SandboxedEnvironment
 
@@ -40,6 +39,7 @@ from generator.generate.unknown_vars import (
     supplied_names,
     template_names,
 )
+from generator.jsontypes import Json, JsonObject
 from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
 from generator.schemastore.store import SchemaStore
 from generator.settings import Settings
@@ -62,9 +62,9 @@ class ClusterResult:
     """
 
     text: str
-    objects: list[Any]
+    objects: list[Json]
     findings: list[Finding]
-    variables: dict[str, Any]
+    variables: JsonObject
 
 
 @dataclass
@@ -73,8 +73,8 @@ class RenderedCluster:
     fields patches changed (so that findings on them name the patch)."""
 
     text: str
-    objects: list[Any]
-    variables: dict[str, Any]
+    objects: list[Json]
+    variables: JsonObject
     changes: tuple[PatchChange, ...] = ()
     object_texts: tuple[str, ...] = ()  # each object's YAML, when ``text`` is them joined
     # The flavor's render-time check, left for when the validation of ``text`` finds an error
@@ -226,7 +226,7 @@ def render_request(
     *,
     context: PipelineContext | None = None,
     values_origin: ValuesOrigin | None = None,
-) -> tuple[str, dict[str, Any], RenderCheck | None]:
+) -> tuple[str, JsonObject, RenderCheck | None]:
     """Jinja (flavors only) then ``${VAR}`` substitution; returns the text, the typed values
     used and, when the output will be validated (``request.checks.validate``), the flavor's render-time
     check left for later."""
