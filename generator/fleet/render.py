@@ -267,6 +267,7 @@ def render_fleet(
     """
     check_patch_selectors(fleet, options.patches)
     PipelineContext(options.settings).catalog(options.flavors_dirs)  # a missing folder fails here
+    options = replace(options, checks=_without_missing_kubeconform(options.checks))
     jobs = _with_digests(_jobs(fleet, options), options)
     kept = _unchanged(jobs, options.output_dir)
     todo = [job for job in jobs if job.index not in kept]
@@ -283,6 +284,21 @@ def render_fleet(
     return FleetResult(
         fleet=fleet, outcomes=outcomes, findings=sort_findings(findings), errors=errors
     )
+
+
+def _without_missing_kubeconform(checks: CheckOptions) -> CheckOptions:
+    """``checks`` as given, or without kubeconform when it is not installed: the fleet says so in
+    one warning line (not one per cluster) and renders on, as ``generate cluster`` does. Dropped
+    before the clusters' digests are taken, so a later run with kubeconform renders them again."""
+    if checks.kubeconform is None:
+        return checks
+    # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
+    from generator.kubeconform.process import find_binary, not_found
+
+    if find_binary(checks.kubeconform) is not None:
+        return checks
+    log.warning("%s", not_found(checks.kubeconform))
+    return replace(checks, kubeconform=None)
 
 
 def group_errors(outcomes: Sequence[ClusterOutcome], *, show: int = 5) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from generator.kubeconform.process import NOT_FOUND
 from tests.conftest import CliResult
 from tests.kubeconform.conftest import FakeKubeconform
 
@@ -75,3 +76,25 @@ def test_without_the_flag_kubeconform_does_not_run(
     result = run_cli(["generate", "fleet", str(fleet), "--output-dir", str(out), *schema_args])
     assert result.exit_code == 0, result.stderr
     assert fake.calls() == []
+
+
+def test_a_missing_kubeconform_is_one_warning_and_the_fleet_is_written(
+    run_cli: RunCli, no_kubeconform: None, schema_args: list[str], tmp_path: Path
+) -> None:
+    result = run_fleet(run_cli, tmp_path, schema_args, FLEET)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.count(NOT_FOUND) == 1  # once for the fleet, not once per cluster
+    assert (tmp_path / "out" / "west" / "kustomization.yaml").is_file()
+
+
+def test_the_timeout_flag_is_kubeconforms_as_for_generate_cluster(
+    run_cli: RunCli, fake_kubeconform: Fake, schema_args: list[str], tmp_path: Path
+) -> None:
+    fake_kubeconform("sleep")
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(FLEET)
+    out = tmp_path / "out"
+    argv = ["generate", "fleet", str(fleet), "--output-dir", str(out), *schema_args]
+    result = run_cli([*argv, "--kubeconform", "--kubeconform-timeout", "0.5"])
+    assert result.exit_code == 0, result.stderr
+    assert "kubeconform did not finish within 0.5s" in result.stderr
