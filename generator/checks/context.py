@@ -40,7 +40,8 @@ class ValidationOptions:
 @dataclass(frozen=True)
 class CheckOptions:
     """Everything about how a command checks what it produces or reads, built once by the CLI
-    and carried unchanged to every path (``generate cluster``/``fleet``, ``validate``, ``migrate``).
+    and carried unchanged to every path (``generate cluster``/``fleet``, ``validate``, ``migrate``,
+    ``adopt``).
 
     Kept apart from :class:`ValidationOptions` on purpose: those are pickled to worker processes
     and fingerprinted by the result cache, and neither whether to validate nor how kubeconform
