@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from generator.documents import Document
 from generator.findings import Finding
 from generator.model.manifests import ManifestSet
 from generator.schemastore.types import SchemaLookup
+
+if TYPE_CHECKING:  # only runs with --kubeconform load the wrapper (~6 ms of start-up)
+    from generator.kubeconform.process import KubeconformOptions
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,22 @@ class ValidationOptions:
     # The kinds of the whole input when the documents validated are one batch of it; None: the
     # documents are the whole input.
     present_kinds: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Everything about how a command checks what it produces or reads, built once by the CLI
+    and carried unchanged to every path (``generate cluster``/``fleet``, ``validate``, ``migrate``,
+    ``adopt``).
+
+    Kept apart from :class:`ValidationOptions` on purpose: those are pickled to worker processes
+    and fingerprinted by the result cache, and neither whether to validate nor how kubeconform
+    runs (its binary, time limit and environment) changes capzgen's own findings.
+    """
+
+    validate: bool = True  # False: --no-validate (a flavor's render-time checks still run)
+    validation: ValidationOptions = ValidationOptions()
+    kubeconform: KubeconformOptions | None = None  # --kubeconform: its second opinion, merged
 
 
 class CheckContext(NamedTuple):

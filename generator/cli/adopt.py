@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
+from generator.cli.environment import current_settings
 from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
+from generator.cli.options import check_options
 from generator.errors import Location, UsageError, YamlError
+from generator.jsontypes import Json
 from generator.migrate.az import AzInput, adopt_from_az
 from generator.names import is_dns1123_label, is_dns1123_subdomain
 from generator.yamlio.load import load_json, read_source
@@ -81,8 +83,9 @@ def adopt(
         pools, pools_source = _read_json(node_pools, list, "a list (az aks nodepool list)")
     given = AzInput(cluster, pools, cluster_source, pools_source)
     store = schema_store(schema_dirs)
+    checks = check_options(current_settings())
     result = adopt_from_az(given, store, namespace, credential_secret)
-    checked = validate_output(result.text(), "<adoption manifests>", store, False)
+    checked = validate_output(result.text(), "<adoption manifests>", store, checks)
     if checked.has_errors:
         return refuse(checked, [])
     deliver(
@@ -91,7 +94,7 @@ def adopt(
     return 0
 
 
-def _read_json(path: str, expected: type, what: str) -> tuple[Any, str]:
+def _read_json(path: str, expected: type, what: str) -> tuple[Json, str]:
     source = "<stdin>" if path == "-" else path
     value = load_json(read_source(path), source=source)
     if not isinstance(value, expected):

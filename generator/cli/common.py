@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -14,6 +13,7 @@ from generator.cli.environment import current_settings
 from generator.clusterctl.substitution import ValuesOrigin
 from generator.errors import Location, UsageError, YamlError
 from generator.findings import Finding, hint_lines
+from generator.jsontypes import JsonObject
 from generator.output.fsio import write_to_named_path
 from generator.yamlio.load import load_documents, read_source
 
@@ -33,7 +33,7 @@ def parse_var_options(items: Iterable[str]) -> dict[str, str]:
     return values
 
 
-def load_values_file(path: str) -> tuple[dict[str, Any], ValuesOrigin]:
+def load_values_file(path: str) -> tuple[JsonObject, ValuesOrigin]:
     """A ``--values`` file: a YAML mapping of variable names to typed values, and where it was
     read (its text kept so that messages can name the line of a mistyped key)."""
     source = "<stdin>" if path == "-" else path

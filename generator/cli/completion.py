@@ -11,24 +11,30 @@ flavor's variable names after ``--var`` (``AZURE_LOCATION=``) and file paths (``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.shell_completion import CompletionItem, get_completion_class, split_arg_string
 
 from generator.errors import CapzgenError
+from generator.generate.request import DEFAULT_FLAVOR
+
+if TYPE_CHECKING:
+    from generator.flavors.catalog import FlavorCatalog
 
 COMPLETE_VAR = "_CAPZGEN_COMPLETE"
 PROG_NAME = "capzgen"
 SHELLS = ("bash", "zsh", "fish")
 
 
-def complete_paths(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+def complete_paths(
+    _ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
     """Let the shell complete a file path."""
     return [CompletionItem(incomplete, type="file")]
 
 
-def _flavor_catalog(ctx: click.Context) -> Any:
+def _flavor_catalog(ctx: click.Context) -> FlavorCatalog:
     # lazy: the flavor catalog is read only when a flavor name or variable is being completed
     from generator.flavors.catalog import FlavorCatalog
 
@@ -39,19 +45,23 @@ def _flavor_catalog(ctx: click.Context) -> Any:
         return FlavorCatalog(())
 
 
-def complete_flavors(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+def complete_flavors(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
     """Flavor names (built-in and from ``--flavors-dir``) starting with what was typed."""
     names = _flavor_catalog(ctx).names()
     return [CompletionItem(name) for name in names if name.startswith(incomplete)]
 
 
-def complete_var_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    """``NAME=`` for each variable of the flavor chosen so far (default ``aks``); nothing once
-    the ``=`` is typed (values are the user's)."""
+def complete_var_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """``NAME=`` for each variable of the flavor chosen so far (default :data:`DEFAULT_FLAVOR`);
+    nothing once the ``=`` is typed (values are the user's)."""
     if "=" in incomplete:
         return []
     try:
-        flavor = _flavor_catalog(ctx).get(ctx.params.get("flavor") or "aks")
+        flavor = _flavor_catalog(ctx).get(ctx.params.get("flavor") or DEFAULT_FLAVOR)
     except CapzgenError:
         return []
     return [

@@ -10,7 +10,6 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 import yaml
@@ -21,6 +20,7 @@ from generator.flavors import render
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.editor_schema import editor_schema
 from generator.flavors.model import Flavor, VariableSpec
+from generator.jsontypes import Json
 from generator.yamlio.load import load_documents
 
 # Cells wider than this overflow their column instead of widening it for every row (long defaults).
@@ -109,7 +109,7 @@ def produced_objects(flavor: Flavor, search_path: Sequence[Path]) -> list[tuple[
     return [(_kind_and_name(doc), [_kind_and_name(r) for r in _embedded(doc)]) for doc in documents]
 
 
-def _kind_and_name(obj: Any) -> str:
+def _kind_and_name(obj: Json) -> str:
     if not isinstance(obj, dict):
         return f"(not an object: {type(obj).__name__})"
     metadata = obj.get("metadata")
@@ -117,7 +117,7 @@ def _kind_and_name(obj: Any) -> str:
     return f"{obj.get('kind', '?')}/{name if name is not None else '?'}"
 
 
-def _embedded(obj: Any) -> list[Any]:
+def _embedded(obj: Json) -> list[Json]:
     """The ASO resources in ``spec.resources`` of a CAPZ object (none for other objects)."""
     spec = obj.get("spec") if isinstance(obj, dict) else None
     resources = spec.get("resources") if isinstance(spec, dict) else None
@@ -150,7 +150,7 @@ def format_table(rows: Iterable[Sequence[str]], indent: str = "") -> str:
     return "\n".join(lines)
 
 
-def format_value(value: Any) -> str:
+def format_value(value: Json) -> str:
     """A default as a user would type it: scalars plainly, lists and maps as one-line YAML."""
     if isinstance(value, bool):
         return "true" if value else "false"

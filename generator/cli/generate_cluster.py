@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -35,7 +35,8 @@ from generator.clusterctl.config import load_config
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.clusterctl.substitution import Inputs, ValuesOrigin
 from generator.errors import UsageError, ValidationFailed
-from generator.generate.request import ClusterRequest
+from generator.generate.request import DEFAULT_FLAVOR, ClusterRequest
+from generator.jsontypes import Json
 
 if TYPE_CHECKING:
     from generator.generate.patches import PatchDocument
@@ -257,7 +258,7 @@ def _request(
     check_rule_ids(validation.disabled_rules)
     return ClusterRequest(
         name=name,
-        flavor=flags.flavor or ("aks" if flags.from_ is None else None),
+        flavor=flags.flavor or (DEFAULT_FLAVOR if flags.from_ is None else None),
         template_text=template_text,
         template_source=template_source,
         kubernetes_version=flags.kubernetes_version,
@@ -268,12 +269,7 @@ def _request(
         allow_unknown_vars=values.allow_unknown_vars,
         schema_dirs=schema_dirs,
         flavors_dirs=flavors_dirs,
-        validate=not validation.no_validate,
-        disabled_rules=frozenset(validation.disabled_rules),
-        cel=not validation.no_cel,
-        ignore_missing_schemas=validation.ignore_missing_schemas,
-        kubeconform=kubeconform.use_kubeconform,
-        kubeconform_timeout=kubeconform.kubeconform_timeout,
+        checks=validation.check_options(current_settings(), kubeconform),
         patches=_load_patches(patch_files),
     )
 
@@ -288,7 +284,7 @@ def _flux(name: str, output: OutputChoice) -> FluxOptions | None:
 
 
 def _write_directory(
-    output: OutputChoice, directory: Path, objects: list[Any], flux: FluxOptions | None
+    output: OutputChoice, directory: Path, objects: list[Json], flux: FluxOptions | None
 ) -> None:
     # lazy: generator.output.gitops costs ~4 ms of start-up; only --output-dir loads it
     from generator.output.gitops import render_files, write_directory

@@ -12,12 +12,14 @@ from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings, environ
 from generator.cli.gitops_output import flux_options
 from generator.cli.options import (
+    KubeconformChoice,
     OutputChoice,
     ValidationChoice,
     check_rule_ids,
     config_option,
     flavors_dir_option,
     jobs_option,
+    kubeconform_options,
     output_options,
     patch_option,
     schema_dir_option,
@@ -39,6 +41,7 @@ from generator.generate.patches import load_patch_files
 @schema_dir_option
 @flavors_dir_option
 @validation_options
+@kubeconform_options
 @jobs_option("Render the clusters")
 @click.option(
     "--allow-unknown-vars",
@@ -53,6 +56,7 @@ def generate_fleet_command(
     schema_dirs: tuple[Path, ...],
     flavors_dirs: tuple[Path, ...],
     validation: ValidationChoice,
+    kubeconform: KubeconformChoice,
     jobs: int | None,
     allow_unknown_vars: bool,
 ) -> None:
@@ -63,6 +67,7 @@ def generate_fleet_command(
     values, overrides) apply over the file's defaults; values are deep-merged.
     Clusters render in parallel; every cluster is validated, and no two clusters may share
     a name, resource group or DNS prefix. Nothing is written unless all of it is valid.
+    With --kubeconform, kubeconform checks every cluster too, as for generate cluster.
     """
     output_dir = output.output_dir
     assert output_dir is not None  # required for fleets
@@ -70,15 +75,13 @@ def generate_fleet_command(
     check_rule_ids(validation.disabled_rules, extra=DISABLEABLE_FLEET_RULES)
     fleet = load_fleet(fleet_file)
     flux = flux_options("", output, output_dir)
+    settings = current_settings()
     options = FleetOptions(
         schema_dirs=schema_dirs,
         flavors_dirs=flavors_dirs,
-        validate=not validation.no_validate,
-        disabled_rules=frozenset(validation.disabled_rules),
-        cel=not validation.no_cel,
-        ignore_missing_schemas=validation.ignore_missing_schemas,
+        checks=validation.check_options(settings, kubeconform),
         patches=load_patch_files(patch_files) if patch_files else (),
-        settings=current_settings(),
+        settings=settings,
         config=load_config(config, environ()),
         flux=flux,
         jobs=jobs,

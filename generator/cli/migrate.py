@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 
 from generator.cli.completion import complete_paths
+from generator.cli.environment import current_settings
 from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
+from generator.cli.options import check_options
 from generator.errors import UsageError
 from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.engine import read_items
@@ -106,6 +108,7 @@ def migrate(
     name = "<stdin>" if source == "-" else source
     target = (write_to or "").strip()
     store = schema_store(schema_dirs)
+    checks = check_options(current_settings(), ignore_missing_schemas=ignore_missing_schemas)
     options = MigrationOptions(
         namespace=namespace,
         credential_secret=credential_secret,
@@ -118,7 +121,7 @@ def migrate(
     if result.credentials and namespace is None:
         msg = "migrating a legacy cluster needs -n/--namespace: the new namespace to adopt it into"
         raise UsageError(msg)
-    checked = validate_output(result.text(), "<migrated manifests>", store, ignore_missing_schemas)
+    checked = validate_output(result.text(), "<migrated manifests>", store, checks)
     if checked.has_errors:
         return refuse(checked, explain(checked.findings, patch_paths(read_items(text, name))))
     report = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from generator.checks import ValidationOptions
+from generator.checks.context import CheckOptions
 from generator.checks.report import render_text
 from generator.cli.common import emit
 from generator.cli.environment import current_settings
 from generator.errors import ExitCode
+from generator.jsontypes import JsonObject
 from generator.schemastore.store import SchemaStore
 from generator.validate.check import CheckReport, SourceText, check_sources
 
@@ -28,14 +28,11 @@ def schema_store(schema_dirs: tuple[Path, ...]) -> SchemaStore:
     return SchemaStore.from_search_path(list(schema_dirs), current_settings())
 
 
-def validate_output(
-    text: str, name: str, store: SchemaStore, ignore_missing_schemas: bool
-) -> CheckReport:
-    """The report of validating ``text`` as ``capzgen validate`` would."""
-    options = ValidationOptions(
-        ignore_missing_schemas=ignore_missing_schemas, cache_root=current_settings().cache_root
+def validate_output(text: str, name: str, store: SchemaStore, checks: CheckOptions) -> CheckReport:
+    """The report of validating ``text`` as ``capzgen validate`` would with ``checks``."""
+    return check_sources(
+        [SourceText(name, text)], store, checks.validation, kubeconform=checks.kubeconform
     )
-    return check_sources([SourceText(name, text)], store, options)
 
 
 def refuse(report: CheckReport, explanations: list[str]) -> int:
@@ -47,7 +44,7 @@ def refuse(report: CheckReport, explanations: list[str]) -> int:
     return int(ExitCode.INVALID)
 
 
-def deliver(text: str, write_to: str | None, report: str, data: dict[str, Any] | None) -> None:
+def deliver(text: str, write_to: str | None, report: str, data: JsonObject | None) -> None:
     """Write the manifests, then the report: text on stderr, or with ``data`` (``--output
     json``) one JSON document on stdout that also holds the manifests unless written to a file."""
     target = (write_to or "").strip()

@@ -15,12 +15,16 @@ import logging
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
 from generator.cli.completion import complete_paths
 from generator.errors import UsageError
+
+if TYPE_CHECKING:
+    from generator.checks.context import CheckOptions
+    from generator.settings import Settings
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -133,7 +137,7 @@ from_timeout_option = click.option(
 
 
 class KubeconformChoice(NamedTuple):
-    """``--kubeconform`` and ``--kubeconform-timeout`` (validate, generate cluster)."""
+    """``--kubeconform`` and ``--kubeconform-timeout`` (validate, generate cluster and fleet)."""
 
     use_kubeconform: bool
     kubeconform_timeout: float
@@ -170,6 +174,19 @@ class ValidationChoice(NamedTuple):
     disabled_rules: tuple[str, ...]
     no_cel: bool
     ignore_missing_schemas: bool
+
+    def check_options(
+        self, settings: Settings, kubeconform: KubeconformChoice | None = None
+    ) -> CheckOptions:
+        """These flags (and ``--kubeconform``'s) as the value every path is given."""
+        return check_options(
+            settings,
+            validate=not self.no_validate,
+            disabled_rules=self.disabled_rules,
+            cel=not self.no_cel,
+            ignore_missing_schemas=self.ignore_missing_schemas,
+            kubeconform=kubeconform,
+        )
 
 
 validation_options = bundle(
@@ -276,6 +293,41 @@ def output_options(*, fleet: bool) -> Decorator:
             click.option("--force", is_flag=True, help=help_text["force"]),
         ],
     )
+
+
+# --- how output is checked ----------------------------------------------------------------------
+
+
+def check_options(
+    settings: Settings,
+    *,
+    validate: bool = True,
+    disabled_rules: Iterable[str] = (),
+    cel: bool = True,
+    ignore_missing_schemas: bool = False,
+    kubeconform: KubeconformChoice | None = None,
+) -> CheckOptions:
+    """The one place the checking flags become :class:`CheckOptions`: every command that checks
+    (generate cluster and fleet, validate, migrate, adopt) passes what this returns on unchanged,
+    so the same flag means the same thing everywhere."""
+    # lazy: the checks package loads the validator (~20 ms); only a command that checks needs it
+    from generator.checks.context import CheckOptions, ValidationOptions
+
+    validation = ValidationOptions(
+        disabled_rules=frozenset(disabled_rules),
+        ignore_missing_schemas=ignore_missing_schemas,
+        cel=cel,
+        cache_root=settings.cache_root,
+    )
+    second_opinion = None
+    if kubeconform is not None and kubeconform.use_kubeconform:
+        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
+        from generator.kubeconform.process import KubeconformOptions
+
+        second_opinion = KubeconformOptions(
+            timeout=kubeconform.kubeconform_timeout, environ=settings.environ
+        )
+    return CheckOptions(validate=validate, validation=validation, kubeconform=second_opinion)
 
 
 # --- -v/--verbose at any position ----------------------------------------------------------------

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from generator.checks import ValidationOptions
 from generator.checks.report import describe_rules, render_error_json, render_json, render_text
 from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings
 from generator.cli.options import (
     KubeconformChoice,
+    check_options,
     check_rule_ids,
     ignore_missing_schemas_option,
     jobs_option,
@@ -21,6 +22,9 @@ from generator.cli.options import (
 )
 from generator.errors import CapzgenError, ExitCode, UsageError
 from generator.settings import Settings
+
+if TYPE_CHECKING:
+    from generator.checks.context import CheckOptions
 
 
 @click.command("validate")
@@ -86,16 +90,17 @@ def validate_command(
         click.echo(describe_rules(), nl=False)
         return int(ExitCode.OK)
     settings = current_settings()
-    options = ValidationOptions(
-        disabled_rules=frozenset(disabled_rules),
-        ignore_missing_schemas=ignore_missing_schemas,
+    checks = check_options(
+        settings,
+        disabled_rules=disabled_rules,
         cel=not no_cel,
-        cache_root=settings.cache_root,
+        ignore_missing_schemas=ignore_missing_schemas,
+        kubeconform=kubeconform,
     )
     try:
         results_dir = None if no_cache else settings.cache_dir("results")
         run = _Run(jobs, results_dir)
-        return _validate(paths, schema_dirs, options, output, kubeconform, settings, run)
+        return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
             click.echo(render_error_json(error), nl=False)
@@ -113,28 +118,21 @@ class _Run:
 def _validate(
     paths: tuple[str, ...],
     schema_dirs: tuple[Path, ...],
-    options: ValidationOptions,
+    checks: CheckOptions,
     output: str,
-    kubeconform: KubeconformChoice,
     settings: Settings,
     run: _Run,
 ) -> int:
     if not paths:
         msg = "no input: give one or more files or folders, or - for stdin"
         raise UsageError(msg)
+    options = checks.validation
     check_rule_ids(options.disabled_rules)
     # lazy: --list-rules needs neither the loader nor the schema store (~40 ms of start-up)
     from generator.schemastore.store import SchemaStore
 
     store = SchemaStore.from_search_path(list(schema_dirs), settings)
-    second_opinion = None
-    if kubeconform.use_kubeconform:
-        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
-        from generator.kubeconform.process import KubeconformOptions
-
-        second_opinion = KubeconformOptions(
-            timeout=kubeconform.kubeconform_timeout, environ=settings.environ
-        )
+    second_opinion = checks.kubeconform
     # lazy: as above, the streaming validator is for runs that validate
     from generator.validate.stream import default_jobs, stream_paths
 

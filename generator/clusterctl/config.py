@@ -10,9 +10,9 @@ import logging
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from generator.errors import InputOutputError, Location, YamlError
+from generator.jsontypes import Json, JsonObject
 from generator.yamlio.load import load_value
 from generator.yamlio.source import decode_source
 
@@ -40,7 +40,7 @@ def find_config_file(environ: Mapping[str, str]) -> Path | None:
     return None
 
 
-def load_config(path: Path | None, environ: Mapping[str, str]) -> dict[str, Any]:
+def load_config(path: Path | None, environ: Mapping[str, str]) -> JsonObject:
     """Top-level keys of the config file (or of the discovered default file; ``{}`` if none).
 
     An explicit ``path`` must exist (clusterctl fails too); a discovered file that is unreadable is an
@@ -89,7 +89,7 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> dict[str, Any]
     return {str(key): value for key, value in loaded.items()}
 
 
-def config_value_as_string(value: Any) -> str | None:
+def config_value_as_string(value: Json) -> str | None:
     """Convert a config value the way viper's string conversion does.
 
     ``None`` counts as unset; lists and maps count as set but empty; whole floats lose their

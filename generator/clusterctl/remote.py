@@ -33,7 +33,7 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Protocol
 
 from generator.errors import InputOutputError, Location, UsageError
 from generator.output.fsio import write_atomically
@@ -115,7 +115,13 @@ class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
     """Follow redirects only to URLs :func:`check_url` accepts."""
 
     def redirect_request(
-        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: http.client.HTTPMessage,
+        newurl: str,
     ) -> urllib.request.Request | None:
         """The next request, after checking where it goes."""
         check_url(newurl)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
 
 from generator.clusterctl.variables import Layer, VariableStore, config_layer, environment_layer
 from generator.envsubst import substitute
 from generator.errors import Location, MissingVariablesError, TemplateSyntaxError, YamlError
 from generator.findings import JsonPath
+from generator.jsontypes import Json
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import load_documents
 from generator.yamlio.locate import LineLocator
@@ -52,8 +52,8 @@ class Inputs:
     """Where variable values come from besides flags (kept apart so tests control them)."""
 
     environ: Mapping[str, str]
-    config: Mapping[str, Any] = field(default_factory=dict)
-    values_file: Mapping[str, Any] = field(default_factory=dict)
+    config: Mapping[str, Json] = field(default_factory=dict)
+    values_file: Mapping[str, Json] = field(default_factory=dict)
     values_origin: ValuesOrigin = field(default_factory=ValuesOrigin)
 
 
@@ -71,7 +71,7 @@ def substitute_template(text: str, store: VariableStore, *, source: str) -> str:
         raise
 
 
-def parse_objects(text: str, source: str) -> list[Any]:
+def parse_objects(text: str, source: str) -> list[Json]:
     """Documents of a substituted template as objects; empty documents are dropped (clusterctl)."""
     objects = []
     for document in load_documents(text, source=source):

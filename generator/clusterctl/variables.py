@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.clusterctl.config import config_value_as_string
+from generator.jsontypes import Json, JsonObject
 
 
 def _casefold_key(name: str) -> str:
@@ -29,14 +29,14 @@ class Layer:
     """One source of values, e.g. ``environment`` or ``config file``."""
 
     label: str
-    values: Mapping[str, Any]
+    values: Mapping[str, Json]
     normalize: Callable[[str], str] = _casefold_key
-    as_string: Callable[[Any], str | None] = config_value_as_string
+    as_string: Callable[[Json], str | None] = config_value_as_string
     exact_keys: bool = False  # index keys as given (the environment is case-sensitive)
-    _index: dict[str, Any] = field(init=False, repr=False, compare=False)
+    _index: JsonObject = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        index: dict[str, Any] = {}
+        index: JsonObject = {}
         for key, value in self.values.items():
             # First spelling wins when a mapping holds both "foo" and "FOO".
             index.setdefault(key if self.exact_keys else self.normalize(key), value)
@@ -46,7 +46,7 @@ class Layer:
         """Whether the layer holds a non-null value for ``name`` (an empty string counts)."""
         return self.normalize(name) in self._index and self.raw(name) is not None
 
-    def raw(self, name: str) -> Any:
+    def raw(self, name: str) -> Json:
         """The value as written for ``name`` (name normalised as the layer does); None if absent."""
         return self._index.get(self.normalize(name))
 
@@ -62,12 +62,12 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
     )
 
 
-def config_layer(config: Mapping[str, Any], label: str = "config file") -> Layer:
+def config_layer(config: Mapping[str, Json], label: str = "config file") -> Layer:
     """The clusterctl config file's values: names match case-insensitively, as viper does."""
     return Layer(label, config)
 
 
-def override_layer(values: Mapping[str, Any], label: str) -> Layer:
+def override_layer(values: Mapping[str, Json], label: str) -> Layer:
     """A layer of explicit values (flags, a values file); names match case-insensitively."""
     return Layer(label, values)
 
@@ -76,7 +76,7 @@ def override_layer(values: Mapping[str, Any], label: str) -> Layer:
 class Resolved:
     """A variable's value as written (not turned into text) and the label of its layer."""
 
-    value: Any
+    value: Json
     source: str
 
 

@@ -7,7 +7,6 @@ import logging
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import jsonschema_rs
 
@@ -15,6 +14,7 @@ from generator.errors import FlavorError, InputOutputError, Location, YamlError
 from generator.findings import format_path
 from generator.flavors.model import Flavor, VariableSpec
 from generator.flavors.origins import ObjectOrigin, parse_origins
+from generator.jsontypes import JsonObject
 from generator.resources import builtin_flavors_dir, builtin_schemas_dir
 from generator.suggest import did_you_mean
 from generator.yamlio.load import load_value, read_source
@@ -39,7 +39,7 @@ ALIASES: dict[str, str] = {
 
 
 @cache
-def _metadata_validator() -> Any:
+def _metadata_validator() -> jsonschema_rs.Validator:
     schema = json.loads((builtin_schemas_dir() / "flavor.schema.json").read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
@@ -101,7 +101,7 @@ def load_flavor(directory: Path, *, builtin: bool, parent: Flavor | None = None)
 
 
 def _origins(
-    raw: dict[str, Any], meta_path: Path, variables: dict[str, VariableSpec]
+    raw: JsonObject, meta_path: Path, variables: dict[str, VariableSpec]
 ) -> tuple[ObjectOrigin, ...]:
     """The flavor's own ``origins``; every variable they name must be declared."""
     try:

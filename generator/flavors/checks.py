@@ -16,18 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from generator.checks.engine import rule_findings
 from generator.errors import FlavorError, YamlError
 from generator.flavors.model import Flavor
 from generator.flavors.origins import Translator, describe
+from generator.jsontypes import Json
 from generator.yamlio.load import load_documents
 
 
 def check_rendered(
     flavor: Flavor,
-    values: Mapping[str, Any],
+    values: Mapping[str, Json],
     text: str,
     *,
     disabled_rules: frozenset[str] = frozenset(),
@@ -66,7 +66,7 @@ class RenderCheck:
     rules run once per cluster instead of twice."""
 
     flavor: Flavor
-    values: Mapping[str, Any]
+    values: Mapping[str, Json]
     text: str
     disabled_rules: frozenset[str] = frozenset()
 

@@ -11,14 +11,14 @@ the clusterctl config file instead.
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from generator.flavors.model import Flavor
+from generator.jsontypes import JsonObject
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
 
-def editor_schema(flavor: Flavor) -> dict[str, Any]:
+def editor_schema(flavor: Flavor) -> JsonObject:
     """The values-file schema of ``flavor``: every variable's own schema (descriptions,
     defaults, nested item fields), unknown names refused."""
     return {

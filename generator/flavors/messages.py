@@ -11,9 +11,11 @@ them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+
+import jsonschema_rs
 
 from generator.azure_data import KUBERNETES_VERSION_SHAPE, VM_SIZE_SHAPE, nearest_regions
+from generator.jsontypes import Json
 from generator.suggest import did_you_mean
 
 FORMAT_KEY = "format"
@@ -44,9 +46,9 @@ _PATTERN_MESSAGES: dict[str, Callable[[str], str]] = {
 }
 
 
-def subschema(schema: Mapping[str, Any], schema_path: list[str | int]) -> Mapping[str, Any]:
+def subschema(schema: Mapping[str, Json], schema_path: list[str | int]) -> Mapping[str, Json]:
     """The part of ``schema`` at ``schema_path`` (a validator error's path, keyword excluded)."""
-    node: Any = schema
+    node: Json = schema
     for part in schema_path:
         try:
             node = node[part]
@@ -55,7 +57,9 @@ def subschema(schema: Mapping[str, Any], schema_path: list[str | int]) -> Mappin
     return node if isinstance(node, Mapping) else {}
 
 
-def unknown_fields(error: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
+def unknown_fields(
+    error: jsonschema_rs.ValidationError, schema: Mapping[str, Json]
+) -> list[tuple[str, str]]:
     """For an ``additionalProperties: false`` error: each unexpected field with its message,
     ``unknown field 'vmsize'; did you mean vmSize?``."""
     owner = subschema(schema, list(error.schema_path)[:-1])
@@ -66,7 +70,7 @@ def unknown_fields(error: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
     ]
 
 
-def value_message(error: Any, schema: Mapping[str, Any]) -> str:
+def value_message(error: jsonschema_rs.ValidationError, schema: Mapping[str, Json]) -> str:
     """The message for one schema error about a value (not about unknown fields)."""
     kind = type(error.kind).__name__
     value = error.instance

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from generator.flavors.origins import ObjectOrigin
+from generator.jsontypes import Json, JsonObject
 
 _CAPZGEN_KEYS = frozenset({"required", "export"})
 
@@ -16,7 +16,7 @@ class VariableSpec:
     """One declared variable: its JSON Schema plus capzgen's own keys."""
 
     name: str
-    schema: dict[str, Any]  # the JSON Schema for the value (type, pattern, enum, items, ...)
+    schema: JsonObject  # the JSON Schema for the value (type, pattern, enum, items, ...)
     required: bool
     export: str  # "placeholder" or "default"; see schemas/flavor.schema.json
 
@@ -36,12 +36,12 @@ class VariableSpec:
         return "default" in self.schema
 
     @property
-    def default(self) -> Any:
+    def default(self) -> Json:
         """The declared default, None when there is none (check :attr:`has_default`)."""
         return self.schema.get("default")
 
     @classmethod
-    def from_metadata(cls, name: str, raw: dict[str, Any]) -> VariableSpec:
+    def from_metadata(cls, name: str, raw: JsonObject) -> VariableSpec:
         """The spec of one ``variables`` entry of ``flavor.yaml``.
 
         Without ``required``, a variable is required unless it has a default; without ``export``,
@@ -76,7 +76,7 @@ class Flavor:
     # first); render-time findings are named after it. See generator/flavors/origins.py.
     origins: tuple[ObjectOrigin, ...] = ()
 
-    def values_schema(self) -> dict[str, Any]:
+    def values_schema(self) -> JsonObject:
         """One JSON Schema for all variable values, so every problem is reported in one pass."""
         return {
             "type": "object",

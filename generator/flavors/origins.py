@@ -41,10 +41,11 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, PathPart, format_path
+from generator.jsontypes import Json, JsonObject
 from generator.model.manifests import embedded_items
 
 WILDCARD: Final = -1  # ``[*]`` in a variable path: the index bound by the object's name
@@ -109,7 +110,7 @@ class ObjectOrigin:
             yield from field.variables
 
 
-def parse_origins(raw: Sequence[Mapping[str, Any]]) -> tuple[ObjectOrigin, ...]:
+def parse_origins(raw: Sequence[Mapping[str, Json]]) -> tuple[ObjectOrigin, ...]:
     """The ``origins`` of a flavor's metadata (already checked against the metadata schema);
     raises ValueError naming the entry with a malformed path or name pattern."""
     origins = []
@@ -122,7 +123,7 @@ def parse_origins(raw: Sequence[Mapping[str, Any]]) -> tuple[ObjectOrigin, ...]:
     return tuple(origins)
 
 
-def _parse_entry(entry: Mapping[str, Any]) -> ObjectOrigin:
+def _parse_entry(entry: Mapping[str, Json]) -> ObjectOrigin:
     text = str(entry["name"])
     name: list[str | VarPath] = []
     position = 0
@@ -159,9 +160,9 @@ def _list_of(path: VarPath) -> VarPath:
 _MISSING: Final = object()
 
 
-def _resolve(values: Mapping[str, Any], path: VarPath) -> Any:
+def _resolve(values: Mapping[str, Json], path: VarPath) -> Json:
     """The value at ``path`` (variable name first), or ``_MISSING``."""
-    current: Any = values
+    current: Json = values
     for part in path:
         if isinstance(part, str):
             found = isinstance(current, Mapping) and part in current
@@ -173,7 +174,7 @@ def _resolve(values: Mapping[str, Any], path: VarPath) -> Any:
     return current
 
 
-def _is_set(value: Any) -> bool:
+def _is_set(value: Json) -> bool:
     """Has a value: not absent, None, false or empty (0 is a value)."""
     if value is _MISSING or value is None or value is False:
         return False
@@ -187,7 +188,7 @@ def _bind(path: VarPath, index: int | None) -> VarPath | None:
 
 
 def _render_name(
-    name: tuple[str | VarPath, ...], values: Mapping[str, Any], index: int | None
+    name: tuple[str | VarPath, ...], values: Mapping[str, Json], index: int | None
 ) -> str | None:
     out = []
     for part in name:
@@ -202,7 +203,7 @@ def _render_name(
     return "".join(out)
 
 
-def _indices(origin: ObjectOrigin, values: Mapping[str, Any]) -> list[int | None]:
+def _indices(origin: ObjectOrigin, values: Mapping[str, Json]) -> list[int | None]:
     """The indices the entry's ``[*]`` iterates (``[None]`` without one)."""
     lists = [_list_of(part) for part in origin.name if isinstance(part, tuple) and WILDCARD in part]
     if not lists:
@@ -221,7 +222,7 @@ class Translator:
     def __init__(
         self,
         origins: Sequence[ObjectOrigin],
-        values: Mapping[str, Any],
+        values: Mapping[str, Json],
         documents: Sequence[Document],
     ) -> None:
         self._values = values
@@ -249,7 +250,7 @@ class Translator:
             if isinstance(item, dict):
                 self._add_occurrence(item, document.index, (*prefix, position))
 
-    def _add_occurrence(self, obj: dict[str, Any], document: int, path: JsonPath | None) -> None:
+    def _add_occurrence(self, obj: JsonObject, document: int, path: JsonPath | None) -> None:
         kind, metadata = obj.get("kind"), obj.get("metadata")
         name = metadata.get("name") if isinstance(metadata, dict) else None
         if isinstance(kind, str) and isinstance(name, str):

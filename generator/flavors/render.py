@@ -7,9 +7,9 @@ names as errors, so a misspelt variable fails loudly instead of rendering an emp
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
@@ -18,6 +18,7 @@ from generator.errors import FlavorError, Location
 from generator.flavors.checks import check_rendered
 from generator.flavors.model import Flavor
 from generator.flavors.sandbox import BoundedSandbox, ConfinedLoader, install_bounded_filters
+from generator.jsontypes import Json, JsonObject
 from generator.yamlio.emit import dump_documents
 
 
@@ -29,14 +30,14 @@ class Placeholder(str):
     """
 
 
-def placeholder_values(flavor: Flavor) -> dict[str, Any]:
+def placeholder_values(flavor: Flavor) -> JsonObject:
     """Values for rendering a flavor without user input.
 
     Scalars declared ``export: placeholder`` become ``${NAME}`` (or ``${NAME:=default}``);
     structural variables (lists, objects, switches declared ``export: default``) take their defaults,
     because the template's shape depends on them.
     """
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     for name, spec in flavor.variables.items():
         if spec.export == "placeholder":
             if spec.has_default and spec.default not in (None, ""):
@@ -60,7 +61,7 @@ class _FlavorFailure(Exception):
     """Raised by ``fail()`` inside a template; carries the author's message."""
 
 
-def to_yaml_scalar(value: Any) -> str:
+def to_yaml_scalar(value: Json) -> str:
     """Render a value as YAML flow text that loads back as exactly that value.
 
     JSON is valid YAML flow syntax, and double-quoted JSON strings escape everything that would
@@ -72,14 +73,14 @@ def to_yaml_scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _require_defined(value: Any) -> None:
+def _require_defined(value: Json) -> None:
     """An undefined name piped into a filter is the usual "X is undefined" error, not a JSON
     encoder's complaint (StrictUndefined raises UndefinedError when it is turned into text)."""
     if isinstance(value, jinja2.Undefined):
         str(value)
 
 
-def to_yaml_block(value: Any) -> str:
+def to_yaml_block(value: Json) -> str:
     """A structured value (map, list) as block YAML without a trailing newline; place it with
     ``| indent(n)``.
 
@@ -140,7 +141,7 @@ def build_environment(
 
 def render_flavor(
     flavor: Flavor,
-    values: Mapping[str, Any],
+    values: Mapping[str, Json],
     search_path: Sequence[Path],
     *,
     environment: SandboxedEnvironment | None = None,
@@ -159,41 +160,49 @@ def render_flavor(
     for name in flavor.templates:
         path = flavor.directory / name
         try:
-            template = env.get_template(name)
-            text = template.render(dict(values))
-        except jinja2.TemplateSyntaxError as exc:
-            msg = f"template syntax error: {exc.message}"
-            raise FlavorError(
-                msg,
-                location=Location(file=exc.filename or str(path), line=exc.lineno),
-            ) from exc
-        except jinja2.UndefinedError as exc:
-            msg = f"template uses an undefined value: {exc.message}"
-            raise FlavorError(
-                msg,
-                location=Location(file=str(path), line=_template_line(exc)),
-            ) from exc
-        except jinja2.exceptions.SecurityError as exc:
-            msg = f"template attempted an unsafe operation: {exc}"
-            raise FlavorError(msg, location=Location(file=str(path))) from exc
-        except _FlavorFailure as exc:
-            raise FlavorError(str(exc), location=Location(file=str(path))) from exc
-        except jinja2.TemplateError as exc:
-            msg = f"template error: {exc}"
-            raise FlavorError(msg, location=Location(file=str(path))) from exc
-        except RecursionError as exc:
-            msg = "template recursion is too deep (a macro that calls itself without end?)"
-            raise FlavorError(msg, location=Location(file=str(path))) from exc
+            text = env.get_template(name).render(dict(values))
         except Exception as exc:  # a template is user code: whatever it raises is its mistake
-            msg = f"template failed: {type(exc).__name__}: {exc}"
-            raise FlavorError(
-                msg, location=Location(file=str(path), line=_template_line(exc))
-            ) from exc
+            raise _template_error(exc, path) from exc
         parts.append(text.strip("\n"))
     rendered = "\n---\n".join(part for part in parts if part.strip()) + "\n"
     if check:
         check_rendered(flavor, values, rendered, disabled_rules=disabled_rules)
     return rendered
+
+
+# What a template raised -> the message, and whether the template line it was rendering is shown;
+# the first class that matches wins (the Jinja subclasses come before jinja2.TemplateError).
+_TEMPLATE_ERRORS: tuple[tuple[type[Exception], Callable[[Exception], str], bool], ...] = (
+    (jinja2.UndefinedError, lambda e: f"template uses an undefined value: {_text(e)}", True),
+    (
+        jinja2.exceptions.SecurityError,
+        lambda e: f"template attempted an unsafe operation: {e}",
+        False,
+    ),
+    (_FlavorFailure, str, False),  # the flavor's own fail() and required(): their message as is
+    (jinja2.TemplateError, lambda e: f"template error: {e}", False),
+    (
+        RecursionError,
+        lambda _e: "template recursion is too deep (a macro that calls itself without end?)",
+        False,
+    ),
+    (Exception, lambda e: f"template failed: {type(e).__name__}: {e}", True),
+)
+
+
+def _template_error(exc: Exception, path: Path) -> FlavorError:
+    """The error that says what went wrong while rendering the template at ``path``."""
+    if isinstance(exc, jinja2.TemplateSyntaxError):  # it knows its own file and line
+        msg = f"template syntax error: {exc.message}"
+        return FlavorError(msg, location=Location(file=exc.filename or str(path), line=exc.lineno))
+    describe, with_line = next((d, w) for kind, d, w in _TEMPLATE_ERRORS if isinstance(exc, kind))
+    line = _template_line(exc) if with_line else None
+    return FlavorError(describe(exc), location=Location(file=str(path), line=line))
+
+
+def _text(exc: Exception) -> str | None:
+    """A Jinja error's own message (``None`` when it was raised without one)."""
+    return exc.message if isinstance(exc, jinja2.TemplateError) else str(exc)
 
 
 def _template_line(exc: BaseException) -> int | None:

@@ -7,13 +7,15 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache, partial
-from typing import Any
+
+import jsonschema_rs
 
 from generator.clusterctl.variables import VariableStore
 from generator.errors import FlavorError, Location, SchemaStoreError, VariableError, YamlError
 from generator.findings import JsonPath, format_path
 from generator.flavors.messages import unknown_fields, value_message
 from generator.flavors.model import Flavor, VariableSpec
+from generator.jsontypes import Json, JsonObject
 from generator.schemastore.compiler import compile_schema
 from generator.yamlio.load import load_value
 
@@ -29,7 +31,7 @@ class CoercionError(ValueError):
     """A raw value unreadable as its variable's declared type; the message says what is expected."""
 
 
-def coerce(spec: VariableSpec, raw: Any) -> Any:
+def coerce(spec: VariableSpec, raw: Json) -> Json:
     """Convert text to the declared type; non-text values are passed on for schema checking."""
     if not isinstance(raw, str):
         if spec.type == "string" and isinstance(raw, (int, float)) and not isinstance(raw, bool):
@@ -69,7 +71,7 @@ def _boolean(raw: str) -> bool:
     raise CoercionError(msg)
 
 
-def _structured(type_name: str, raw: str) -> Any:
+def _structured(type_name: str, raw: str) -> Json:
     """An ``array`` or ``object`` written as YAML or JSON text."""
     try:  # bounded: a value can come from the environment, which anyone may have filled
         parsed = load_value(raw, source="value")
@@ -83,7 +85,7 @@ def _structured(type_name: str, raw: str) -> Any:
 
 
 # Declared type -> how text (from a flag or the environment) becomes a value of that type.
-_FROM_TEXT: dict[str, Callable[[str], Any]] = {
+_FROM_TEXT: dict[str, Callable[[str], Json]] = {
     "string": lambda raw: raw,
     "integer": _integer,
     "number": _number,
@@ -94,27 +96,30 @@ _FROM_TEXT: dict[str, Callable[[str], Any]] = {
 
 
 @lru_cache(maxsize=64)
-def _validator(schema_text: str, source: str) -> Any:
+def _validator(schema_text: str, source: str) -> jsonschema_rs.Validator:
     """The flavor's variable schema compiled as every schema is: patterns on non-backtracking
     engines, no ``$ref`` outside the schema. A schema that cannot be used is the flavor's
     mistake (exit 1), named by its metadata file."""
     try:
-        return compile_schema(json.loads(schema_text), source=source, ecma_patterns=True)
+        validator: jsonschema_rs.Validator = compile_schema(
+            json.loads(schema_text), source=source, ecma_patterns=True
+        )
     except SchemaStoreError as error:
         msg = f"the variable schema cannot be used: {error.message}"
         raise FlavorError(msg, location=Location(file=source), details=error.details) from error
+    return validator
 
 
 def resolve_values(
     flavor: Flavor, store: VariableStore, *, locate: Locate | None = None
-) -> tuple[dict[str, Any], dict[str, str]]:
+) -> tuple[JsonObject, dict[str, str]]:
     """Typed values for every declared variable and the source each came from.
 
     Raises :class:`VariableError` naming every missing or mistyped variable. ``locate`` turns a
     path inside the values file into ``file:line``, so a problem with a value from that file
     names its line.
     """
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     sources: dict[str, str] = {}
     problems: list[str] = []
     for name, spec in flavor.variables.items():
@@ -145,7 +150,7 @@ def resolve_values(
 
 def _schema_problems(
     flavor: Flavor,
-    values: Mapping[str, Any],
+    values: Mapping[str, Json],
     sources: Mapping[str, str],
     locate: Locate | None,
 ) -> list[str]:

@@ -29,10 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from generator import __version__
+from generator.checks.context import CheckOptions
 from generator.errors import CapzgenError
 from generator.findings import Finding, Severity, Subject
 from generator.fleet.rules import Fact
 from generator.generate.request import ClusterRequest
+from generator.jsontypes import Json, JsonObject
 from generator.output.gitops import digest as file_digest
 from generator.output.gitops import read_manifest
 from generator.resources import builtin_flavors_dir
@@ -75,7 +77,7 @@ def _add(digest: Any, tag: str, name: object, data: bytes) -> None:
 
 
 def run_fingerprint(
-    flavors_dirs: Sequence[Path], schema_paths: Sequence[Path], config: Mapping[str, Any]
+    flavors_dirs: Sequence[Path], schema_paths: Sequence[Path], config: Mapping[str, Json]
 ) -> Fingerprint:
     """Hash the shared inputs once per run (flavor and schema files by relative path and
     content: a few megabytes, hashed in milliseconds)."""
@@ -96,13 +98,15 @@ def cluster_digest(
     fingerprint: Fingerprint,
     request: ClusterRequest,
     environ: Mapping[str, str],
-    values: Any,
-    extra: Any,
+    values: Json,
+    extra: object,
 ) -> str:
     """The digest of one cluster's inputs (``request`` and ``extra`` by their reprs: frozen
     dataclasses of plain values; folders by content, in the fingerprint)."""
     relevant = {key: value for key, value in environ.items() if key in fingerprint.words}
-    request = replace(request, schema_dirs=(), flavors_dirs=())
+    request = replace(
+        request, schema_dirs=(), flavors_dirs=(), checks=_about_output(request.checks)
+    )
     text = json.dumps(
         {
             "run": fingerprint.digest,
@@ -115,6 +119,16 @@ def cluster_digest(
         default=repr,
     )
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _about_output(checks: CheckOptions) -> CheckOptions:
+    """``checks`` without what cannot change a cluster's findings: where caches live and the
+    environment kubeconform runs with (the environment a flavor reads is digested apart)."""
+    validation = replace(checks.validation, cache_root=None)
+    kubeconform = checks.kubeconform
+    if kubeconform is not None:
+        kubeconform = replace(kubeconform, environ={})
+    return replace(checks, validation=validation, kubeconform=kubeconform)
 
 
 @dataclass
@@ -140,30 +154,30 @@ def record_text(record: Record) -> str:
     return json.dumps(data, sort_keys=True, indent=1) + "\n"
 
 
-def _flat(value: Any) -> dict[str, Any]:
+def _flat(value: Any) -> JsonObject:
     """A dataclass of plain fields as a dict (what ``asdict`` gives, without its deep copies:
     seven facts per cluster, a thousand clusters)."""
     return {f.name: getattr(value, f.name) for f in fields(value)}
 
 
-def _fact_data(fact: Fact) -> dict[str, Any]:
+def _fact_data(fact: Fact) -> JsonObject:
     data = _flat(fact)
     data["subject"] = _flat(fact.subject)
     return data
 
 
-def _finding_data(finding: Finding) -> dict[str, Any]:
+def _finding_data(finding: Finding) -> JsonObject:
     data = asdict(finding)
     data["severity"] = finding.severity.value
     return data
 
 
-def _subject(data: Any) -> Subject:
+def _subject(data: Json) -> Subject:
     embedded = data.get("embedded_path")
     return Subject(**{**data, "embedded_path": tuple(embedded) if embedded is not None else None})
 
 
-def _parse_record(data: Any) -> Record:
+def _parse_record(data: Json) -> Record:
     facts = [
         Fact(f["rule"], f["value"], _subject(f["subject"]), tuple(f["path"])) for f in data["facts"]
     ]

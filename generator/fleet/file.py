@@ -7,13 +7,14 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
 import jsonschema_rs
 
 from generator.errors import FleetError, Location
 from generator.findings import format_path
 from generator.generate.patches import PatchDocument, patch_from_data, schema_problems
+from generator.generate.request import DEFAULT_FLAVOR
+from generator.jsontypes import Json, JsonObject
 from generator.resources import builtin_schemas_dir
 from generator.yamlio.load import load_documents, read_source
 
@@ -25,11 +26,11 @@ class FleetCluster:
 
     name: str
     index: int  # position in ``clusters``
-    flavor: str = "aks"
+    flavor: str = DEFAULT_FLAVOR
     namespace: str | None = None
     kubernetes_version: str | None = None
     worker_machine_count: int | None = None
-    values: Mapping[str, Any] = field(default_factory=dict)
+    values: Mapping[str, Json] = field(default_factory=dict)
     overrides: tuple[PatchDocument, ...] = ()
 
 
@@ -47,12 +48,12 @@ class Fleet:
 
 
 @cache
-def _validator() -> Any:
+def _validator() -> jsonschema_rs.Validator:
     schema = json.loads((builtin_schemas_dir() / "fleet.schema.json").read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
 
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+def deep_merge(base: Mapping[str, Json], override: Mapping[str, Json]) -> JsonObject:
     """``override`` over ``base``: mappings merge recursively, anything else replaces, ``None``
     removes the key. Neither argument is modified."""
     merged = dict(base)
@@ -105,7 +106,7 @@ def parse_fleet(text: str, *, source: str) -> Fleet:
             FleetCluster(
                 name=entry["name"],
                 index=position,
-                flavor=settings.get("flavor", "aks"),
+                flavor=settings.get("flavor", DEFAULT_FLAVOR),
                 namespace=settings.get("namespace"),
                 kubernetes_version=settings.get("kubernetesVersion"),
                 worker_machine_count=settings.get("workerMachineCount"),
@@ -119,10 +120,10 @@ def parse_fleet(text: str, *, source: str) -> Fleet:
     return Fleet(source=source, clusters=tuple(clusters))
 
 
-def _override_problems(raw: Mapping[str, Any]) -> list[str]:
+def _override_problems(raw: Mapping[str, Json]) -> list[str]:
     problems = []
     names = {c["name"] for c in raw["clusters"]}
-    places: list[tuple[Sequence[str | int], Mapping[str, Any]]] = [
+    places: list[tuple[Sequence[str | int], Mapping[str, Json]]] = [
         (("defaults",), raw.get("defaults", {}))
     ]
     places += [(("clusters", i), c) for i, c in enumerate(raw["clusters"])]
@@ -139,7 +140,7 @@ def _override_problems(raw: Mapping[str, Any]) -> list[str]:
 
 
 def _overrides(
-    settings: Mapping[str, Any], source: str, index: int, prefix: str
+    settings: Mapping[str, Json], source: str, index: int, prefix: str
 ) -> tuple[PatchDocument, ...]:
     return tuple(
         patch_from_data(item, source=source, index=index, where=f"{prefix}.overrides[{position}]")

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
+from generator.checks.context import CheckOptions
 from generator.clusterctl.substitution import Inputs, ValuesOrigin
 from generator.errors import CapzgenError, ExitCode, FleetInvalid
 from generator.findings import Finding, sort_findings
@@ -27,7 +27,8 @@ from generator.fleet.rules import Fact, cross_cluster_findings, facts
 from generator.generate.patches import PatchDocument
 from generator.generate.pipeline import PipelineContext, check_output, render_cluster
 from generator.generate.provenance import attribute_findings
-from generator.generate.request import ClusterRequest
+from generator.generate.request import ClusterRequest, every_check
+from generator.jsontypes import Json
 from generator.output.gitops import (
     FluxOptions,
     WritePlan,
@@ -50,13 +51,10 @@ class FleetOptions:
 
     schema_dirs: Sequence[Path] = ()
     flavors_dirs: Sequence[Path] = ()
-    validate: bool = True
-    disabled_rules: frozenset[str] = frozenset()
-    cel: bool = True
-    ignore_missing_schemas: bool = False
+    checks: CheckOptions = field(default_factory=every_check)  # as for every cluster's request
     patches: tuple[PatchDocument, ...] = ()  # --patch files, after each cluster's overrides
     settings: Settings = field(default_factory=Settings)  # environment and cache root
-    config: Mapping[str, Any] = field(default_factory=dict)  # clusterctl config file
+    config: Mapping[str, Json] = field(default_factory=dict)  # clusterctl config file
     flux: FluxOptions | None = None  # name is ignored; path is the base (one folder per cluster)
     jobs: int | None = None  # worker processes; None: os.cpu_count()
     # Where the fleet will be written: clusters whose inputs are the same as when capzgen wrote
@@ -160,10 +158,7 @@ def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
             target_namespace=cluster.namespace,
             schema_dirs=tuple(options.schema_dirs),
             flavors_dirs=tuple(options.flavors_dirs),
-            validate=options.validate,
-            disabled_rules=options.disabled_rules,
-            cel=options.cel,
-            ignore_missing_schemas=options.ignore_missing_schemas,
+            checks=options.checks,
             patches=(*cluster.overrides, *options.patches),
             allow_unknown_vars=options.allow_unknown_vars,
         )
@@ -204,7 +199,7 @@ def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
     outcome = ClusterOutcome(name=request.name, index=job.index)
     try:
         rendered = render_cluster(request, job.inputs, context=context)
-        if request.validate:
+        if request.checks.validate:
             source = cluster_source(request.name)
             report = check_output(rendered.text, request, context=context, source=source)
             if report.has_errors:
@@ -272,6 +267,7 @@ def render_fleet(
     """
     check_patch_selectors(fleet, options.patches)
     PipelineContext(options.settings).catalog(options.flavors_dirs)  # a missing folder fails here
+    options = replace(options, checks=_without_missing_kubeconform(options.checks))
     jobs = _with_digests(_jobs(fleet, options), options)
     kept = _unchanged(jobs, options.output_dir)
     todo = [job for job in jobs if job.index not in kept]
@@ -281,11 +277,28 @@ def render_fleet(
     rendered = _outcomes(todo, min(workers, max(1, len(todo))), progress, options.settings)
     outcomes = sorted([*kept.values(), *rendered], key=lambda outcome: outcome.index)
     findings = [f for o in outcomes for f in o.findings]
-    findings.extend(cross_cluster_findings(fleet, outcomes, options.disabled_rules))
+    findings.extend(
+        cross_cluster_findings(fleet, outcomes, options.checks.validation.disabled_rules)
+    )
     errors = group_errors(outcomes)
     return FleetResult(
         fleet=fleet, outcomes=outcomes, findings=sort_findings(findings), errors=errors
     )
+
+
+def _without_missing_kubeconform(checks: CheckOptions) -> CheckOptions:
+    """``checks`` as given, or without kubeconform when it is not installed: the fleet says so in
+    one warning line (not one per cluster) and renders on, as ``generate cluster`` does. Dropped
+    before the clusters' digests are taken, so a later run with kubeconform renders them again."""
+    if checks.kubeconform is None:
+        return checks
+    # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
+    from generator.kubeconform.process import find_binary, not_found
+
+    if find_binary(checks.kubeconform) is not None:
+        return checks
+    log.warning("%s", not_found(checks.kubeconform))
+    return replace(checks, kubeconform=None)
 
 
 def group_errors(outcomes: Sequence[ClusterOutcome], *, show: int = 5) -> list[str]:

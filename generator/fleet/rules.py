@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from generator.findings import Finding, JsonPath, Severity, Subject
 from generator.fleet.file import Fleet
+from generator.jsontypes import Json
 
 FLEET_RULES: dict[str, str] = {
     "FLEET-001": "no two clusters of a fleet share a name",
@@ -44,7 +45,7 @@ class ClusterFacts(Protocol):
         ...
 
 
-def facts(objects: Sequence[Any], source: str) -> Iterator[Fact]:
+def facts(objects: Sequence[Json], source: str) -> Iterator[Fact]:
     """The resource groups and DNS prefixes one cluster's objects use, embedded resources included.
 
     ``source`` is the file name findings will carry (see
@@ -63,7 +64,7 @@ def facts(objects: Sequence[Any], source: str) -> Iterator[Fact]:
                 yield from _facts_of(resource, top.embedded(path, resource), path)
 
 
-def _facts_of(obj: Mapping[str, Any], subject: Subject, base: JsonPath) -> Iterator[Fact]:
+def _facts_of(obj: Mapping[str, Json], subject: Subject, base: JsonPath) -> Iterator[Fact]:
     spec = obj.get("spec")
     spec = spec if isinstance(spec, dict) else {}
     kind = obj.get("kind")
@@ -79,11 +80,11 @@ def _facts_of(obj: Mapping[str, Any], subject: Subject, base: JsonPath) -> Itera
             yield Fact("FLEET-003", prefix, subject, (*base, "spec", "dnsPrefix"))
 
 
-def _text(value: Any) -> str | None:
+def _text(value: Json) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _name_of(obj: Mapping[str, Any]) -> str | None:
+def _name_of(obj: Mapping[str, Json]) -> str | None:
     metadata = obj.get("metadata")
     return _text(metadata.get("name")) if isinstance(metadata, dict) else None
 

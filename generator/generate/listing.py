@@ -8,7 +8,6 @@ supplies (see :func:`_flavor_listing`); ``capzgen flavors show`` gives types and
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from generator.clusterctl.substitution import Inputs
 from generator.envsubst import inspect_variables
@@ -16,7 +15,8 @@ from generator.envsubst.listing import format_cluster_variable_list
 from generator.envsubst.quote import go_quote
 from generator.flavors.catalog import FlavorCatalog
 from generator.generate.pipeline import build_store, check_special_flags
-from generator.generate.request import ClusterRequest
+from generator.generate.request import DEFAULT_FLAVOR, ClusterRequest
+from generator.jsontypes import Json
 
 _KUBECONFIG_NAMESPACE = "current Namespace in the KubeConfig file"
 
@@ -54,11 +54,11 @@ def _clusterctl_listing(request: ClusterRequest, inputs: Inputs) -> str:
     return format_cluster_variable_list(variables, applicable)
 
 
-def _structured(value: Any) -> str:
+def _structured(value: Json) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=True)
 
 
-def _given(value: Any) -> str:
+def _given(value: Json) -> str:
     """A value the run supplies, shown unquoted as clusterctl shows the values it injects
     (Go-quoted only when it holds a character that would break the line)."""
     if isinstance(value, str):
@@ -66,7 +66,7 @@ def _given(value: Any) -> str:
     return _structured(value)
 
 
-def _declared_default(value: Any) -> str:
+def _declared_default(value: Json) -> str:
     """A flavor's default, Go-quoted like a template default when it is text."""
     return go_quote(value) if isinstance(value, str) else _structured(value)
 
@@ -79,7 +79,7 @@ def _flavor_listing(request: ClusterRequest, inputs: Inputs) -> str:
     shows that value. Otherwise a declared default is shown; a required variable with neither is
     required. (clusterctl consults the environment only for its special variables.)
     """
-    flavor = FlavorCatalog(request.flavors_dirs).get(request.flavor or "aks")
+    flavor = FlavorCatalog(request.flavors_dirs).get(request.flavor or DEFAULT_FLAVOR)
     check_special_flags(request)
     store = build_store(request, inputs)
     shown: dict[str, str] = {}

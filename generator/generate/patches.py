@@ -24,7 +24,6 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 import jsonschema_rs
 
@@ -32,6 +31,7 @@ from generator.errors import Location, PatchError
 from generator.findings import JsonPath, PatchRef, format_path
 from generator.generate.provenance import PatchChange, changed_paths
 from generator.jsonpatch import PatchFailure, apply_json_patch, json_type_name, merge_patch
+from generator.jsontypes import Json
 from generator.resources import builtin_schemas_dir
 from generator.yamlio.load import load_documents, read_source
 
@@ -82,8 +82,8 @@ class PatchDocument:
     source: str  # the patch (or fleet) file
     index: int | None  # 0-based YAML document index in ``source``
     target: PatchTarget
-    merge: Mapping[str, Any] | None = None
-    operations: tuple[Mapping[str, Any], ...] | None = None
+    merge: Mapping[str, Json] | None = None
+    operations: tuple[Mapping[str, Json], ...] | None = None
     clusters: frozenset[str] | None = None
     where: str | None = None  # JSON path inside ``source`` (fleet overrides)
 
@@ -110,12 +110,12 @@ class PatchDocument:
 
 
 @cache
-def _validator() -> Any:
+def _validator() -> jsonschema_rs.Validator:
     schema = json.loads((builtin_schemas_dir() / "patch.schema.json").read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
 
-def schema_problems(data: Any, prefix: Sequence[str | int] = ()) -> list[str]:
+def schema_problems(data: Json, prefix: Sequence[str | int] = ()) -> list[str]:
     """Every way ``data`` breaks ``schemas/patch.schema.json``, as ``path: message`` lines."""
     problems = []
     for error in _validator().iter_errors(data):
@@ -129,7 +129,7 @@ def schema_problems(data: Any, prefix: Sequence[str | int] = ()) -> list[str]:
 
 
 def patch_from_data(
-    data: Mapping[str, Any], *, source: str, index: int | None, where: str | None = None
+    data: Mapping[str, Json], *, source: str, index: int | None, where: str | None = None
 ) -> PatchDocument:
     """A PatchDocument from an already schema-checked mapping."""
     raw_target = data["target"]
@@ -197,12 +197,12 @@ def load_patch_files(paths: Sequence[str]) -> tuple[PatchDocument, ...]:
 
 
 def apply_patches(
-    objects: Sequence[Any],
+    objects: Sequence[Json],
     patches: Sequence[PatchDocument],
     *,
     cluster: str,
     changes: list[PatchChange] | None = None,
-) -> list[Any]:
+) -> list[Json]:
     """Apply every patch that applies to ``cluster``, in order; the inputs are left untouched.
 
     A patch changes every object its target matches; one that matches nothing raises PatchError.
@@ -228,8 +228,8 @@ def _record(
     changes: list[PatchChange] | None,
     patch: PatchDocument,
     where: tuple[int, JsonPath],
-    before: Any,
-    after: Any,
+    before: Json,
+    after: Json,
 ) -> None:
     if changes is None:
         return
@@ -241,7 +241,7 @@ def _record(
 
 
 def _apply_one(
-    objects: list[Any], patch: PatchDocument, cluster: str, changes: list[PatchChange] | None
+    objects: list[Json], patch: PatchDocument, cluster: str, changes: list[PatchChange] | None
 ) -> int:
     target = patch.target
     matched = 0
@@ -278,7 +278,7 @@ def _apply_one(
     return matched
 
 
-def _patched(obj: Any, patch: PatchDocument, cluster: str) -> Any:
+def _patched(obj: Json, patch: PatchDocument, cluster: str) -> Json:
     if patch.merge is not None:
         return merge_patch(obj, patch.merge)
     try:
@@ -293,7 +293,7 @@ def _patched(obj: Any, patch: PatchDocument, cluster: str) -> Any:
         ) from None
 
 
-def _matches(obj: Any, kind: str, name: str | None, api_version: str | None, cluster: str) -> bool:
+def _matches(obj: Json, kind: str, name: str | None, api_version: str | None, cluster: str) -> bool:
     if not isinstance(obj, dict) or obj.get("kind") != kind:
         return False
     if api_version is not None and obj.get("apiVersion") != api_version:
@@ -301,7 +301,7 @@ def _matches(obj: Any, kind: str, name: str | None, api_version: str | None, clu
     return name is None or _metadata(obj).get("name") == _resolve_name(name, cluster)
 
 
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+def _metadata(obj: Mapping[str, Json]) -> Mapping[str, Json]:
     metadata = obj.get("metadata")
     return metadata if isinstance(metadata, dict) else {}
 
@@ -312,7 +312,7 @@ def _resolve_name(name: str | None, cluster: str | None) -> str | None:
     return name.replace(CLUSTER_TOKEN, cluster)
 
 
-def _available(objects: Sequence[Any], target: PatchTarget) -> str:
+def _available(objects: Sequence[Json], target: PatchTarget) -> str:
     """A hint listing the objects of the target's kind (or the kinds present)."""
     names = []
     for obj in objects:

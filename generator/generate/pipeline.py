@@ -12,11 +12,9 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from jinja2.sandbox import SandboxedEnvironment
 
-from generator.checks import ValidationOptions
 from generator.clusterctl.substitution import (
     Inputs,
     ValuesOrigin,
@@ -33,7 +31,7 @@ from generator.flavors.model import Flavor
 from generator.flavors.render import build_environment, render_flavor
 from generator.flavors.values import VALUES_FILE_LABEL, resolve_values
 from generator.generate.provenance import PatchChange, attribute_findings
-from generator.generate.request import ClusterRequest
+from generator.generate.request import DEFAULT_FLAVOR, ClusterRequest
 from generator.generate.transform import apply_target_namespace
 from generator.generate.unknown_vars import (
     check_names,
@@ -41,14 +39,12 @@ from generator.generate.unknown_vars import (
     supplied_names,
     template_names,
 )
+from generator.jsontypes import Json, JsonObject
 from generator.names import is_dns1123_label, is_dns1123_subdomain, is_semver
 from generator.schemastore.store import SchemaStore
 from generator.settings import Settings
 from generator.validate.check import CheckReport, SourceText, check_sources
 from generator.yamlio.emit import object_texts
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +62,9 @@ class ClusterResult:
     """
 
     text: str
-    objects: list[Any]
+    objects: list[Json]
     findings: list[Finding]
-    variables: dict[str, Any]
+    variables: JsonObject
 
 
 @dataclass
@@ -77,8 +73,8 @@ class RenderedCluster:
     fields patches changed (so that findings on them name the patch)."""
 
     text: str
-    objects: list[Any]
-    variables: dict[str, Any]
+    objects: list[Json]
+    variables: JsonObject
     changes: tuple[PatchChange, ...] = ()
     object_texts: tuple[str, ...] = ()  # each object's YAML, when ``text`` is them joined
     # The flavor's render-time check, left for when the validation of ``text`` finds an error
@@ -230,16 +226,17 @@ def render_request(
     *,
     context: PipelineContext | None = None,
     values_origin: ValuesOrigin | None = None,
-) -> tuple[str, dict[str, Any], RenderCheck | None]:
+) -> tuple[str, JsonObject, RenderCheck | None]:
     """Jinja (flavors only) then ``${VAR}`` substitution; returns the text, the typed values
-    used and, when the output will be validated (``request.validate``), the flavor's render-time
+    used and, when the output will be validated (``request.checks.validate``), the flavor's render-time
     check left for later."""
     if request.template_text is not None:
         text = substitute_template(request.template_text, store, source=request.template_source)
         return text, {}, None
     context = context or PipelineContext()
     catalog = context.catalog(request.flavors_dirs)
-    flavor = context.flavor(request.flavors_dirs, request.flavor or "aks")
+    flavor = context.flavor(request.flavors_dirs, request.flavor or DEFAULT_FLAVOR)
+    disabled_rules = request.checks.validation.disabled_rules
     locate = values_origin.where if values_origin is not None else None
     values, _sources = resolve_values(flavor, store, locate=locate)
     log.info("rendering flavor %s", flavor.name)
@@ -249,11 +246,11 @@ def render_request(
         values,
         search_path,
         environment=context.environment(search_path),
-        disabled_rules=request.disabled_rules,
-        check=not request.validate,
+        disabled_rules=disabled_rules,
+        check=not request.checks.validate,
     )
     later = (
-        RenderCheck(flavor, values, rendered, request.disabled_rules) if request.validate else None
+        RenderCheck(flavor, values, rendered, disabled_rules) if request.checks.validate else None
     )
     return substitute_template(rendered, store, source=f"<flavor {flavor.name}>"), values, later
 
@@ -272,7 +269,9 @@ def check_unknown_variables(
         if known is not None:
             check_names(given, known, owner=f"template {request.template_source}")
         return
-    flavor = (context or PipelineContext()).flavor(request.flavors_dirs, request.flavor or "aks")
+    flavor = (context or PipelineContext()).flavor(
+        request.flavors_dirs, request.flavor or DEFAULT_FLAVOR
+    )
     check_names(given, flavor_names(flavor), owner=f"flavor {flavor.name}")
 
 
@@ -317,7 +316,7 @@ def generate_cluster(
     context = context or PipelineContext()
     rendered = render_cluster(request, inputs, context=context)
     findings: list[Finding] = []
-    if request.validate:
+    if request.checks.validate:
         findings = validate_output(
             rendered.text, request, context=context, changes=rendered.changes, rendered=rendered
         )
@@ -339,24 +338,9 @@ def check_output(
     """Validate serialised output and return every finding (line numbers point into ``output``)."""
     context = context or PipelineContext()
     store = context.schema_store(request.schema_dirs)
-    kubeconform = None
-    if request.kubeconform:
-        # lazy: the kubeconform wrapper costs ~6 ms of start-up; only --kubeconform loads it
-        from generator.kubeconform.process import KubeconformOptions
-
-        kubeconform = KubeconformOptions(
-            timeout=request.kubeconform_timeout, environ=context.settings.environ
-        )
+    checks = request.checks
     return check_sources(
-        [SourceText(source, output)],
-        store,
-        ValidationOptions(
-            disabled_rules=request.disabled_rules,
-            cel=request.cel,
-            ignore_missing_schemas=request.ignore_missing_schemas,
-            cache_root=context.settings.cache_root,
-        ),
-        kubeconform=kubeconform,
+        [SourceText(source, output)], store, checks.validation, kubeconform=checks.kubeconform
     )
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from generator.findings import Finding, JsonPath, PatchRef
+from generator.jsontypes import Json
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +27,7 @@ class PatchChange:
     patch: PatchRef
 
 
-def changed_paths(before: Any, after: Any, prefix: JsonPath = ()) -> Iterator[JsonPath]:
+def changed_paths(before: Json, after: Json, prefix: JsonPath = ()) -> Iterator[JsonPath]:
     """The deepest paths at which ``after`` differs from ``before`` (added, removed or changed).
 
     Mappings are compared key by key and lists of equal length item by item; a list whose length

@@ -30,13 +30,13 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from generator.envsubst import inspect_variables
 from generator.errors import CapzgenError, FlavorError, InputOutputError, Location, UsageError
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.model import Flavor
 from generator.flavors.render import placeholder_values, render_flavor
+from generator.jsontypes import Json, JsonObject
 from generator.names import is_dns1123_label, release_version
 from generator.output.staging import open_transaction
 from generator.schemastore.compiler import compile_schema
@@ -184,7 +184,7 @@ def split_documents(text: str) -> list[str]:
     return [part.strip("\n") + "\n" for part in parts if part.strip()]
 
 
-def _load(document: str) -> Any:
+def _load(document: str) -> Json:
     """A rendered document through the bounded loader (a user flavor renders this text)."""
     return load_value(document, source="<rendered>")
 
@@ -225,7 +225,7 @@ def export_class(
         )
     raw_name = str(classes[0]["metadata"]["name"])
     name, variable = class_name(flavor, raw_name)
-    fixed: dict[str, Any] = {}
+    fixed: JsonObject = {}
     if variable is not None:
         fixed[variable] = name
     if CLUSTER_NAME_VARIABLE in flavor.variables:
@@ -246,7 +246,7 @@ def export_class(
     return name, variable, "---\n".join(kept)
 
 
-def _check_fixed(flavor: Flavor, fixed: Mapping[str, Any]) -> None:
+def _check_fixed(flavor: Flavor, fixed: Mapping[str, Json]) -> None:
     for variable, value in fixed.items():
         spec = flavor.variables.get(variable)
         if spec is None:
@@ -268,7 +268,7 @@ def _check_fixed(flavor: Flavor, fixed: Mapping[str, Any]) -> None:
             )
 
 
-def _is_class(obj: Any) -> bool:
+def _is_class(obj: Json) -> bool:
     return (
         isinstance(obj, dict)
         and obj.get("kind") == "ClusterClass"
@@ -276,13 +276,13 @@ def _is_class(obj: Any) -> bool:
     )
 
 
-def _kind_name(obj: Any) -> tuple[str, str] | None:
+def _kind_name(obj: Json) -> tuple[str, str] | None:
     if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
         return None
     return str(obj.get("kind")), str(obj["metadata"].get("name"))
 
 
-def _references(node: Any) -> set[tuple[str, str] | None]:
+def _references(node: Json) -> set[tuple[str, str] | None]:
     """``(kind, name)`` of every object reference (v1beta1 ``ref`` / v1beta2 ``templateRef``)."""
     found: set[tuple[str, str] | None] = set()
     if isinstance(node, dict):

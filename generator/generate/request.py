@@ -13,7 +13,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from generator.checks.context import CheckOptions
     from generator.generate.patches import PatchDocument
+
+DEFAULT_FLAVOR = "aks"
+"""The flavor of a cluster that names none (``generate cluster`` without ``--from``, a fleet)."""
+
+
+def every_check() -> CheckOptions:
+    """The default checks: validate with every rule and CEL, no kubeconform."""
+    # lazy: the checks package loads the validator; code that only describes a cluster must not
+    from generator.checks.context import CheckOptions
+
+    return CheckOptions()
 
 
 @dataclass(frozen=True)
@@ -25,7 +37,7 @@ class ClusterRequest:
     """
 
     name: str
-    flavor: str | None = "aks"
+    flavor: str | None = DEFAULT_FLAVOR
     template_text: str | None = None  # --from: a clusterctl template (no Jinja)
     template_source: str = "<template>"
     kubernetes_version: str | None = None
@@ -36,10 +48,7 @@ class ClusterRequest:
     allow_unknown_vars: bool = False  # --var/--values names nothing uses are not an error
     schema_dirs: Sequence[Path] = ()
     flavors_dirs: Sequence[Path] = ()
-    validate: bool = True
-    disabled_rules: frozenset[str] = frozenset()
-    cel: bool = True  # evaluate the CRDs' CEL rules
-    ignore_missing_schemas: bool = False  # objects without a schema: skipped (warning), not errors
-    kubeconform: bool = False  # also run kubeconform (a second opinion) when it is installed
-    kubeconform_timeout: float = 60.0  # seconds
+    checks: CheckOptions = field(
+        default_factory=every_check
+    )  # how the output is checked, as the CLI built it
     patches: Sequence[PatchDocument] = ()  # --patch documents, applied before validation

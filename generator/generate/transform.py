@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from generator.errors import CapzgenError, Location
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model.kinds import CLUSTER_SCOPED_KINDS
 
 _INJECT_CA = "cert-manager.io/inject-ca-from"
@@ -21,12 +20,12 @@ _WEBHOOK_API_VERSIONS = frozenset(
 _CRD_API_VERSIONS = frozenset({"apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"})
 
 
-def apply_target_namespace(objects: Sequence[Any], namespace: str) -> list[Any]:
+def apply_target_namespace(objects: Sequence[Json], namespace: str) -> list[Json]:
     """Return copies of ``objects`` moved into ``namespace`` the way clusterctl moves them."""
     return [_move(obj, namespace, index) for index, obj in enumerate(objects)]
 
 
-def _move(obj: Any, namespace: str, index: int) -> Any:
+def _move(obj: Json, namespace: str, index: int) -> Json:
     if not isinstance(obj, dict):
         return obj
     obj = copy.deepcopy(obj)
@@ -51,13 +50,13 @@ def _move(obj: Any, namespace: str, index: int) -> Any:
 # namespace before the move) -> None, editing the object's copy in place.
 
 
-def _retarget_subjects(obj: dict[str, Any], namespace: str, index: int, original: Any) -> None:
+def _retarget_subjects(obj: JsonObject, namespace: str, index: int, original: Json) -> None:
     for subject in obj.get("subjects") or []:
         if isinstance(subject, dict) and subject.get("namespace"):
             subject["namespace"] = namespace
 
 
-def _retarget_webhooks(obj: dict[str, Any], namespace: str, index: int, original: Any) -> None:
+def _retarget_webhooks(obj: JsonObject, namespace: str, index: int, original: Json) -> None:
     _check_api_version(obj, _WEBHOOK_API_VERSIONS, index)
     _retarget_ca_annotation(obj["metadata"], namespace, index)
     for webhook in obj.get("webhooks") or []:
@@ -66,7 +65,7 @@ def _retarget_webhooks(obj: dict[str, Any], namespace: str, index: int, original
             service["namespace"] = namespace
 
 
-def _retarget_conversion(obj: dict[str, Any], namespace: str, index: int, original: Any) -> None:
+def _retarget_conversion(obj: JsonObject, namespace: str, index: int, original: Json) -> None:
     _check_api_version(obj, _CRD_API_VERSIONS, index)
     _retarget_ca_annotation(obj["metadata"], namespace, index)
     service = dig(obj, "spec", "conversion", "webhook", "clientConfig", "service")
@@ -74,7 +73,7 @@ def _retarget_conversion(obj: dict[str, Any], namespace: str, index: int, origin
         service["namespace"] = namespace
 
 
-def _retarget_dns_names(obj: dict[str, Any], namespace: str, index: int, original: Any) -> None:
+def _retarget_dns_names(obj: JsonObject, namespace: str, index: int, original: Json) -> None:
     if not isinstance(original, str) or not original:
         return
     names = dig(obj, "spec", "dnsNames")
@@ -85,7 +84,7 @@ def _retarget_dns_names(obj: dict[str, Any], namespace: str, index: int, origina
         ]
 
 
-_RETARGET: dict[str, Callable[[dict[str, Any], str, int, Any], None]] = {
+_RETARGET: dict[str, Callable[[JsonObject, str, int, Json], None]] = {
     "ClusterRoleBinding": _retarget_subjects,
     "RoleBinding": _retarget_subjects,
     "MutatingWebhookConfiguration": _retarget_webhooks,
@@ -95,7 +94,7 @@ _RETARGET: dict[str, Callable[[dict[str, Any], str, int, Any], None]] = {
 }
 
 
-def _check_api_version(obj: dict[str, Any], allowed: frozenset[str], index: int) -> None:
+def _check_api_version(obj: JsonObject, allowed: frozenset[str], index: int) -> None:
     if obj.get("apiVersion") not in allowed:
         msg = (
             f"failed to patch {obj.get('kind')} with apiVersion {obj.get('apiVersion')!r} "
@@ -107,7 +106,7 @@ def _check_api_version(obj: dict[str, Any], allowed: frozenset[str], index: int)
         )
 
 
-def _retarget_ca_annotation(metadata: dict[str, Any], namespace: str, index: int) -> None:
+def _retarget_ca_annotation(metadata: JsonObject, namespace: str, index: int) -> None:
     annotations = metadata.get("annotations")
     if not isinstance(annotations, dict) or _INJECT_CA not in annotations:
         return

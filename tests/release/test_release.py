@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from generator.checks import ValidationOptions
+from generator.checks.context import CheckOptions
 from generator.clusterctl.substitution import Inputs, generate_yaml
 from generator.envsubst import inspect_variables
 from generator.envsubst.listing import format_yaml_variable_list
@@ -170,7 +171,9 @@ def _variable_sets(flavor_name: str) -> dict[str, dict[str, str]]:
 def _cluster_objects(flavor_name: str, values: dict[str, str]) -> list[Any]:
     variables = dict(values)
     name = variables.pop("CLUSTER_NAME")
-    request = ClusterRequest(name=name, flavor=flavor_name, variables=variables, validate=False)
+    request = ClusterRequest(
+        name=name, flavor=flavor_name, variables=variables, checks=CheckOptions(validate=False)
+    )
     return generate_cluster(request, Inputs(environ={})).objects
 
 
