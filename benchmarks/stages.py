@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+
 def _cpu(work: Callable[[], Any]) -> tuple[float, Any]:
     start = time.process_time()
     result = work()
