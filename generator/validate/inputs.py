@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generator.errors import InputOutputError, YamlError
@@ -37,14 +37,14 @@ class Inputs:
         return (self.stdin_text or "") if path == STDIN else read_source(path)
 
 
-def collect_inputs(paths: Sequence[str], read_stdin: Callable[[], str] | None = None) -> Inputs:
-    """Every file ``paths`` stand for (see :func:`expand_paths`), with standard input read (by
-    ``read_stdin``, else from the process's own) if ``-`` is among them."""
+def collect_inputs(paths: Sequence[str]) -> Inputs:
+    """Every file ``paths`` stand for (see :func:`expand_paths`), with standard input read if
+    ``-`` is among them."""
     found, unreadable = expand_paths(paths)
     stdin_text = None
     if any(path == STDIN for path, _ in found):
         try:
-            stdin_text = read_stdin() if read_stdin is not None else read_source(STDIN)
+            stdin_text = read_source(STDIN)
         except (YamlError, InputOutputError) as error:
             found = [(p, n) for p, n in found if p != STDIN]
             unreadable.append(read_error_finding(error, STDIN_NAME))

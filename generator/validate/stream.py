@@ -175,13 +175,28 @@ def check_stream(
     )
     index = SourceIndex()
     started = pool(jobs) if jobs > 1 and size >= tuning.parallel_from else None
-    home: list[Finding] = []
-    guests: set[Finding] = set()
     if started is None:
         found = _serial(run, index, report, results, batch_documents)
     else:
         workers.start(run)  # before the first task forks the workers
         found = _parallel(run, index, report, results, started, batch_documents)
+    try:
+        findings = _gathered(found, report, results)
+    finally:
+        if started is not None:
+            started.shutdown()
+            workers.stop()
+    report.findings = sort_findings([*report.findings, *findings])
+    return report
+
+
+def _gathered(
+    found: Iterator[BatchResult], report: CheckReport, results: NoResults
+) -> list[Finding]:
+    """The findings of every batch (a guest's finding once, unless its home batch has it too);
+    the result cache is told the run is over, and whether the input is clean."""
+    home: list[Finding] = []
+    guests: set[Finding] = set()
     finished = False
     try:
         for result in found:
@@ -189,15 +204,10 @@ def check_stream(
             guests.update(result.guests)
         finished = True
     finally:
-        if started is not None:
-            started.shutdown()
-            workers.stop()
         if finished and not (report.findings or home or guests):
             results.remember_run(report.counted_documents)
         results.close(save=finished)
-    extra = guests - set(home)
-    report.findings = sort_findings([*report.findings, *home, *extra])
-    return report
+    return [*home, *(guests - set(home))]
 
 
 def stream_inputs(
