@@ -16,8 +16,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-BATCH = 700  # documents per batch, as streaming.BATCH_DOCUMENTS
-
 
 def _cpu(work: Callable[[], Any]) -> tuple[float, Any]:
     start = time.process_time()
@@ -49,6 +47,7 @@ def stages(fleet: Path) -> Iterator[tuple[str, float]]:
     from generator.schemastore.store import SchemaStore
     from generator.settings import Settings
     from generator.validate.partition import Partitioner, document_keys
+    from generator.validate.tuning import Tuning
     from generator.yamlio import load
 
     text = fleet.read_text(encoding="utf-8")
@@ -65,7 +64,8 @@ def stages(fleet: Path) -> Iterator[tuple[str, float]]:
     yield "union-find", _cpu(lambda: [partitioner.add(k) for k in keys])[0]
     store = SchemaStore.from_search_path([], Settings())  # the built-in bundle, no cache
     options = ValidationOptions(present_kinds=frozenset(partitioner.kinds))
-    batches = [documents[at : at + BATCH] for at in range(0, len(documents), BATCH)]
+    size = Tuning().batch_documents  # documents per batch, as the run cuts them
+    batches = [documents[at : at + size] for at in range(0, len(documents), size)]
     totals: dict[str, float] = {}
 
     def spend(name: str, work: Callable[[], Any]) -> Any:

@@ -27,9 +27,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from generator.errors import InputOutputError, Location, OutputConflict, UsageError, YamlError
+from generator.jsontypes import Json, JsonObject
 from generator.output.staging import FolderTransaction, open_transaction
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import load_json, read_source
@@ -62,9 +62,9 @@ class FluxOptions:
     interval: str = "10m"
     timeout: str = "30m"
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self) -> JsonObject:
         """The Flux ``Kustomization``: prune and wait on, applying ``path`` of the source."""
-        source: dict[str, Any] = {"kind": self.source_kind, "name": self.source_name}
+        source: JsonObject = {"kind": self.source_kind, "name": self.source_name}
         if self.source_namespace:
             source["namespace"] = self.source_namespace
         return {
@@ -140,7 +140,7 @@ def _dot_path(path: PurePosixPath | Path) -> str:
     return "./" if text == "." else f"./{text}"
 
 
-def object_file_names(objects: Sequence[Any]) -> list[str]:
+def object_file_names(objects: Sequence[Json]) -> list[str]:
     """File name per object (module docstring), unique, in object order."""
     bases = [_stem(_field(o, "kind") or "object", _field(o, "name") or "unnamed") for o in objects]
     counts: dict[str, int] = {}
@@ -167,7 +167,7 @@ def object_file_names(objects: Sequence[Any]) -> list[str]:
     return names
 
 
-def _field(obj: Any, name: str) -> str | None:
+def _field(obj: Json, name: str) -> str | None:
     """``kind``, or ``name``/``namespace`` from metadata, when it is a non-empty string."""
     if not isinstance(obj, dict):
         return None
@@ -185,7 +185,7 @@ def _stem(kind: str, name: str) -> str:
 
 
 def render_files(
-    objects: Sequence[Any],
+    objects: Sequence[Json],
     *,
     flux: FluxOptions | None = None,
     texts: Sequence[str] | None = None,

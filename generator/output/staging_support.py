@@ -18,9 +18,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from generator.errors import InputOutputError, Location, YamlError
+from generator.jsontypes import Json, JsonObject
 from generator.yamlio.load import load_json, read_source
 
 try:
@@ -95,7 +96,7 @@ def _well_formed(step: Step) -> bool:
     return safe_relative(step.path) and isinstance(step.new, bool) and isinstance(step.old, bool)
 
 
-def safe_relative(text: Any) -> bool:
+def safe_relative(text: Json) -> bool:
     """Whether a journal path is a plain relative path (no absolute, empty, dot or dot-dot parts)."""
     if not isinstance(text, str) or not text or "\\" in text:
         return False
@@ -144,7 +145,7 @@ class FolderCheck:
         self.checked.add(folder)
 
 
-def read_owner(staging: Path) -> dict[str, Any]:
+def read_owner(staging: Path) -> JsonObject:
     """The owner record of a staging folder (pid, host), or {} when it is missing or damaged."""
     try:
         data = load_json(read_source(str(staging / OWNER_NAME)), source=str(staging / OWNER_NAME))
@@ -362,7 +363,7 @@ def stagings(folder: Path) -> list[Path]:
         return []  # no folder (yet), or unreadable: nothing of capzgen's to recover there
 
 
-def check_owner_gone(staging: Path, owner: dict[str, Any], locks: Locks) -> None:
+def check_owner_gone(staging: Path, owner: JsonObject, locks: Locks) -> None:
     """Raise unless the run that made ``staging`` has certainly ended (it held these locks)."""
     folder = staging.parent
     if locks.holds(folder) or locks.holds(folder.parent):

@@ -8,8 +8,6 @@ clean run never pays for the slower position-aware parse.
 from __future__ import annotations
 
 import logging
-import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -17,10 +15,14 @@ from typing import TYPE_CHECKING
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.errors import InputOutputError, YamlError
-from generator.findings import Finding, Severity, Subject, sort_findings, summarize
+from generator.findings import Finding, sort_findings, summarize
 from generator.schemastore.types import SchemaLookup
-from generator.validate import kustomization
-from generator.yamlio.load import iter_files, load_documents, read_source
+from generator.validate.inputs import (
+    expand_paths,
+    read_error_finding,
+    yaml_error_finding,
+)
+from generator.yamlio.load import load_documents, read_source
 from generator.yamlio.locate import LineLocator
 
 if TYPE_CHECKING:
@@ -60,18 +62,6 @@ class CheckReport:
     def summary(self) -> str:
         """The one-line count of documents, errors and warnings that ends a validation."""
         return summarize(self.findings, self.document_count)
-
-
-def yaml_error_finding(error: YamlError, source: str) -> Finding:
-    """A YAML or read error as an error finding on ``source``, with document and line if known."""
-    loc = error.location
-    return Finding(
-        severity=Severity.ERROR,
-        rule="yaml",
-        message=error.message,
-        subject=Subject(file=source, document=loc.document if loc else None),
-        line=loc.line if loc else None,
-    )
 
 
 def check_sources(
@@ -120,7 +110,7 @@ def check_paths(
     anything that is not a regular file (a FIFO or device there would block or never end; one
     named on the command line, such as ``<(kubectl get ...)``, is read as given).
     """
-    inputs, unreadable = collect_inputs(paths)
+    inputs, unreadable = expand_paths(paths)
     sources: list[SourceText] = []
     for name, label in inputs:
         try:
@@ -130,65 +120,6 @@ def check_paths(
     report = check_sources(sources, store, options)
     report.findings = sort_findings([*unreadable, *report.findings])
     return report
-
-
-def collect_inputs(paths: Sequence[str]) -> tuple[list[tuple[str, str]], list[Finding]]:
-    """(path, display name) of every file to read, in order, and findings for the entries of
-    folders that are not regular files (see :func:`check_paths`)."""
-    inputs: list[tuple[str, str]] = []
-    unreadable: list[Finding] = []
-    for path in paths:
-        names, from_folder = _expand(path, unreadable)
-        for name in names:
-            label = "<stdin>" if name == "-" else name
-            problem = _not_a_regular_file(name) if from_folder else None
-            if problem is not None:
-                unreadable.append(unreadable_finding(label, problem))
-            else:
-                inputs.append((name, label))
-    return inputs, unreadable
-
-
-def _expand(path: str, findings: list[Finding]) -> tuple[list[str], bool]:
-    """The files one argument stands for, and whether they were found inside a folder; problems
-    met while reading a kustomization file are added to ``findings``."""
-    if path == "-":
-        return ["-"], False
-    if os.path.isdir(path) or kustomization.is_kustomization_file(path):
-        inputs = kustomization.collect_inputs(path)
-        findings.extend(inputs.findings)
-        return inputs.files, True
-    return iter_files([path]), False
-
-
-def _not_a_regular_file(name: str) -> str | None:
-    """Why a file found in a folder cannot be read as a manifest, or None if it can be tried."""
-    try:
-        mode = os.stat(name).st_mode
-    except FileNotFoundError:
-        return "cannot read: dangling symbolic link" if os.path.islink(name) else None
-    except OSError as error:
-        return f"cannot read: {error.strerror or error}"
-    if stat.S_ISREG(mode):
-        return None
-    return "not a regular file (a FIFO, socket or device); not read"
-
-
-def read_error_finding(error: YamlError | InputOutputError, label: str) -> Finding:
-    """A file that could not be read or parsed, as the one finding it gets (its place, if known)."""
-    if isinstance(error, YamlError):
-        return yaml_error_finding(error, label)
-    return unreadable_finding(label, error.message)
-
-
-def unreadable_finding(label: str, message: str) -> Finding:
-    """A file that could not be read, as an error finding on that file."""
-    return Finding(
-        severity=Severity.ERROR,
-        rule="yaml",
-        message=message,
-        subject=Subject(file=label),
-    )
 
 
 def second_opinion(

@@ -27,10 +27,10 @@ import logging
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding, JsonPath, Severity, Subject
+from generator.jsontypes import Json, JsonObject
 from generator.yamlio.load import load_value, read_source
 from generator.yamlio.locate import LineLocator
 from generator.yamlio.source import YAML_SUFFIXES
@@ -141,7 +141,7 @@ def _follow(path: str, root: str, inputs: FolderInputs) -> None:
 
 
 def _resource(
-    document: _KustomizationText, where: JsonPath, entry: Any, root: str, inputs: FolderInputs
+    document: _KustomizationText, where: JsonPath, entry: Json, root: str, inputs: FolderInputs
 ) -> str | None:
     """Take one ``resources`` entry; the local path it names, or None after a finding."""
     if not isinstance(entry, str) or not entry.strip():
@@ -195,7 +195,7 @@ class _KustomizationText:
     """One kustomization file being read: its data, and findings placed on its lines."""
 
     path: str
-    data: dict[str, Any]
+    data: JsonObject
     locator: LineLocator
     inputs: FolderInputs
 

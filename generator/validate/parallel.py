@@ -1,7 +1,8 @@
 """Pass 1 of ``capzgen validate -j N``: files flow to the workers while this process reads on.
 
 Files are read, hashed and cut into chunks here, one after another; their chunks go to the
-workers (:func:`generator.validate.workers.index_pieces`) in tasks of about ``PIECE_CHUNKS`` chunks:
+workers (:func:`generator.validate.workers.index_pieces`) in tasks of about ``Tuning.piece_chunks``
+chunks:
 a large file in several tasks, many small files together in one. A bounded number of tasks is in
 flight, so workers parse while this process reads the next files, and a repository of a thousand
 one-cluster files costs a few round trips instead of one per file. The keys come back and are
@@ -14,28 +15,22 @@ from __future__ import annotations
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding
 from generator.validate.cache.store import FileIndex
-from generator.validate.check import CheckReport, read_error_finding, yaml_error_finding
-from generator.validate.partition import Partitioner
-from generator.validate.passes import (
-    StreamState,
-    add_chunk,
-    add_known_file,
-    chunk_digests,
-    indexed,
-    known_file,
-    remember_file,
-)
+from generator.validate.check import CheckReport
+from generator.validate.inputs import read_error_finding, yaml_error_finding
+from generator.validate.passes import RunInputs, SourceIndex, add_chunk, add_known_file
+from generator.validate.results import NoResults
 from generator.validate.workers import (
-    PIECE_CHUNKS,
     Failure,
     Found,
     Owners,
     Parsed,
     Piece,
+    Span,
     Workers,
     forget_text,
     index_pieces,
@@ -45,9 +40,15 @@ from generator.validate.workers import (
 from generator.yamlio.chunks import Chunk, spans_of, text_digest
 from generator.yamlio.source import STDIN, read_source
 
-TASKS_PER_JOB = 4  # tasks in flight per worker process
-BLOCK_TASKS = 2  # consecutive tasks one worker parses (its batches then find their documents)
-MAX_WAITING_FILES = 1024  # files read but not yet added (bounds what this process holds)
+
+class PiecePlace(NamedTuple):
+    """Where one piece of a file went: its task's number, its place in the task, its first
+    chunk in the file and how many chunks it has."""
+
+    task: int
+    place: int
+    first: int
+    chunks: int
 
 
 @dataclass
@@ -57,12 +58,11 @@ class _File:
     source: int
     digest: str = ""
     size: int = 0
-    spans: list[tuple[int, int, int]] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
     digests: list[bytes] = field(default_factory=list)  # of the chunks, for the result cache
     known: FileIndex | None = None  # from the result cache: nothing to parse
     error: Finding | None = None  # unreadable: nothing to add
-    # its pieces: (task number, place in the task, first chunk, chunks)
-    parts: list[tuple[int, int, int, int]] = field(default_factory=list)
+    parts: list[PiecePlace] = field(default_factory=list)  # its pieces
     progress: _Progress | None = None  # once its first piece is added
 
 
@@ -83,9 +83,16 @@ class _Pipeline:
     """Tasks in flight and files waiting for them, in input order."""
 
     def __init__(
-        self, state: StreamState, report: CheckReport, partitioner: Partitioner, workers: Workers
+        self,
+        run: RunInputs,
+        index: SourceIndex,
+        report: CheckReport,
+        results: NoResults,
+        workers: Workers,
     ) -> None:
-        self.state, self.report, self.partitioner = state, report, partitioner
+        self.run, self.index, self.report, self.results = run, index, report, results
+        self.partitioner = index.partition
+        self.tuning = run.tuning
         self.workers = workers
         self.owners = Owners()
         self.waiting: deque[_File] = deque()
@@ -100,31 +107,32 @@ class _Pipeline:
         size = self._piece_size(len(entry.spans))
         for at in range(0, len(entry.spans), size):
             piece = entry.spans[at : at + size]
-            if self.task and self.task_chunks + len(piece) > PIECE_CHUNKS:
+            if self.task and self.task_chunks + len(piece) > self.tuning.piece_chunks:
                 self._submit()
             number = self.submitted  # the number the current task gets when it is sent
-            entry.parts.append((number, len(self.task), at, len(piece)))
+            entry.parts.append(PiecePlace(number, len(self.task), at, len(piece)))
             self.users[number] = self.users.get(number, 0) + 1
-            self.task.append((entry.source, entry.digest, piece))
+            self.task.append(Piece(entry.source, entry.digest, piece))
             self.task_chunks += len(piece)
         self.waiting.append(entry)
 
     def _piece_size(self, chunks: int) -> int:
-        """Chunks per piece of a file of ``chunks``: at most PIECE_CHUNKS, and a large file
-        in a multiple of ``BLOCK_TASKS`` pieces per worker, so that every worker gets as many
+        """Chunks per piece of a file of ``chunks``: at most ``piece_chunks``, and a large file
+        in a multiple of ``block_tasks`` pieces per worker, so that every worker gets as many
         and none parses on alone at the end (a fleet file in 18 pieces gave one worker 10)."""
-        if chunks <= PIECE_CHUNKS:
-            return PIECE_CHUNKS
-        round_of = self.workers.count * BLOCK_TASKS
-        tasks = -(-chunks // PIECE_CHUNKS)
+        most = self.tuning.piece_chunks
+        if chunks <= most:
+            return most
+        round_of = self.workers.count * self.tuning.block_tasks
+        tasks = -(-chunks // most)
         tasks += -tasks % round_of
         return -(-chunks // tasks)
 
     def _submit(self) -> None:
         if self.task:
-            worker = self.submitted // BLOCK_TASKS % self.workers.count
-            for source, _, spans in self.task:
-                self.owners.record(source, spans[0][0], worker)
+            worker = self.submitted // self.tuning.block_tasks % self.workers.count
+            for piece in self.task:
+                self.owners.record(piece.source, piece.spans[0][0], worker)
             self.futures[self.submitted] = self.workers.submit(worker, index_pieces, self.task)
             self.submitted += 1
             self.task, self.task_chunks = [], 0
@@ -134,7 +142,8 @@ class _Pipeline:
         (waiting for them) while more than ``limit`` tasks are in flight or too many files
         wait."""
         while self.waiting:
-            crowded = len(self.futures) > limit or len(self.waiting) > MAX_WAITING_FILES
+            waiting = len(self.waiting) > self.tuning.max_waiting_files
+            crowded = len(self.futures) > limit or waiting
             if not self._advance(self.waiting[0], wait=crowded):
                 return
             self.waiting.popleft()
@@ -144,7 +153,7 @@ class _Pipeline:
         the last keys and packs the batches)."""
         self._submit()
         for worker in range(self.workers.count):
-            self.workers.submit(worker, warm_up, self.state.options)
+            self.workers.submit(worker, warm_up, self.run.options)
 
     def _take(self, number: int, place: int) -> Found:
         """A piece's result (waiting for it), its task forgotten once every file read it."""
@@ -163,28 +172,28 @@ class _Pipeline:
     def _advance(self, entry: _File, *, wait: bool) -> bool:
         """Add the pieces of ``entry`` whose keys are back, in order (waiting for them if
         ``wait``); whether the whole file is done."""
-        state, report, partitioner = self.state, self.report, self.partitioner
+        report = self.report
         if entry.error is not None:
             report.findings.append(entry.error)
             return True
         if entry.known is not None:
-            add_known_file(state, report, partitioner, entry.source, entry.known, entry.digests)
+            add_known_file(self.index, report, entry.source, entry.known, entry.digests)
             return True
         if entry.progress is None:
-            recording = FileIndex() if indexed(state, entry.size) else None
-            entry.progress = _Progress(partitioner.count, report.counted_documents, recording)
+            recording = self.results.recording(entry.size)
+            entry.progress = _Progress(self.partitioner.count, report.counted_documents, recording)
         progress = entry.progress
         while progress.added < len(entry.parts):
-            number, place, at, size = entry.parts[progress.added]
-            if not self._ready(number, wait=wait):
+            part = entry.parts[progress.added]
+            if not self._ready(part.task, wait=wait):
                 return False
-            found = self._take(number, place)
+            found = self._take(part.task, part.place)
             progress.added += 1
-            if isinstance(found, tuple):
+            if isinstance(found, Failure):
                 self._fail(entry, found)
                 return True
-            _add(self, entry, progress, found, slice(at, at + size))
-        remember_file(state, entry.digest, progress.recording)
+            _add(self, entry, progress, found, slice(part.first, part.first + part.chunks))
+        self.results.remember_file(entry.digest, progress.recording)
         return True
 
     def _fail(self, entry: _File, failure: Failure) -> None:
@@ -195,12 +204,12 @@ class _Pipeline:
         for doc in range(progress.first_doc, self.partitioner.count):
             self.partitioner.drop(doc)
         self.report.counted_documents = progress.counted
-        name = self.state.names[entry.source]
+        name = self.run.names[entry.source]
         error = _error(failure, name, progress.documents)
         self.report.findings.append(yaml_error_finding(error, name))
-        for number, place, _, _ in entry.parts[progress.added :]:
-            self._ready(number, wait=True)
-            self._take(number, place)
+        for part in entry.parts[progress.added :]:
+            self._ready(part.task, wait=True)
+            self._take(part.task, part.place)
         progress.added = len(entry.parts)
 
 
@@ -215,59 +224,59 @@ def _add(
             continue
         chunk = Chunk(entry.source, start, end, progress.documents, line)
         keyed = list(zip(chunk_found.keys, chunk_found.objects, strict=True))
-        state, report, partitioner = pipeline.state, pipeline.report, pipeline.partitioner
-        add_chunk(state, report, partitioner, chunk, keyed, digest, progress.recording)
+        add_chunk(pipeline.index, pipeline.report, chunk, keyed, digest, progress.recording)
         progress.documents += len(chunk_found.keys)
 
 
 def _error(failure: Failure, name: str, before: int) -> YamlError:
     """The worker's error, its document counted from the start of the source (``before``:
     the documents of the file's earlier pieces)."""
-    message, line, column, document, hint = failure
+    document = failure.document
     where = Location(
         file=name,
-        line=line,
-        column=column,
+        line=failure.line,
+        column=failure.column,
         document=None if document is None else document + before,
     )
-    return YamlError(message, location=where, hint=hint)
+    return YamlError(failure.message, location=where, hint=failure.hint)
 
 
-def _read(state: StreamState, source: int, *, inherited: bool) -> _File:
+def _read(pipeline: _Pipeline, source: int, *, inherited: bool) -> _File:
     """Read, hash and cut one source (or find it in the result cache, or fail to read it);
     ``inherited``: the workers, not forked yet, will inherit its text."""
-    path, name = state.paths[source], state.names[source]
+    run, results = pipeline.run, pipeline.results
+    path, name = run.paths[source], run.names[source]
     entry = _File(source)
     try:
-        text = (state.stdin_text or "") if path == STDIN else read_source(path)
+        text = (run.stdin_text or "") if path == STDIN else read_source(path)
         if inherited:
             inherit_text(source, text)
         entry.digest = text_digest(text)
-        state.digests[source] = entry.digest
+        pipeline.index.digests[source] = entry.digest
         entry.size = len(text)
-        entry.known = known_file(state, text, entry.digest)
+        entry.known = results.known_file(text, entry.digest)
         if entry.known is not None:
             bounds = [(c.start, c.end) for c in entry.known.chunks]
         else:
             entry.spans = list(spans_of(text, name))
             bounds = [(start, end) for start, end, _ in entry.spans]
-        entry.digests = chunk_digests(state, source, text, bounds)
+        entry.digests = results.chunk_digests(name, text, bounds)
     except (YamlError, InputOutputError) as error:
         return _File(source, error=read_error_finding(error, name))
     return entry
 
 
 def index_sources(
-    state: StreamState, report: CheckReport, partitioner: Partitioner, workers: Workers
+    run: RunInputs, index: SourceIndex, report: CheckReport, results: NoResults, workers: Workers
 ) -> Owners:
     """Pass 1 on the workers: the same places, keys and findings as the serial pass; which
     worker parsed which chunks."""
-    pipeline = _Pipeline(state, report, partitioner, workers)
-    last = len(state.paths) - 1
-    for source in range(len(state.paths)):
-        pipeline.push(_read(state, source, inherited=not pipeline.submitted))
+    pipeline = _Pipeline(run, index, report, results, workers)
+    last = len(run.paths) - 1
+    for source in range(len(run.paths)):
+        pipeline.push(_read(pipeline, source, inherited=not pipeline.submitted))
         if source < last:  # the last file's pieces all go out first (see send_rest)
-            pipeline.drain(limit=TASKS_PER_JOB * workers.count)
+            pipeline.drain(limit=run.tuning.tasks_per_job * workers.count)
     pipeline.send_rest()
     forget_text()  # every worker is forked by now: this process need not hold the text
     pipeline.drain(limit=-1)

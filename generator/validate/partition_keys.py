@@ -9,8 +9,8 @@ owners (subnets of one VNet are compared). Keys carry the namespace a reference 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
 
 Key = tuple[str, ...]
@@ -33,7 +33,9 @@ class DocumentKeys:
     kind: str | None = None  # the object's kind (None: not an object with a string kind)
     namespaced: bool | None = None  # whether metadata.namespace is set (None: not an object)
 
-    def __reduce__(self) -> tuple[type[DocumentKeys], tuple[Any, ...]]:
+    def __reduce__(
+        self,
+    ) -> tuple[type[DocumentKeys], tuple[list[Key], list[Key], str | None, bool | None]]:
         """Pickled as its four fields: workers send every document's keys back in pass 1, and
         the default for a slotted dataclass (a state mapping per object) took twice as long to
         write and to read."""
@@ -66,15 +68,15 @@ _LEAF_KINDS = frozenset(
 )
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: Json) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
-def _text(value: Any) -> str | None:
+def _text(value: Json) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def document_keys(obj: Any) -> DocumentKeys:
+def document_keys(obj: Json) -> DocumentKeys:
     """The keys of one parsed document (anything but a mapping has none)."""
     keys = DocumentKeys()
     if not isinstance(obj, dict):
@@ -106,14 +108,14 @@ def _aso_declares(namespace: str, group: str, kind: str, name: str, keys: Docume
         keys.declares.append(("owner", name))
 
 
-def _embedded(obj: dict[str, Any], kind: str) -> list[dict[str, Any]]:
-    node: Any = obj
+def _embedded(obj: JsonObject, kind: str) -> list[JsonObject]:
+    node: Json = obj
     for part in kinds.EMBEDDING_KINDS.get(kind, ()):
         node = node.get(part) if isinstance(node, dict) else None
     return [item for item in node if isinstance(item, dict)] if isinstance(node, list) else []
 
 
-def _embedded_keys(item: dict[str, Any], namespace: str, keys: DocumentKeys) -> None:
+def _embedded_keys(item: JsonObject, namespace: str, keys: DocumentKeys) -> None:
     meta = _mapping(item.get("metadata"))
     name = _text(meta.get("name"))
     if name is not None:
@@ -122,7 +124,7 @@ def _embedded_keys(item: dict[str, Any], namespace: str, keys: DocumentKeys) -> 
     _metadata_refs(meta, namespace, keys)
 
 
-def _metadata_refs(meta: dict[str, Any], namespace: str, keys: DocumentKeys) -> None:
+def _metadata_refs(meta: JsonObject, namespace: str, keys: DocumentKeys) -> None:
     labels = meta.get("labels")
     if isinstance(labels, dict) and (cluster := _text(labels.get(_CLUSTER_LABEL))):
         keys.refers.append(obj_key(namespace, kinds.CLUSTER, cluster))
@@ -131,7 +133,7 @@ def _metadata_refs(meta: dict[str, Any], namespace: str, keys: DocumentKeys) -> 
         keys.refers.append(obj_key(namespace, kinds.SECRET, secret))
 
 
-def _walk(root: dict[str, Any], namespace: str, keys: DocumentKeys) -> None:
+def _walk(root: JsonObject, namespace: str, keys: DocumentKeys) -> None:
     """Reference-shaped values anywhere below the root, in document order. Recursive: the
     loader bounds the depth (``MAX_DEPTH``), and on a fleet's documents one call per mapping
     is cheaper than a stack of (node, key) pairs for every value."""
@@ -142,7 +144,7 @@ def _walk(root: dict[str, Any], namespace: str, keys: DocumentKeys) -> None:
             _walk_list(value, key, namespace, keys)
 
 
-def _walk_mapping(node: dict[str, Any], parent: str, namespace: str, keys: DocumentKeys) -> None:
+def _walk_mapping(node: JsonObject, parent: str, namespace: str, keys: DocumentKeys) -> None:
     """``node``, found at key ``parent``: a reference itself, and the references below it."""
     if "name" in node or "armId" in node:
         _reference(node, parent, namespace, keys)
@@ -155,7 +157,7 @@ def _walk_mapping(node: dict[str, Any], parent: str, namespace: str, keys: Docum
             keys.refers.append(obj_key(namespace, _NAMED[key], value))
 
 
-def _walk_list(items: list[Any], parent: str, namespace: str, keys: DocumentKeys) -> None:
+def _walk_list(items: list[Json], parent: str, namespace: str, keys: DocumentKeys) -> None:
     """The items of a list found at key ``parent``: each stands where the list stands."""
     for item in items:
         if isinstance(item, dict):
@@ -167,9 +169,7 @@ def _walk_list(items: list[Any], parent: str, namespace: str, keys: DocumentKeys
 _NAMED = {"clusterName": kinds.CLUSTER, "class": kinds.CLUSTER_CLASS}
 
 
-def _reference(
-    node: dict[str, Any], parent: str | None, namespace: str, keys: DocumentKeys
-) -> None:
+def _reference(node: JsonObject, parent: str | None, namespace: str, keys: DocumentKeys) -> None:
     name = _text(node.get("name"))
     kind = _text(node.get("kind"))
     where = _text(node.get("namespace")) or namespace

@@ -3,21 +3,26 @@
 Two passes over the inputs:
 
 1. every file is read (bounded), cut into documents at its ``---`` lines and each document parsed
-   once; only its partition keys (:mod:`generator.validate.partition`) and where it lies are kept,
-   plus the parsed objects of the first few megabytes so small inputs are never parsed twice;
+   once; only its partition keys (:mod:`generator.validate.partition`) and where it lies are kept
+   (the :class:`SourceIndex`), plus the parsed objects of the first few megabytes so small inputs
+   are never parsed twice;
 2. the documents are validated batch by batch (a batch is a set of whole clusters), each batch
-   re-read from its files and parsed again unless cached, on ``jobs`` worker processes. Findings
+   re-read from its files and parsed again unless kept, on ``jobs`` worker processes. Findings
    get their line numbers in the worker, from the document's own text.
 
 Peak memory is therefore one batch per worker, the small key index, and the parse cache, not the
 whole input. Findings are sorted at the end, so the order does not depend on ``jobs``.
+
+What a run is given never changes (:class:`RunInputs`); what pass 1 learns is in the
+:class:`SourceIndex`, read-only once pass 1 is over; the result cache is a
+:class:`generator.validate.results.NoResults` or one of its kind, asked the same either way.
 """
 
 from __future__ import annotations
 
 import logging
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -26,10 +31,14 @@ from generator.documents import Document
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding
 from generator.schemastore.types import SchemaLookup
-from generator.validate.cache.keys import chunk_digest, document_digest, file_key
-from generator.validate.cache.store import INDEX_FILES_BELOW, FileIndex, IndexedChunk, ResultCache
-from generator.validate.check import CheckReport, read_error_finding
+from generator.validate.cache.keys import document_digest
+from generator.validate.cache.store import FileIndex, IndexedChunk
+from generator.validate.check import CheckReport
+from generator.validate.inputs import read_error_finding
+from generator.validate.outcome import BatchResult
 from generator.validate.partition import Batch, DocumentKeys, Partitioner, document_keys
+from generator.validate.results import NoResults
+from generator.validate.tuning import Tuning
 from generator.yamlio.chunks import (
     Chunk,
     changed_while_reading,
@@ -94,36 +103,59 @@ class SomePlaces(Places):
         return Chunk(*self._numbers[at : at + 5]), self._numbers[at + 5]
 
 
-@dataclass
-class StreamState:
-    """What pass 1 learned; worker processes inherit it when they are forked."""
+@dataclass(frozen=True, slots=True)
+class RunInputs:
+    """What a run is given, the same from start to end; worker processes inherit it when they
+    are forked."""
 
-    paths: list[str]  # as given; "-" is standard input
-    names: list[str]  # as findings name them
+    paths: tuple[str, ...]  # as given; "-" is standard input
+    names: tuple[str, ...]  # as findings name them
     store: SchemaLookup | None
-    options: ValidationOptions
+    options: ValidationOptions  # as the caller gave them (pass 2 adds the present kinds)
+    tuning: Tuning
     stdin_text: str | None = None
-    places: Places = field(default_factory=Places)
-    cache: dict[int, Document] = field(default_factory=dict)
     keep_parsed: bool = False  # keep pass 1's documents for pass 2 (small inputs)
-    digests: dict[int, str] = field(default_factory=dict)  # source -> hash of its text in pass 1
-    # With a result cache: capzgen's code fingerprint, and every document's digest (16 bytes
-    # each, in document order), from which the keys of parts are made.
-    results: ResultCache | None = None
-    code_key: bytes = b""
-    config_key: bytes = b""  # code_key and the schema sources' fingerprint
+
+
+@dataclass(frozen=True, slots=True)
+class SourceIndex:
+    """What pass 1 learns: where every document lies, its partition keys, the hash of every
+    file's text, every document's digest for the result cache (16 bytes each, in document
+    order; empty without one) and, for small inputs, the parsed documents. Filled by pass 1
+    alone, then only read."""
+
+    places: Places = field(default_factory=Places)
+    partition: Partitioner = field(default_factory=Partitioner)
+    digests: dict[int, str] = field(default_factory=dict)  # source -> hash of its text
     document_digests: bytearray = field(default_factory=bytearray)
+    kept: dict[int, Document] = field(default_factory=dict)
 
     def digest_of(self, doc: int) -> bytes:
         """The digest of document ``doc`` (only with a result cache)."""
         return bytes(self.document_digests[16 * doc : 16 * doc + 16])
 
+    def options(self, given: ValidationOptions) -> ValidationOptions:
+        """The options pass 2 validates with: ``given`` and the kinds the input holds."""
+        return replace(given, present_kinds=frozenset(self.partition.kinds))
+
+
+@dataclass(frozen=True, slots=True)
+class PassTwo:
+    """What validating a batch needs besides the run's inputs: the options (with the present
+    kinds), where its documents lie, and the documents kept from pass 1."""
+
+    options: ValidationOptions
+    places: Places
+    kept: Mapping[int, Document]
+
 
 class TextCache:
-    """The text of the most recently used source (batches follow the input order)."""
+    """The text of the most recently used source (batches follow the input order), checked
+    against the hash of its text in pass 1 (``digests``)."""
 
-    def __init__(self, state: StreamState) -> None:
-        self._state = state
+    def __init__(self, run: RunInputs, digests: Mapping[int, str]) -> None:
+        self._run = run
+        self._digests = digests
         self._source = -1
         self._text = ""
 
@@ -131,68 +163,63 @@ class TextCache:
         """Hold ``text``, just read and hashed by the caller, as the text of ``source``."""
         self._text, self._source = text, source
 
+    def forget(self) -> None:
+        """Drop the text held (it is read again when next asked for)."""
+        self._text, self._source = "", -1
+
     def text(self, source: int) -> str:
         """The text of ``source``, read again from its file (standard input is kept)."""
         if source != self._source:
-            self._text, self._source = "", -1  # one large text at a time, not two
-            path = self._state.paths[source]
+            self.forget()  # one large text at a time, not two
+            path = self._run.paths[source]
             if path == STDIN:
-                self._text = self._state.stdin_text or ""
+                self._text = self._run.stdin_text or ""
             else:
                 self._text = read_source(path)
-                if text_digest(self._text) != self._state.digests.get(source):
-                    raise changed_while_reading(self._state.names[source])
+                if text_digest(self._text) != self._digests.get(source):
+                    raise changed_while_reading(self._run.names[source])
             self._source = source
         return self._text
 
 
-def index_sources(state: StreamState, report: CheckReport, partitioner: Partitioner) -> None:
+def index_sources(
+    run: RunInputs, index: SourceIndex, report: CheckReport, results: NoResults
+) -> None:
     """Pass 1: parse every document once, keep its keys and place (and a few parsed ones).
 
     Documents are released as soon as their keys are taken; a YAML error later in a file drops
     that file's documents again, so a broken file is one finding, as when read whole. A file
     whose text the result cache knows is not parsed at all."""
-    for source, path in enumerate(state.paths):
-        name = state.names[source]
+    partitioner = index.partition
+    for source, path in enumerate(run.paths):
+        name = run.names[source]
         first, counted = partitioner.count, report.counted_documents
         text = ""  # the last file's text goes before the next is read: one large text at a time
         try:
-            text = (state.stdin_text if path == STDIN else read_source(path)) or ""
+            text = (run.stdin_text if path == STDIN else read_source(path)) or ""
             digest = text_digest(text)
             if path != STDIN:
-                state.digests[source] = digest
-            index = known_file(state, text, digest)
-            if index is not None:
-                bounds = [(c.start, c.end) for c in index.chunks]
-                digests = chunk_digests(state, source, text, bounds)
-                add_known_file(state, report, partitioner, source, index, digests)
+                index.digests[source] = digest
+            known = results.known_file(text, digest)
+            if known is not None:
+                bounds = [(c.start, c.end) for c in known.chunks]
+                digests = results.chunk_digests(name, text, bounds)
+                add_known_file(index, report, source, known, digests)
                 continue
-            recording = FileIndex() if indexed(state, len(text)) else None
-            _index_source(state, source, text, report, partitioner, recording)
-            remember_file(state, digest, recording)
+            recording = results.recording(len(text))
+            _index_source(run, index, source, text, report, results, recording)
+            results.remember_file(digest, recording)
         except (YamlError, InputOutputError) as error:
             for doc in range(first, partitioner.count):
                 partitioner.drop(doc)
-                state.cache.pop(doc, None)
+                index.kept.pop(doc, None)
             report.counted_documents = counted
             report.findings.append(read_error_finding(error, name))
 
 
-def chunk_digests(
-    state: StreamState, source: int, text: str, bounds: Sequence[tuple[int, int]]
-) -> list[bytes]:
-    """The digests of the chunks ``bounds`` of a source's text for the result cache (empty ones
-    without a cache)."""
-    if state.results is None:
-        return [b""] * len(bounds)
-    name = state.names[source]
-    return [chunk_digest(name, text[start:end]) for start, end in bounds]
-
-
 def add_chunk(
-    state: StreamState,
+    index: SourceIndex,
     report: CheckReport,
-    partitioner: Partitioner,
     chunk: Chunk,
     documents: Sequence[tuple[DocumentKeys, bool]],
     digest: bytes,
@@ -201,92 +228,59 @@ def add_chunk(
     """Record a chunk and its documents' keys (and, given the chunk's ``digest``, the
     documents' digests for the result cache, and the chunk in the file index being
     ``recording``); returns the documents' numbers."""
-    number = state.places.add_chunk(chunk)
+    number = index.places.add_chunk(chunk)
     docs = []
     for offset, (keys, is_object) in enumerate(documents):
-        docs.append(partitioner.add(keys))
-        state.places.add_document(number, offset)
+        docs.append(index.partition.add(keys))
+        index.places.add_document(number, offset)
         report.counted_documents += is_object
         if digest:
-            state.document_digests += document_digest(digest, offset, len(documents))
+            index.document_digests.extend(document_digest(digest, offset, len(documents)))
     if recording is not None:
         found = IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, tuple(documents))
         recording.chunks.append(found)
     return docs
 
 
-def known_file(state: StreamState, text: str, digest: str) -> FileIndex | None:
-    """The pass-1 index of a file text the result cache has seen before, if it has."""
-    if state.results is None:
-        return None
-    index = state.results.file_index(file_key(state.code_key, digest))
-    if index is None or any(c.end > len(text) for c in index.chunks):
-        return None
-    return index
-
-
 def add_known_file(
-    state: StreamState,
+    index: SourceIndex,
     report: CheckReport,
-    partitioner: Partitioner,
     source: int,
-    index: FileIndex,
+    known: FileIndex,
     digests: Sequence[bytes],
 ) -> None:
     """Pass 1 for a file from its stored index (``digests``: its chunks' digests)."""
-    for c, digest in zip(index.chunks, digests, strict=True):
+    for c, digest in zip(known.chunks, digests, strict=True):
         chunk = Chunk(source, c.start, c.end, c.index, c.line)
-        add_chunk(state, report, partitioner, chunk, c.documents, digest)
-
-
-def indexed(state: StreamState, size: int) -> bool:
-    """Whether a file's pass-1 index is recorded for the result cache (small files only: a
-    repository of many files gains, and a large file's index would cost memory)."""
-    return state.results is not None and size < INDEX_FILES_BELOW
-
-
-def remember_file(state: StreamState, digest: str, recording: FileIndex | None) -> None:
-    """Hand a file's pass-1 index to the result cache."""
-    if state.results is not None and recording is not None:
-        state.results.remember_file(file_key(state.code_key, digest), recording)
+        add_chunk(index, report, chunk, c.documents, digest)
 
 
 def _index_source(
-    state: StreamState,
+    run: RunInputs,
+    index: SourceIndex,
     source: int,
     text: str,
     report: CheckReport,
-    partitioner: Partitioner,
+    results: NoResults,
     recording: FileIndex | None,
 ) -> None:
     """Every document of one source: parsed whole when the input is small (one parser call; the
     documents are kept anyway), else chunk by chunk so that only one document is held at once."""
-    name = state.names[source]
-    whole = parsed_whole(source, text, name) if state.keep_parsed else None
+    name = run.names[source]
+    whole = parsed_whole(source, text, name) if run.keep_parsed else None
     pairs = whole if whole is not None else parsed_by_chunk(source, text, name)
     for chunk, documents in pairs:
         keyed = [(document_keys(d.obj), d.obj is not None) for d in documents]
-        (digest,) = chunk_digests(state, source, text, [(chunk.start, chunk.end)])
-        docs = add_chunk(state, report, partitioner, chunk, keyed, digest, recording)
-        if state.keep_parsed:
-            state.cache.update(zip(docs, documents, strict=True))
+        (digest,) = results.chunk_digests(name, text, [(chunk.start, chunk.end)])
+        docs = add_chunk(index, report, chunk, keyed, digest, recording)
+        if run.keep_parsed:
+            index.kept.update(zip(docs, documents, strict=True))
 
 
-@dataclass(frozen=True, slots=True)
-class BatchResult:
-    """Findings of one batch: about its own documents, and about its guest copies of hubs;
-    which documents have findings, and whether any finding is about no document."""
-
-    home: list[Finding]
-    guests: list[Finding]
-    flagged: set[int] = field(default_factory=set)
-    unplaced: bool = False
-
-
-def validate_batch(state: StreamState, batch: Batch, texts: TextCache) -> BatchResult:
+def validate_batch(run: RunInputs, view: PassTwo, batch: Batch, texts: TextCache) -> BatchResult:
     """Validate one batch's documents together; findings get lines from their chunk's text."""
-    documents = _documents(state, sorted({*batch.home, *batch.guests}), texts)
-    findings = validate_documents(list(documents.values()), state.store, state.options)
+    documents = _documents(run, view, sorted({*batch.home, *batch.guests}), texts)
+    findings = validate_documents(list(documents.values()), run.store, view.options)
     where: dict[tuple[str, int | None], int] = {
         (d.source, d.index): doc for doc, d in documents.items()
     }
@@ -296,29 +290,31 @@ def validate_batch(state: StreamState, batch: Batch, texts: TextCache) -> BatchR
     flagged: set[int] = set()
     for finding in findings:
         about = where.get((finding.subject.file, finding.subject.document))
-        located = _with_line(state, finding, about, texts)
+        located = _with_line(view.places, finding, about, texts)
         (mine if about is None or about in home else copies).append(located)
         flagged.add(-1 if about is None else about)
     return BatchResult(mine, copies, flagged - {-1}, -1 in flagged)
 
 
-def _documents(state: StreamState, docs: Sequence[int], texts: TextCache) -> dict[int, Document]:
+def _documents(
+    run: RunInputs, view: PassTwo, docs: Sequence[int], texts: TextCache
+) -> dict[int, Document]:
     """The documents ``docs`` (ascending): kept from pass 1, or parsed again, runs of adjacent
     chunks with one parser call each."""
     documents: dict[int, Document] = {}
-    run: list[tuple[int, Chunk, int]] = []
+    run_of: list[tuple[int, Chunk, int]] = []
     for doc in docs:
-        cached = state.cache.get(doc)
-        if cached is not None:
-            documents[doc] = cached
+        kept = view.kept.get(doc)
+        if kept is not None:
+            documents[doc] = kept
             continue
-        chunk, offset = state.places.of(doc)
-        if run and not _adjacent(run[-1][1], chunk):
-            documents.update(_reparse_run(state, run, texts))
-            run = []
-        run.append((doc, chunk, offset))
-    if run:
-        documents.update(_reparse_run(state, run, texts))
+        chunk, offset = view.places.of(doc)
+        if run_of and not _adjacent(run_of[-1][1], chunk):
+            documents.update(_reparse_run(run, run_of, texts))
+            run_of = []
+        run_of.append((doc, chunk, offset))
+    if run_of:
+        documents.update(_reparse_run(run, run_of, texts))
     return dict(sorted(documents.items()))
 
 
@@ -327,27 +323,27 @@ def _adjacent(before: Chunk, after: Chunk) -> bool:
 
 
 def _reparse_run(
-    state: StreamState, run: Sequence[tuple[int, Chunk, int]], texts: TextCache
+    run: RunInputs, adjacent: Sequence[tuple[int, Chunk, int]], texts: TextCache
 ) -> dict[int, Document]:
     """One parser call for a run of adjacent one-document chunks; chunk by chunk otherwise."""
-    first, last = run[0][1], run[-1][1]
+    first, last = adjacent[0][1], adjacent[-1][1]
     text = texts.text(first.source)
-    name = state.names[first.source]
+    name = run.names[first.source]
     whole = Chunk(first.source, first.start, last.end, first.index, first.line)
-    if all(offset == 0 for _, _, offset in run):
+    if all(offset == 0 for _, _, offset in adjacent):
         parsed = parse_chunk(whole, text, name)  # same text as pass 1: same documents
-        if len(parsed) == len(run) and all(
+        if len(parsed) == len(adjacent) and all(
             document.index == chunk.index
-            for document, (_, chunk, _) in zip(parsed, run, strict=True)
+            for document, (_, chunk, _) in zip(parsed, adjacent, strict=True)
         ):
-            return {doc: document for (doc, _, _), document in zip(run, parsed, strict=True)}
-    return {doc: parse_chunk(chunk, text, name)[offset] for doc, chunk, offset in run}
+            return {doc: document for (doc, _, _), document in zip(adjacent, parsed, strict=True)}
+    return {doc: parse_chunk(chunk, text, name)[offset] for doc, chunk, offset in adjacent}
 
 
-def _with_line(state: StreamState, finding: Finding, doc: int | None, texts: TextCache) -> Finding:
+def _with_line(places: Places, finding: Finding, doc: int | None, texts: TextCache) -> Finding:
     if finding.line is not None or doc is None:
         return finding
-    chunk, offset = state.places.of(doc)
+    chunk, offset = places.of(doc)
     text = texts.text(chunk.source)[chunk.start : chunk.end]
     line = _locator(text).line_of(offset, finding.path)
     return finding if line is None else replace(finding, line=line + chunk.line - 1)

@@ -15,47 +15,75 @@ finding before, under the same configuration, is not even parsed again.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from generator.errors import InputOutputError, YamlError
-from generator.validate.cache.keys import options_fingerprint, part_key
+from generator.validate.cache.keys import part_key
 from generator.validate.cache.store import ResultCache
+from generator.validate.inputs import Inputs
+from generator.validate.outcome import BatchResult
 from generator.validate.partition import Batch, Part
-from generator.validate.passes import BatchResult, StreamState
 from generator.yamlio.chunks import text_digest
-from generator.yamlio.source import STDIN, read_source
+
+DigestOf = Callable[[int], bytes]  # a document's number -> its digest (16 bytes)
+
+
+class Plan:
+    """The batches left to run; learns nothing (the run has no result cache)."""
+
+    def __init__(self, batches: Sequence[Batch]) -> None:
+        self.batches = list(batches)
+
+    def learn(self, position: int, result: BatchResult) -> None:
+        """Note what the ``position``-th batch found (nothing to note without a cache)."""
 
 
 @dataclass
-class Reuse:
+class Reuse(Plan):
     """The batches left to run, and for each the keys of the parts it validates (in the order
-    of ``batch.parts``)."""
+    of ``batch.parts``), to remember the clean ones in ``cache``."""
 
     cache: ResultCache
     batches: list[Batch] = field(default_factory=list)
     keys: list[list[bytes]] = field(default_factory=list)
     skipped: int = 0  # parts known clean, not validated again
 
+    def learn(self, position: int, result: BatchResult) -> None:
+        """Note the parts of the ``position``-th batch that ran without any finding."""
+        if result.unplaced:
+            return
+        flagged = result.flagged
+        batch = self.batches[position]
+        self.cache.remember_parts(
+            key
+            for part, key in zip(batch.parts, self.keys[position], strict=True)
+            if not any(doc in flagged for doc in (*part.home, *part.guests))
+        )
 
-def _key(state: StreamState, config: bytes, part: Part) -> bytes:
+
+def _key(digest_of: DigestOf, config: bytes, part: Part) -> bytes:
     return part_key(
         config,
-        (state.digest_of(doc) for doc in part.home),
-        (state.digest_of(doc) for doc in part.guests),
+        (digest_of(doc) for doc in part.home),
+        (digest_of(doc) for doc in part.guests),
     )
 
 
-QUERY_BATCHES = 64  # batches whose keys are looked up together
-
-
-def plan(state: StreamState, cache: ResultCache, batches: Sequence[Batch]) -> Reuse:
-    """The batches without their known-clean parts."""
-    config = state.config_key + options_fingerprint(state.options)
+def plan(
+    cache: ResultCache,
+    config: bytes,
+    batches: Sequence[Batch],
+    digest_of: DigestOf,
+    *,
+    query_batches: int,
+) -> Reuse:
+    """The batches without their known-clean parts (``config``: the key of capzgen's code, the
+    schema sources and the options; ``query_batches``: batches looked up together)."""
     reuse = Reuse(cache)
-    for at in range(0, len(batches), QUERY_BATCHES):
-        group = batches[at : at + QUERY_BATCHES]
-        keys = [[_key(state, config, part) for part in batch.parts] for batch in group]
+    for at in range(0, len(batches), query_batches):
+        group = batches[at : at + query_batches]
+        keys = [[_key(digest_of, config, part) for part in batch.parts] for batch in group]
         known = cache.clean_parts([key for batch_keys in keys for key in batch_keys])
         for batch, batch_keys in zip(group, keys, strict=True):
             left = [n for n, key in enumerate(batch_keys) if key not in known]
@@ -69,28 +97,15 @@ def plan(state: StreamState, cache: ResultCache, batches: Sequence[Batch]) -> Re
     return reuse
 
 
-def learn(reuse: Reuse, position: int, result: BatchResult) -> None:
-    """Note the parts of the ``position``-th batch that ran without any finding."""
-    if result.unplaced:
-        return
-    flagged = result.flagged
-    batch = reuse.batches[position]
-    reuse.cache.remember_parts(
-        key
-        for part, key in zip(batch.parts, reuse.keys[position], strict=True)
-        if not any(doc in flagged for doc in (*part.home, *part.guests))
-    )
-
-
-def run_key(state: StreamState) -> bytes | None:
-    """The key of the whole input (every file's name and text, in order, under this
-    configuration); None when a file cannot be read (pass 1 reports it)."""
+def run_key(config: bytes, inputs: Inputs) -> bytes | None:
+    """The key of the whole input (every file's name and text, in order, under the
+    configuration ``config``); None when a file cannot be read (pass 1 reports it)."""
     digest = hashlib.blake2b(b"run", digest_size=16)
-    digest.update(state.config_key + options_fingerprint(state.options))
-    for source, path in enumerate(state.paths):
+    digest.update(config)
+    for path, name in zip(inputs.paths, inputs.names, strict=True):
         try:
-            text = (state.stdin_text or "") if path == STDIN else read_source(path)
+            text = inputs.read(path)
         except (YamlError, InputOutputError):
             return None
-        digest.update(f"\0{state.names[source]}\0{text_digest(text)}".encode("utf-8", "replace"))
+        digest.update(f"\0{name}\0{text_digest(text)}".encode("utf-8", "replace"))
     return digest.digest()

@@ -8,7 +8,7 @@ the schema store and the list of inputs, and nothing large is ever pickled:
   (:func:`index_pieces`);
 * pass 2: each batch goes to a worker with where its documents lie; each worker is a pool of its
   own, and a batch is split by the worker that parsed its components, so on a small input
-  (``StreamState.keep_parsed``) a worker validates documents it still holds from pass 1; others
+  (``RunInputs.keep_parsed``) a worker validates documents it still holds from pass 1; others
   it reads and parses again (:func:`run_batches`).
 
 A YAML error is sent back as data and raised in the caller, so a broken file is one finding, as
@@ -23,17 +23,19 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import NamedTuple, TypeVar
 
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.errors import YamlError
+from generator.validate.outcome import BatchResult
 from generator.validate.partition import Batch, DocumentKeys, Part, document_keys
 from generator.validate.passes import (
-    BatchResult,
+    PassTwo,
+    Places,
+    RunInputs,
     SomePlaces,
-    StreamState,
     TextCache,
     validate_batch,
 )
@@ -42,52 +44,57 @@ from generator.yamlio.chunks import Chunk, one_per_chunk, parse_chunk
 T = TypeVar("T")
 R = TypeVar("R")
 
-_STATE: StreamState | None = None  # what a forked worker inherits (inputs and schema store)
-_STARTER = 0  # the process that started the pool (workers are the others)
-PIECE_CHUNKS = 400  # chunks a worker parses per task in pass 1
+
+@dataclass(frozen=True, slots=True)
+class WorkerContext:
+    """What a worker process holds, set once before the pool is forked: the run's inputs, the
+    process that started the pool (workers are the others), and the worker's own memory: the
+    hashes of the texts it reads, the text of its latest source (tasks follow the input), its
+    documents kept from pass 1 for its batches in pass 2 (small inputs only, as
+    ``RunInputs.keep_parsed`` says; by (source, chunk start), their ``index`` counted from the
+    piece, not the source), and the first few documents it parsed (see :func:`warm_up`)."""
+
+    run: RunInputs
+    starter: int
+    digests: dict[int, str] = field(default_factory=dict)
+    texts: TextCache = field(init=False)
+    kept: dict[tuple[int, int], list[Document]] = field(default_factory=dict)
+    sample: list[Document] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "texts", TextCache(self.run, self.digests))
 
 
-def start(state: StreamState) -> None:
-    """Make ``state`` what workers forked from now on inherit (and read their texts for)."""
-    global _STATE, _TEXTS, _STARTER
-    _STATE, _TEXTS, _STARTER = state, None, os.getpid()
-    _KEPT.clear()
-    _SAMPLE.clear()
+_CONTEXT: WorkerContext | None = None  # what a forked worker inherits
+
+
+def start(run: RunInputs) -> None:
+    """Make ``run`` what workers forked from now on inherit (and read their texts for)."""
+    global _CONTEXT
+    _CONTEXT = WorkerContext(run, os.getpid())
 
 
 def stop() -> None:
-    """Forget the state once the pool is gone."""
-    global _STATE, _TEXTS
-    _STATE, _TEXTS = None, None
-    _KEPT.clear()
-    _SAMPLE.clear()
+    """Forget the context once the pool is gone."""
+    global _CONTEXT
+    _CONTEXT = None
 
 
-def _state() -> StreamState:
-    assert _STATE is not None, "set before the pool is forked"
-    return _STATE
-
-
-_TEXTS: TextCache | None = None  # a worker's text of its latest source (tasks follow the input)
-
-
-def _texts() -> TextCache:
-    global _TEXTS
-    if _TEXTS is None:
-        _TEXTS = TextCache(_state())
-    return _TEXTS
+def context() -> WorkerContext:
+    """This worker's context (set by :func:`start` before the pool was forked)."""
+    assert _CONTEXT is not None, "set before the pool is forked"
+    return _CONTEXT
 
 
 def inherit_text(source: int, text: str) -> None:
     """Caller, before the workers fork: they inherit ``text`` as the one they hold, instead of
     each reading and hashing the file again (14 ms each for a 3.4 MB fleet)."""
-    _texts().hold(source, text)
+    context().texts.hold(source, text)
 
 
 def forget_text() -> None:
     """Caller, once every worker is forked: drop the text they inherited."""
-    global _TEXTS
-    _TEXTS = None
+    context().texts.forget()
 
 
 # --- pass 1 ---------------------------------------------------------------------------------------
@@ -105,12 +112,29 @@ class Parsed:
         return Parsed, (self.keys, self.objects)
 
 
-Failure = tuple[
-    str, int | None, int | None, int | None, str | None
-]  # message, line, col, doc, hint
+class Failure(NamedTuple):
+    """A piece's first YAML error, sent back as data (raised again in the caller)."""
+
+    message: str
+    line: int | None
+    column: int | None
+    document: int | None  # counted from the piece's first document
+    hint: str | None
 
 
-Piece = tuple[int, str, list[tuple[int, int, int]]]  # source, its digest, chunks to parse
+# One chunk of a source: (start, end, first line), as :func:`generator.yamlio.chunks.spans_of`
+# gives it; plain tuples, as many as the input has documents, pickled to the workers.
+Span = tuple[int, int, int]
+
+
+class Piece(NamedTuple):
+    """A run of chunks of one source for a worker to parse, and the hash of the source's text."""
+
+    source: int
+    digest: str
+    spans: list[Span]
+
+
 Found = list[Parsed] | Failure  # a piece's chunks, or its first error
 
 
@@ -125,11 +149,11 @@ def _index_piece(piece: Piece) -> Found:
     The chunks are parsed with one parser call when each holds one document (the usual case),
     else one by one; either way the first error is the one a whole-file parse reports."""
     source, digest, spans = piece
-    state = _state()
-    state.digests[source] = digest
-    text = _texts().text(source)
-    name = state.names[source]
-    whole = _piece_at_once(source, text, name, spans)
+    worker = context()
+    worker.digests[source] = digest
+    text = worker.texts.text(source)
+    name = worker.run.names[source]
+    whole = _piece_at_once(worker, source, text, name, spans)
     if whole is not None:
         return whole
     found: list[Parsed] = []
@@ -139,47 +163,37 @@ def _index_piece(piece: Piece) -> Found:
         except YamlError as error:
             before = sum(len(chunk.keys) for chunk in found)  # this piece's documents so far
             return _failure(error, before)
-        _keep(state, source, start, documents)
+        _keep(worker, source, start, documents)
         found.append(_parsed(documents))
     return found
 
 
-# A worker's parsed documents of pass 1, by (source, chunk start), for its batches in pass 2
-# (small inputs only, as ``StreamState.keep_parsed`` says; the caller sends each batch to the
-# worker that parsed most of it). Their ``index`` counts from the piece, not the source.
-_KEPT: dict[tuple[int, int], list[Document]] = {}
-
-
-def _keep(state: StreamState, source: int, start: int, documents: list[Document]) -> None:
-    if state.keep_parsed:
-        _KEPT[(source, start)] = documents
-    if len(_SAMPLE) < SAMPLE_DOCUMENTS:
-        _SAMPLE.extend(documents[: SAMPLE_DOCUMENTS - len(_SAMPLE)])
-
-
-# The first few documents a worker parsed, validated once while this process finishes pass 1
-# (:func:`warm_up`), so that the worker's first batch does not pay for what validation loads
-# and compiles on first use (checkers, schema validators, CEL programs: 15-40 ms).
-_SAMPLE: list[Document] = []
-SAMPLE_DOCUMENTS = 8
+def _keep(worker: WorkerContext, source: int, start: int, documents: list[Document]) -> None:
+    if worker.run.keep_parsed:
+        worker.kept[(source, start)] = documents
+    wanted = worker.run.tuning.sample_documents - len(worker.sample)
+    if wanted > 0:
+        worker.sample.extend(documents[:wanted])
 
 
 def warm_up(options: ValidationOptions) -> None:
-    """Worker: validate the sample and forget the findings (the batches report them). In a
-    worker process, what it holds now (the documents kept from pass 1 among them) lives until
-    the end: the garbage collector leaves it alone in pass 2 (``gc.freeze``)."""
-    state = _state()
-    validate_documents(_SAMPLE, state.store, options)
-    if os.getpid() != _STARTER:  # a forked worker, not the caller's own process (tests)
+    """Worker: validate the first few documents it parsed and forget the findings (the batches
+    report them), so that its first batch does not pay for what validation loads and compiles
+    on first use (checkers, schema validators, CEL programs: 15-40 ms). In a worker process,
+    what it holds now (the documents kept from pass 1 among them) lives until the end: the
+    garbage collector leaves it alone in pass 2 (``gc.freeze``)."""
+    worker = context()
+    validate_documents(worker.sample, worker.run.store, options)
+    if os.getpid() != worker.starter:  # a forked worker, not the caller's own process (tests)
         gc.freeze()
 
 
-def _kept(places: SomePlaces, docs: Sequence[int]) -> dict[int, Document]:
+def _kept(worker: WorkerContext, places: SomePlaces, docs: Sequence[int]) -> dict[int, Document]:
     """The documents ``docs`` this worker parsed in pass 1, numbered as in their source."""
     found = {}
     for doc in docs:
         chunk, offset = places.of(doc)
-        documents = _KEPT.get((chunk.source, chunk.start))
+        documents = worker.kept.get((chunk.source, chunk.start))
         if documents is not None and offset < len(documents):
             kept = documents[offset]
             found[doc] = Document(kept.source, chunk.index + offset, kept.obj, kept.start_line)
@@ -192,7 +206,7 @@ def _parsed(documents: Sequence[Document]) -> Parsed:
 
 def _failure(error: YamlError, before: int) -> Failure:
     loc = error.location
-    return (
+    return Failure(
         error.message,
         loc.line if loc else None,
         loc.column if loc else None,
@@ -202,45 +216,46 @@ def _failure(error: YamlError, before: int) -> Failure:
 
 
 def _piece_at_once(
-    source: int, text: str, name: str, spans: Sequence[tuple[int, int, int]]
+    worker: WorkerContext, source: int, text: str, name: str, spans: Sequence[Span]
 ) -> list[Parsed] | None:
     """The chunks of ``spans`` parsed together, if that gives exactly one document per chunk;
     None (parse them one by one) otherwise, errors included."""
     if not spans:
         return []
-    first, last = spans[0], spans[-1]
+    (start, _, line), (_, end, _) = spans[0], spans[-1]
     try:
-        documents = parse_chunk(Chunk(source, first[0], last[1], 0, first[2]), text, name)
+        documents = parse_chunk(Chunk(source, start, end, 0, line), text, name)
     except YamlError:
         return None
     if not one_per_chunk(spans, documents, text):
         return None
-    for (start, _, _), document in zip(spans, documents, strict=True):
-        _keep(_state(), source, start, [document])
+    for (first, _, _), document in zip(spans, documents, strict=True):
+        _keep(worker, source, first, [document])
     return [_parsed([document]) for document in documents]
 
 
 # --- pass 2 ---------------------------------------------------------------------------------------
 
 
-# A batch, its documents (home and guests, ascending) and their places (Places.flat), the
-# digests of their sources' texts, and the options (present kinds known after pass 1).
-_BatchTask = tuple[Batch, "array[int]", "array[int]", dict[int, str], ValidationOptions]
+class BatchTask(NamedTuple):
+    """A batch for a worker: its documents (home and guests, ascending) and their places
+    (:meth:`Places.flat`: flat, cheap to pickle), the hashes of their sources' texts, and the
+    options (with the present kinds, known after pass 1)."""
+
+    batch: Batch
+    docs: array[int]
+    flat: array[int]
+    digests: dict[int, str]
+    options: ValidationOptions
 
 
-def _run_batch(task: _BatchTask) -> BatchResult:
+def _run_batch(task: BatchTask) -> BatchResult:
     """Worker: validate one batch, its documents kept from pass 1 or read and parsed again."""
-    batch, docs, flat, digests, options = task
-    state = _state()  # this worker's own copy: tasks run one at a time
-    places = SomePlaces(docs, flat)
-    state.places = places
-    state.digests.update(digests)
-    state.options = options
-    state.cache = _kept(places, docs)
-    try:
-        return validate_batch(state, batch, _texts())
-    finally:
-        state.cache = {}
+    worker = context()  # this worker's own copy: tasks run one at a time
+    places = SomePlaces(task.docs, task.flat)
+    worker.digests.update(task.digests)
+    view = PassTwo(task.options, places, _kept(worker, places, task.docs))
+    return validate_batch(worker.run, view, task.batch, worker.texts)
 
 
 class Workers:
@@ -287,34 +302,38 @@ class Owners:
         return self._workers[chunk.source][at] if at >= 0 else None
 
 
-def by_owner(state: StreamState, batches: Sequence[Batch], owners: Owners) -> list[Batch]:
+def by_owner(places: Places, batches: Sequence[Batch], owners: Owners) -> list[Batch]:
     """Each batch split by the worker that parsed its parts (components), so that a worker
     validates what it already holds."""
     split: list[Batch] = []
     for batch in batches:
         groups: dict[int | None, list[Part]] = {}
         for part in batch.parts:
-            chunk, _ = state.places.of(part.home[0])
+            chunk, _ = places.of(part.home[0])
             groups.setdefault(owners.of(chunk), []).append(part)
         split.extend(Batch.of_parts(parts) for parts in groups.values())
     return split
 
 
 def run_batches(
-    state: StreamState, batches: Sequence[Batch], workers: Workers, owners: Owners
+    view: PassTwo,
+    digests: dict[int, str],
+    batches: Sequence[Batch],
+    workers: Workers,
+    owners: Owners,
 ) -> Iterator[BatchResult]:
     """Pass 2 on the workers, each batch on the worker that parsed its first document (else in
     turn), results in batch order."""
     futures = []
     for position, batch in enumerate(batches):
         docs = array("i", sorted({*batch.home, *batch.guests}))
-        flat = state.places.flat(docs)
+        flat = view.places.flat(docs)
         sources = set(flat[0::6])  # each document's first number: its chunk's source
-        digests = {s: state.digests[s] for s in sources if s in state.digests}
+        known = {s: digests[s] for s in sources if s in digests}
         bare = Batch(batch.home, batch.guests)  # the parts are the caller's business
-        owner = owners.of(state.places.of(batch.home[0])[0]) if batch.home else None
+        owner = owners.of(view.places.of(batch.home[0])[0]) if batch.home else None
         worker = position if owner is None else owner
-        task = (bare, docs, flat, digests, state.options)
+        task = BatchTask(bare, docs, flat, known, view.options)
         futures.append(workers.submit(worker, _run_batch, task))
     for future in futures:
         yield future.result()

@@ -20,6 +20,7 @@ from typing import Any, Final
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from generator.jsontypes import Json
 from generator.yamlio.gcpause import gc_paused
 from generator.yamlio.keyorder import key_order
 from generator.yamlio.scalars import go_format_float, key_text, needs_quotes
@@ -70,7 +71,7 @@ def _number(value: float) -> str:
     return go_format_float(value)
 
 
-def _scalar(value: Any) -> ScalarNode:
+def _scalar(value: Json) -> ScalarNode:
     if type(value) is str:
         return ScalarNode(_TAG, value, None, None, _style(value))
     if isinstance(value, str):
@@ -89,14 +90,14 @@ def _scalar(value: Any) -> ScalarNode:
     return ScalarNode(_TAG, text, None, None, None)
 
 
-def _sorted_keys(mapping: dict[Any, Any]) -> list[str]:
+def _sorted_keys(mapping: dict[Json, Json]) -> list[str]:
     keys = [key if type(key) is str else key_text(key) for key in mapping]
     if len(keys) > 1:
         keys.sort(key=key_order)
     return keys
 
 
-def _node(value: Any) -> Node:
+def _node(value: Json) -> Node:
     """A fresh node tree: repeated Python objects become repeated text, never aliases."""
     if isinstance(value, dict):
         if all(type(key) is str for key in value):
@@ -127,18 +128,18 @@ def _emit(nodes: Sequence[Node]) -> str:
     return stream.getvalue()
 
 
-def _is_block(value: Any) -> bool:
+def _is_block(value: Json) -> bool:
     """Roots libyaml writes below a bare ``---`` line; others (scalars, ``{}``) share its line."""
     return isinstance(value, dict | list | tuple) and len(value) > 0
 
 
-def dump_documents(objects: Sequence[Any]) -> str:
+def dump_documents(objects: Sequence[Json]) -> str:
     """Multi-document YAML of ``objects``: ``---`` between documents, one trailing newline."""
     with gc_paused():
         return _dump(objects)
 
 
-def _dump(objects: Sequence[Any]) -> str:
+def _dump(objects: Sequence[Json]) -> str:
     chunks: list[str] = []
     run: list[Node] = []
     for value in objects:
@@ -155,7 +156,7 @@ def _dump(objects: Sequence[Any]) -> str:
     return "---\n".join(chunks)
 
 
-def object_texts(objects: Sequence[Any]) -> tuple[list[str], str]:
+def object_texts(objects: Sequence[Json]) -> tuple[list[str], str]:
     """Each object as YAML, and the multi-document stream of them all, writing each object once:
     for objects that are non-empty mappings the stream is exactly the texts joined by ``---``
     lines (the emitter writes each block document the same alone or in a stream)."""

@@ -31,6 +31,7 @@ import ryaml
 
 from generator.documents import Document
 from generator.errors import Location, YamlError
+from generator.jsontypes import Json
 from generator.yamlio.budget import Budget, Part
 from generator.yamlio.detect import needs_precise, stream_markers
 from generator.yamlio.gcpause import gc_paused
@@ -154,7 +155,7 @@ def few_nodes(text: str, limit: int = MAX_NODES) -> bool:
     return 2 * (len(text) + 1) <= limit or node_estimate(text) <= limit
 
 
-def _ryaml_loads_all(text: str) -> list[Any]:
+def _ryaml_loads_all(text: str) -> list[Json]:
     """ryaml's public ``loads_all``.
 
     ryaml's ``__init__`` re-exports it from its compiled module with a plain ``from ._ryaml import
@@ -178,7 +179,7 @@ def _fast_documents(
         return None
     try:
         with gc_paused():
-            objects: list[Any] | None = _ryaml_loads_all(text)
+            objects: list[Json] | None = _ryaml_loads_all(text)
     except Exception:  # any failure: the precise path re-reads and explains
         return None
     objects = objects or []
@@ -297,7 +298,7 @@ def _value_loader() -> Any:
     return ValueLoader
 
 
-def load_manifest_value(text: str, *, source: str) -> Any:
+def load_manifest_value(text: str, *, source: str) -> Json:
     """One document read as Kubernetes reads manifests (go-yaml semantics, every bound), for YAML
     or JSON text embedded in manifests (CAPZ's patch strings); an empty text is None."""
     documents = [d for d in load_documents(text, source=source) if d.obj is not None]
@@ -307,7 +308,7 @@ def load_manifest_value(text: str, *, source: str) -> Any:
     return documents[0].obj if documents else None
 
 
-def load_value(text: str, *, source: str) -> Any:
+def load_value(text: str, *, source: str) -> Json:
     """One YAML (or JSON) document as a plain value, for the small YAML inputs that are not
     manifests: clusterctl config, flavor metadata, typed variable values, sources lists.
 
@@ -350,7 +351,7 @@ def _json_nodes(text: str) -> int:
     return 1 + sum(bare.count(site) for site in "[{,:")
 
 
-def load_json(text: str, *, source: str) -> Any:
+def load_json(text: str, *, source: str) -> Json:
     """Strict JSON (no YAML leniency) within the depth and node bounds, checked before the value
     is built; errors carry line and column."""
     if _json_nodes(text) > MAX_NODES:
@@ -374,9 +375,9 @@ def load_json(text: str, *, source: str) -> Any:
     return value
 
 
-def nests_deeper_than(value: Any, limit: int) -> bool:
+def nests_deeper_than(value: Json, limit: int) -> bool:
     """Whether ``value`` nests lists or mappings more than ``limit`` deep (iteratively)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[Json, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict | list):

@@ -14,7 +14,9 @@ import math
 import re
 import struct
 from decimal import Decimal
-from typing import Any, Final
+from typing import Final
+
+from generator.jsontypes import Json, JsonObject
 
 _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
@@ -22,7 +24,7 @@ _UINT64_MAX: Final = (1 << 64) - 1
 _FLOAT32_MAX: Final = 3.4028234663852886e38
 
 # go-yaml v2 ``resolveMap``: exact spellings that are not strings.
-_RESOLVE_MAP: Final[dict[str, Any]] = {
+_RESOLVE_MAP: Final[JsonObject] = {
     **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"), True),
     **dict.fromkeys(("true", "True", "TRUE"), True),
     **dict.fromkeys(("n", "N", "no", "No", "NO", "off", "Off", "OFF"), False),
@@ -90,7 +92,7 @@ def _float_or(text: str, fallback: str) -> float | str:
     return value if math.isfinite(value) else fallback
 
 
-def resolve_plain(text: str) -> Any:
+def resolve_plain(text: str) -> Json:
     """Value of an untagged plain scalar exactly as go-yaml v2 resolves it for ``interface{}``.
 
     Timestamps stay strings (go-yaml v2 does that for untyped targets), ``<<`` is a string here
@@ -186,7 +188,7 @@ class InvalidKey(ValueError):
     """A mapping key Kubernetes cannot turn into a JSON object key."""
 
 
-def key_text(value: Any) -> str:
+def key_text(value: Json) -> str:
     """The JSON object key sigs.k8s.io/yaml makes of a resolved YAML key.
 
     Kubernetes converts boolean, integer and float keys to strings (``1`` -> ``"1"``,

@@ -307,7 +307,7 @@ def test_kubeconform_runs_while_capzgen_validates(
 
     fake = fake_kubeconform("check")
     seen: list[int] = []
-    real = getattr(beside, "stream_paths")  # noqa: B009 - not exported
+    real = getattr(beside, "stream_inputs")  # noqa: B009 - not exported
 
     def validating(*args: Any, **kwargs: Any) -> Any:
         import time
@@ -318,7 +318,7 @@ def test_kubeconform_runs_while_capzgen_validates(
         seen.append(len(fake.calls()))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(beside, "stream_paths", validating)
+    monkeypatch.setattr(beside, "stream_inputs", validating)
     file = write_manifests(tmp_path / "ok.yaml", RESOURCE_GROUP, SECRET)
     result = run_cli(["validate", "--kubeconform", file], env=schema_env)
     assert result.exit_code == 0, result.stdout + result.stderr

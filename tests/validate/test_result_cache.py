@@ -12,14 +12,15 @@ from typing import Any
 
 import pytest
 
-import generator.validate.passes as check_stream
-import generator.validate.stream as streaming
+import generator.validate.passes
+import generator.validate.results
 import generator.yamlio.chunks as chunks
 from benchmarks.inputs import cluster_text
 from generator.checks import ValidationOptions
 from generator.validate.cache.store import FILE_NAME, FileIndex, IndexedChunk, ResultCache
 from generator.validate.partition import HUB_REFERRERS, DocumentKeys
 from generator.validate.stream import stream_paths
+from generator.validate.tuning import DEFAULT_TUNING, Tuning
 from tests.validate.test_stream import ALL_EXAMPLES, _texts, in_threads
 
 OPTIONS = ValidationOptions()
@@ -50,7 +51,8 @@ class Counter:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.validated = 0
         self.parsed = 0
-        validate = getattr(check_stream, "validate_documents")  # noqa: B009 - not exported
+        passes = generator.validate.passes
+        validate = getattr(passes, "validate_documents")  # noqa: B009 - not exported
         parse = getattr(chunks, "load_documents")  # noqa: B009 - not exported
 
         def counting_validate(documents: Any, *args: Any, **kwargs: Any) -> Any:
@@ -61,7 +63,7 @@ class Counter:
             self.parsed += 1
             return parse(*args, **kwargs)
 
-        monkeypatch.setattr(check_stream, "validate_documents", counting_validate)
+        monkeypatch.setattr(passes, "validate_documents", counting_validate)
         monkeypatch.setattr(chunks, "load_documents", counting_parse)
 
     def reset(self) -> None:
@@ -74,10 +76,14 @@ def counter(monkeypatch: pytest.MonkeyPatch) -> Counter:
 
 
 def _run(
-    paths: list[Path], store: Any, cache: Path | None, options: ValidationOptions = OPTIONS
+    paths: list[Path],
+    store: Any,
+    cache: Path | None,
+    options: ValidationOptions = OPTIONS,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> list[str]:
     report = stream_paths(
-        [str(p) for p in paths], store, options, batch_documents=3, results_dir=cache
+        [str(p) for p in paths], store, options, batch_documents=3, results_dir=cache, tuning=tuning
     )
     return [*_texts(report), f"documents: {report.document_count}"]
 
@@ -173,7 +179,8 @@ def test_what_results_depend_on_invalidates_them(
         first = next(copied.glob("*.yaml"))
         first.write_text(first.read_text() + "\n")  # size and time change
     else:
-        monkeypatch.setattr(streaming, "code_fingerprint", lambda: b"another capzgen" * 2)
+        another = lambda: b"another capzgen" * 2  # noqa: E731 - one expression
+        monkeypatch.setattr(generator.validate.results, "code_fingerprint", another)
     counter.reset()
     _run([fleet], store, cache, options)
     assert counter.validated == 2 * DOCUMENTS
@@ -239,18 +246,21 @@ def test_every_example_twice_with_the_cache(tmp_path: Path, store: Any) -> None:
     assert _run([folder], store, tmp_path / "cache") == fresh
 
 
-def test_workers_use_the_cache_too(
-    tmp_path: Path, store: Any, counter: Counter, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(streaming, "PARALLEL_FROM", 0)
-    monkeypatch.setattr(streaming, "_pool", in_threads)
+def test_workers_use_the_cache_too(tmp_path: Path, store: Any, counter: Counter) -> None:
     fleet = _fleet(tmp_path / "fleet")
     fresh = _run([fleet], store, None)
     cache = tmp_path / "cache"
 
     def run() -> list[str]:
         report = stream_paths(
-            [str(fleet)], store, OPTIONS, jobs=2, batch_documents=3, results_dir=cache
+            [str(fleet)],
+            store,
+            OPTIONS,
+            jobs=2,
+            batch_documents=3,
+            results_dir=cache,
+            tuning=Tuning(parallel_from=0),
+            pool=in_threads,
         )
         return [*_texts(report), f"documents: {report.document_count}"]
 
@@ -332,16 +342,14 @@ def test_the_cli_remembers_in_the_cache_folder_unless_told_not_to(
     assert counter.validated == 2 * DOCUMENTS
 
 
-def test_large_files_are_parsed_every_time(
-    tmp_path: Path, store: Any, counter: Counter, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(check_stream, "INDEX_FILES_BELOW", 100)
+def test_large_files_are_parsed_every_time(tmp_path: Path, store: Any, counter: Counter) -> None:
+    small = Tuning(index_files_below=100)
     fleet = _fleet(tmp_path / "fleet", clusters=3)
     cache = tmp_path / "cache"
-    _run([fleet], store, cache)
+    _run([fleet], store, cache, tuning=small)
     (fleet / "c1.yaml").write_text(_cluster("c1").replace("westeurope", "mars"))
     counter.reset()
-    _run([fleet], store, cache)
+    _run([fleet], store, cache, tuning=small)
     assert (counter.parsed, counter.validated) == (3, DOCUMENTS)  # no index, one part checked
 
 

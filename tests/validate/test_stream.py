@@ -16,10 +16,13 @@ import pytest
 
 from generator.checks import ValidationOptions
 from generator.errors import InputOutputError
+from generator.validate import workers
 from generator.validate.check import CheckReport, check_paths
 from generator.validate.partition import HUB_REFERRERS, Partitioner, document_keys
+from generator.validate.passes import RunInputs
 from generator.validate.stream import stream_paths
-from generator.validate.workers import Workers
+from generator.validate.tuning import Tuning
+from generator.validate.workers import Workers, index_pieces
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 ALL_EXAMPLES = sorted(EXAMPLES.glob("**/*.yaml"))
@@ -110,44 +113,41 @@ def test_a_file_that_breaks_late_is_one_finding(tmp_path: Path, store: Any) -> N
     assert [f.rule for f in report.findings].count("yaml") == 1
 
 
-@pytest.fixture
-def workers_always(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Worker processes for any input, and sources cut into pieces of three chunks."""
-    import generator.validate.stream as streaming
-    import generator.validate.workers as check_workers
-
-    monkeypatch.setattr(streaming, "PARALLEL_FROM", 0)
-    monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 3)
+# Worker processes for any input, and sources cut into pieces of three chunks.
+WORKERS_ALWAYS = Tuning(parallel_from=0, piece_chunks=3)
 
 
-@pytest.mark.usefixtures("workers_always")
 def test_parallel_workers_report_the_same(tmp_path: Path, store: Any) -> None:
     parts = [_cluster(f"p{i}", f"ns{i % 3}") for i in range(30)]
     parts.insert(7, _cluster("missing-identity", "ns1", identity="nope"))
     (tmp_path / "many.yaml").write_text("---\n".join(parts))
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    parallel = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3)
+    parallel = stream_paths(
+        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3, tuning=WORKERS_ALWAYS
+    )
     assert _texts(parallel) == _texts(whole)
     assert parallel.document_count == whole.document_count
     assert parallel.has_errors
 
 
-@pytest.mark.usefixtures("workers_always")
 def test_parallel_workers_on_every_example(tmp_path: Path, store: Any) -> None:
     for number, path in enumerate(ALL_EXAMPLES):
         shutil.copy(path, tmp_path / f"{number:03d}-{path.name}")
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    parallel = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1)
+    parallel = stream_paths(
+        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1, tuning=WORKERS_ALWAYS
+    )
     assert _texts(parallel) == _texts(whole)
 
 
-@pytest.mark.usefixtures("workers_always")
 def test_parallel_workers_place_a_late_yaml_error(tmp_path: Path, store: Any) -> None:
     """The error is in a later piece: its document index counts the pieces before."""
     parts = [_cluster(f"e{i}", "fleet") for i in range(4)]
     (tmp_path / "broken.yaml").write_text("---\n".join(parts) + "---\nkind: [unclosed\n")
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    parallel = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1)
+    parallel = stream_paths(
+        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1, tuning=WORKERS_ALWAYS
+    )
     assert _texts(parallel) == _texts(whole)
     (finding,) = parallel.findings
     assert finding.rule == "yaml"
@@ -206,7 +206,7 @@ def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
     tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Large inputs are read twice; a file edited in between is reported, never misread."""
-    import generator.validate.stream as module
+    import generator.validate.stream
     from generator.validate.passes import index_sources
 
     path = tmp_path / "fleet.yaml"
@@ -217,7 +217,7 @@ def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
         real(*args)
         path.write_text(_cluster("b", "fleet") + "---\n" + _cluster("c", "fleet"))
 
-    monkeypatch.setattr(module, "index_sources", edit_after_indexing)
+    monkeypatch.setattr(generator.validate.stream, "index_sources", edit_after_indexing)
     with pytest.raises(InputOutputError, match="changed while capzgen was validating it"):
         stream_paths([str(path)], store, OPTIONS, batch_documents=1)
 
@@ -228,16 +228,13 @@ def in_threads(jobs: int) -> Workers:
     return Workers([one] * jobs)
 
 
-@pytest.fixture
-def workers_in_process(monkeypatch: pytest.MonkeyPatch, workers_always: None) -> None:
-    """The worker path on a thread instead of forked processes, so that coverage sees the
-    workers' code run (the forked runs above check the same results across processes)."""
-    import generator.validate.stream as streaming
-
-    monkeypatch.setattr(streaming, "_pool", in_threads)
+def in_process(paths: list[str], store: Any, tuning: Tuning = WORKERS_ALWAYS, **run: Any) -> Any:
+    """``stream_paths`` with the worker path on a thread instead of forked processes, so that
+    coverage sees the workers' code run (the forked runs above check the same results across
+    processes)."""
+    return stream_paths(paths, store, OPTIONS, tuning=tuning, pool=in_threads, **run)
 
 
-@pytest.mark.usefixtures("workers_in_process")
 def test_worker_code_in_process_on_every_example(tmp_path: Path, store: Any) -> None:
     for number, path in enumerate(ALL_EXAMPLES):
         shutil.copy(path, tmp_path / f"{number:03d}-{path.name}")
@@ -245,48 +242,37 @@ def test_worker_code_in_process_on_every_example(tmp_path: Path, store: Any) -> 
     (tmp_path / "zz-broken.yaml").write_text("---\n".join(parts) + "---\nkind: [unclosed\n")
     (tmp_path / "zz-many.yaml").write_text("# header\n" + "---\n".join(parts).replace("w", "v"))
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    threaded = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=2)
+    threaded = in_process([str(tmp_path)], store, jobs=2, batch_documents=2)
     assert _texts(threaded) == _texts(whole)
     assert threaded.document_count == whole.document_count
 
 
-@pytest.mark.usefixtures("workers_in_process")
 def test_worker_code_reports_an_unreadable_file(tmp_path: Path, store: Any) -> None:
     (tmp_path / "a.yaml").write_text(_cluster("a", "fleet"))
     (tmp_path / "bin.yaml").write_bytes(b"\x00\x01binary")
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1)
+    report = in_process([str(tmp_path)], store, jobs=2, batch_documents=1)
     assert _texts(report) == _texts(whole)
     assert any(f.rule == "yaml" and f.subject.file.endswith("bin.yaml") for f in report.findings)
 
 
-@pytest.mark.usefixtures("workers_in_process")
 @pytest.mark.parametrize("tasks_per_job", [0, 4])
 @pytest.mark.parametrize("broken_at", [2, 17, 29])
 def test_a_large_file_added_piece_by_piece_breaks_late(
-    tmp_path: Path,
-    store: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    tasks_per_job: int,
-    broken_at: int,
+    tmp_path: Path, store: Any, tasks_per_job: int, broken_at: int
 ) -> None:
     """A file of ten clusters in pieces of four chunks, its keys added as each piece comes back:
     a document that does not parse in any piece (first, middle, last) drops the pieces added
     before it, counts none of the file's documents, and reports one finding with the
     document's index in the whole file, as the serial pass does; the next file is unaffected."""
-    import generator.validate.parallel as parallel_index
-    import generator.validate.workers as check_workers
-
-    monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 4)
-    monkeypatch.setattr(parallel_index, "PIECE_CHUNKS", 4)
-    monkeypatch.setattr(parallel_index, "TASKS_PER_JOB", tasks_per_job)
+    tuning = Tuning(parallel_from=0, piece_chunks=4, tasks_per_job=tasks_per_job)
     documents = "---\n".join(_cluster(f"b{i}", "fleet") for i in range(10)).split("---\n")
     documents[broken_at] = "kind: [unclosed\n"
     (tmp_path / "a-broken.yaml").write_text("---\n".join(documents))
     (tmp_path / "b-fine.yaml").write_text(_cluster("fine", "fleet"))
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    serial = stream_paths([str(tmp_path)], store, OPTIONS, jobs=1, batch_documents=2)
-    report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=2)
+    serial = in_process([str(tmp_path)], store, tuning, jobs=1, batch_documents=2)
+    report = in_process([str(tmp_path)], store, tuning, jobs=2, batch_documents=2)
     assert _texts(report) == _texts(whole) == _texts(serial)
     assert report.document_count == whole.document_count == serial.document_count
     (broken,) = [f for f in report.findings if f.rule == "yaml"]
@@ -294,50 +280,56 @@ def test_a_large_file_added_piece_by_piece_breaks_late(
     assert broken.subject.file.endswith("a-broken.yaml")
 
 
-@pytest.mark.usefixtures("workers_in_process")
 @pytest.mark.parametrize("tasks_per_job", [0, 4])
 def test_small_files_travel_together_in_input_order(
-    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch, tasks_per_job: int
+    tmp_path: Path, store: Any, tasks_per_job: int
 ) -> None:
     """Twenty one-cluster files (three chunks each) with tasks of up to 9 chunks: 7 tasks,
     whatever is in flight, and the findings of validating everything at once."""
-    import generator.validate.parallel as parallel_index
-    import generator.validate.workers as check_workers
-
-    monkeypatch.setattr(check_workers, "PIECE_CHUNKS", 9)
-    monkeypatch.setattr(parallel_index, "PIECE_CHUNKS", 9)
-    monkeypatch.setattr(parallel_index, "TASKS_PER_JOB", tasks_per_job)
-    monkeypatch.setattr(parallel_index, "MAX_WAITING_FILES", 2 + tasks_per_job)
+    tuning = Tuning(
+        parallel_from=0,
+        piece_chunks=9,
+        tasks_per_job=tasks_per_job,
+        max_waiting_files=2 + tasks_per_job,
+    )
     tasks: list[int] = []
-    real = check_workers.index_pieces
 
-    def counted(task: Any) -> Any:
-        tasks.append(len(task))
-        return real(task)
+    class Counting(Workers):
+        """Notes the size of every task of pass 1 on its way to a worker."""
 
-    monkeypatch.setattr(parallel_index, "index_pieces", counted)
+        def submit(self, worker: int, function: Any, argument: Any) -> Any:
+            if function is index_pieces:
+                tasks.append(len(argument))
+            return super().submit(worker, function, argument)
+
+    def counting(jobs: int) -> Workers:
+        return Counting(in_threads(jobs).executors)
+
     for i in range(20):
         identity = "nope" if i % 7 == 3 else "shared-identity"
         (tmp_path / f"c{i:02d}.yaml").write_text(_cluster(f"c{i}", "fleet", identity=identity))
     (tmp_path / "c05.yaml").write_text("kind: [unclosed\n")
     (tmp_path / "zz-identity.yaml").write_text(IDENTITY)
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=2)
+    report = stream_paths(
+        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=2, tuning=tuning, pool=counting
+    )
     assert _texts(report) == _texts(whole)
     assert report.document_count == whole.document_count
     assert sum(tasks) == 21  # every file once (the broken one too: it fails in the worker)
     assert len(tasks) == 7
 
 
-@pytest.mark.usefixtures("workers_always")
 def test_what_the_forked_workers_freeze_stays_in_the_workers(tmp_path: Path, store: Any) -> None:
-    """Each worker freezes its heap after pass 1 (``check_workers.warm_up``); a library caller's
+    """Each worker freezes its heap after pass 1 (``workers.warm_up``); a library caller's
     own garbage collector is left as it was."""
     import gc
 
     (tmp_path / "many.yaml").write_text("---\n".join(_cluster(f"g{i}", "fleet") for i in range(4)))
     before = gc.get_freeze_count()
-    report = stream_paths([str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3)
+    report = stream_paths(
+        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3, tuning=WORKERS_ALWAYS
+    )
     assert report.document_count > 0
     assert gc.get_freeze_count() == before
 
@@ -347,19 +339,16 @@ def test_workers_inherit_the_text_the_caller_read_instead_of_reading_it_again(
 ) -> None:
     """What a worker forked after ``inherit_text`` holds: the caller's text, even once the file
     is gone; after ``forget_text`` a worker reads the file itself (and notices it is gone)."""
-    import generator.validate.workers as check_workers
-    from generator.validate.passes import StreamState
-
     path = tmp_path / "fleet.yaml"
     path.write_text(_cluster("held", "fleet"))
-    state = StreamState([str(path)], [str(path)], None, OPTIONS)
-    check_workers.start(state)
+    run = RunInputs((str(path),), (str(path),), None, OPTIONS, Tuning())
+    workers.start(run)
     try:
-        check_workers.inherit_text(0, path.read_text())
+        workers.inherit_text(0, path.read_text())
         path.unlink()
-        assert "name: held" in check_workers._texts().text(0)
-        check_workers.forget_text()
+        assert "name: held" in workers.context().texts.text(0)
+        workers.forget_text()
         with pytest.raises(InputOutputError):
-            check_workers._texts().text(0)
+            workers.context().texts.text(0)
     finally:
-        check_workers.stop()
+        workers.stop()

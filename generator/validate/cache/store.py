@@ -31,8 +31,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from generator.jsontypes import Json
 from generator.validate.partition import DocumentKeys
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def _keys(values: list[str]) -> list[tuple[str, ...]]:
     return [tuple(value.split(_SEP)) for value in values]  # AttributeError: not a string
 
 
-def _document(row: Any) -> tuple[DocumentKeys, bool]:
+def _document(row: Json) -> tuple[DocumentKeys, bool]:
     declares, refers, kind, namespaced, obj = row
     if not (kind is None or type(kind) is str) or namespaced not in (None, True, False):
         msg = "not document keys"
@@ -132,7 +132,7 @@ def _document(row: Any) -> tuple[DocumentKeys, bool]:
     return DocumentKeys(_keys(declares), _keys(refers), kind, namespaced), obj
 
 
-def _chunk(row: Any) -> IndexedChunk:
+def _chunk(row: Json) -> IndexedChunk:
     start, end, index, line, documents = row
     if not all(type(value) is int and 0 <= value < 1 << 31 for value in (start, end, index, line)):
         msg = "not an offset"

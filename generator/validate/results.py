@@ -1,0 +1,160 @@
+"""The run's result cache, or its null variant: the run asks the same questions either way.
+
+:class:`NoResults` (``--no-cache``, no usable folder, a schema source nothing can describe)
+answers every question with "not known" and forgets what it is told; :class:`CachedResults`
+asks the store (:mod:`generator.validate.cache.store`). So the passes never ask whether there
+is a cache.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from generator.checks import ValidationOptions
+from generator.schemastore.types import SchemaLookup
+from generator.validate import reuse
+from generator.validate.cache.keys import (
+    chunk_digest,
+    code_fingerprint,
+    file_key,
+    options_fingerprint,
+    store_fingerprint,
+)
+from generator.validate.cache.store import FileIndex, ResultCache
+from generator.validate.inputs import Inputs
+from generator.validate.partition import Batch
+
+log = logging.getLogger(__name__)
+
+
+class NoResults:
+    """No result cache: nothing is known, nothing is remembered."""
+
+    def clean_run(self) -> int | None:
+        """The documents of this very input validated clean before, if it was."""
+        return None
+
+    def chunk_digests(self, name: str, text: str, bounds: Sequence[tuple[int, int]]) -> list[bytes]:
+        """The digests of the chunks ``bounds`` of a source's text (empty: none are needed)."""
+        return [b""] * len(bounds)
+
+    def known_file(self, text: str, digest: str) -> FileIndex | None:
+        """The pass-1 index of a file text seen before, if it was."""
+        return None
+
+    def recording(self, size: int) -> FileIndex | None:
+        """An empty index to record a file of ``size`` characters in, if it is to be kept."""
+        return None
+
+    def remember_file(self, digest: str, recording: FileIndex | None) -> None:
+        """Keep a file's pass-1 index (recorded in :meth:`recording`'s value)."""
+
+    def plan(
+        self, batches: Sequence[Batch], options: ValidationOptions, digest_of: reuse.DigestOf
+    ) -> reuse.Plan:
+        """The batches to run (all of them) and what to learn from them (nothing)."""
+        return reuse.Plan(batches)
+
+    def remember_run(self, documents: int) -> None:
+        """This input validated clean, ``documents`` documents."""
+
+    def close(self, *, save: bool) -> None:
+        """Done (``save``: the run finished, what was learned is kept)."""
+
+
+class CachedResults(NoResults):
+    """The result cache of one run: ``code_key`` is capzgen's code fingerprint, ``config_key``
+    that and the schema sources' fingerprint; ``whole`` the key of the whole input."""
+
+    def __init__(
+        self,
+        cache: ResultCache,
+        code_key: bytes,
+        config_key: bytes,
+        whole: bytes | None,
+        *,
+        index_below: int,
+        query_batches: int,
+    ) -> None:
+        self.cache = cache
+        self.code_key, self.config_key, self.whole = code_key, config_key, whole
+        self._index_below, self._query_batches = index_below, query_batches
+
+    def clean_run(self) -> int | None:
+        """The documents of the whole input, if it was validated clean before."""
+        return None if self.whole is None else self.cache.clean_run(self.whole)
+
+    def chunk_digests(self, name: str, text: str, bounds: Sequence[tuple[int, int]]) -> list[bytes]:
+        """The digests of the chunks ``bounds`` of the text of the source ``name``."""
+        return [chunk_digest(name, text[start:end]) for start, end in bounds]
+
+    def known_file(self, text: str, digest: str) -> FileIndex | None:
+        """The stored pass-1 index of ``text`` (hashed ``digest``), if it fits the text."""
+        index = self.cache.file_index(file_key(self.code_key, digest))
+        if index is None or any(c.end > len(text) for c in index.chunks):
+            return None
+        return index
+
+    def recording(self, size: int) -> FileIndex | None:
+        """Small files only: a repository of many files gains, and a large file's index would
+        cost memory."""
+        return FileIndex() if size < self._index_below else None
+
+    def remember_file(self, digest: str, recording: FileIndex | None) -> None:
+        """Store a file's pass-1 index under its text's hash, if one was recorded."""
+        if recording is not None:
+            self.cache.remember_file(file_key(self.code_key, digest), recording)
+
+    def plan(
+        self, batches: Sequence[Batch], options: ValidationOptions, digest_of: reuse.DigestOf
+    ) -> reuse.Plan:
+        """The batches without the parts known clean, and the keys to remember the rest."""
+        config = self.config_key + options_fingerprint(options)
+        found = reuse.plan(
+            self.cache, config, batches, digest_of, query_batches=self._query_batches
+        )
+        log.info("%d parts unchanged since a clean run: not validated again", found.skipped)
+        return found
+
+    def remember_run(self, documents: int) -> None:
+        """Remember the whole input as clean (if it could be read whole)."""
+        if self.whole is not None:
+            self.cache.remember_run(self.whole, documents)
+
+    def close(self, *, save: bool) -> None:
+        """Close the store, saving what was learned if ``save``."""
+        self.cache.close(save=save)
+
+
+def open_results(
+    folder: Path | None,
+    store: SchemaLookup | None,
+    options: ValidationOptions,
+    inputs: Inputs,
+    *,
+    index_below: int,
+    query_batches: int,
+) -> NoResults:
+    """The result cache in ``folder`` for this run, or :class:`NoResults` (no folder, a schema
+    source nothing can describe, a cache that cannot be opened)."""
+    if folder is None:
+        return NoResults()
+    stores = store_fingerprint(store)
+    if stores is None:  # a schema source nothing can describe: no result can be reused
+        return NoResults()
+    cache = ResultCache.open(folder)
+    if cache is None:
+        return NoResults()
+    code_key = code_fingerprint()
+    config_key = code_key + stores
+    whole = reuse.run_key(config_key + options_fingerprint(options), inputs)
+    return CachedResults(
+        cache,
+        code_key,
+        config_key,
+        whole,
+        index_below=index_below,
+        query_batches=query_batches,
+    )
