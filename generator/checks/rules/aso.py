@@ -106,6 +106,16 @@ def _owner_arm_problem(res: AsoResource, arm_id: str) -> str | None:
     )
 
 
+OWNER = Rule(
+    "ASO-OWNER",
+    "spec.owner names one owner: name or armId, not both (extension resources: group, kind and "
+    "name, or armId); an owner armId is of the owner's ARM type, a resource group for top-level "
+    "resources (O1, O5, R6, R10; ASO genruntime ValidateOwner, VerifyResourceOwnerARMID)",
+    Severity.ERROR,
+)
+
+
+@OWNER.checks
 def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         owner = as_dict((res.spec or {}).get("owner"))
@@ -210,6 +220,16 @@ def _reference_problem(ref: dict[str, Any]) -> tuple[JsonPath, str] | None:
     return None
 
 
+REFERENCE = Rule(
+    "ASO-REFERENCE",
+    "Resource references (*Reference, reference, *References[]) give armId or group, kind and "
+    "name, not both and not neither; a value and its *FromConfig twin are not both set (O5, "
+    "R13; ASO genruntime ResourceReference.Validate, configmaps.ValidateOptionalReferences)",
+    Severity.ERROR,
+)
+
+
+@REFERENCE.checks
 def _check_reference(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         spec = res.spec
@@ -262,6 +282,15 @@ def _destinations(
             yield rel, (name, key)
 
 
+SECRET_DESTINATION = Rule(
+    "ASO-SECRET-DESTINATION",
+    "No two operatorSpec secrets (or configMaps, or keyed expressions) of one resource write to "
+    "the same name and key (C9, §4.6; ASO genruntime secrets/configmaps ValidateDestinations)",
+    Severity.ERROR,
+)
+
+
+@SECRET_DESTINATION.checks
 def _check_secret_destination(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         operator = as_dict((res.spec or {}).get("operatorSpec"))
@@ -285,6 +314,16 @@ def _check_secret_destination(ms: ManifestSet) -> Iterator[Finding]:
 # --- ASO-IDENTITY-USERASSIGNED -----------------------------------------------------------------
 
 
+IDENTITY = Rule(
+    "ASO-IDENTITY-USERASSIGNED",
+    "identity.type UserAssigned (or SystemAssigned, UserAssigned) comes with "
+    "userAssignedIdentities, and userAssignedIdentities only with such a type (§4.7; Azure "
+    "MissingIdentityIds, which ASO does not check before)",
+    Severity.ERROR,
+)
+
+
+@IDENTITY.checks
 def _check_identity(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         identity = as_dict((res.spec or {}).get("identity"))
@@ -312,6 +351,15 @@ def _check_identity(ms: ManifestSet) -> Iterator[Finding]:
 # --- ASO-FIC-ISSUER ----------------------------------------------------------------------------
 
 
+FIC_ISSUER = Rule(
+    "ASO-FIC-ISSUER",
+    "A FederatedIdentityCredential has exactly one of issuer and issuerFromConfig (§4.6; ASO "
+    "configmaps.ValidateOptionalReferences, and Azure requires an issuer)",
+    Severity.ERROR,
+)
+
+
+@FIC_ISSUER.checks
 def _check_fic_issuer(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources_of(kinds.FEDERATED_IDENTITY_CREDENTIAL):
         spec = res.spec
@@ -333,45 +381,3 @@ def _check_fic_issuer(ms: ManifestSet) -> Iterator[Finding]:
                 hint="read the cluster's OIDC issuer URL from the ConfigMap its ManagedCluster "
                 "writes (operatorSpec.configMaps.oidcIssuerProfile)",
             )
-
-
-OWNER = Rule(
-    "ASO-OWNER",
-    "spec.owner names one owner: name or armId, not both (extension resources: group, kind and "
-    "name, or armId); an owner armId is of the owner's ARM type, a resource group for top-level "
-    "resources (O1, O5, R6, R10; ASO genruntime ValidateOwner, VerifyResourceOwnerARMID)",
-    Severity.ERROR,
-    _check_owner,
-)
-REFERENCE = Rule(
-    "ASO-REFERENCE",
-    "Resource references (*Reference, reference, *References[]) give armId or group, kind and "
-    "name, not both and not neither; a value and its *FromConfig twin are not both set (O5, "
-    "R13; ASO genruntime ResourceReference.Validate, configmaps.ValidateOptionalReferences)",
-    Severity.ERROR,
-    _check_reference,
-)
-SECRET_DESTINATION = Rule(
-    "ASO-SECRET-DESTINATION",
-    "No two operatorSpec secrets (or configMaps, or keyed expressions) of one resource write to "
-    "the same name and key (C9, §4.6; ASO genruntime secrets/configmaps ValidateDestinations)",
-    Severity.ERROR,
-    _check_secret_destination,
-)
-IDENTITY = Rule(
-    "ASO-IDENTITY-USERASSIGNED",
-    "identity.type UserAssigned (or SystemAssigned, UserAssigned) comes with "
-    "userAssignedIdentities, and userAssignedIdentities only with such a type (§4.7; Azure "
-    "MissingIdentityIds, which ASO does not check before)",
-    Severity.ERROR,
-    _check_identity,
-)
-FIC_ISSUER = Rule(
-    "ASO-FIC-ISSUER",
-    "A FederatedIdentityCredential has exactly one of issuer and issuerFromConfig (§4.6; ASO "
-    "configmaps.ValidateOptionalReferences, and Azure requires an issuer)",
-    Severity.ERROR,
-    _check_fic_issuer,
-)
-
-RULES = (OWNER, REFERENCE, SECRET_DESTINATION, IDENTITY, FIC_ISSUER)

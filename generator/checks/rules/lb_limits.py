@@ -32,6 +32,15 @@ def _settings(profile: Field[Any], api: Api) -> Iterator[tuple[Field[Any], int, 
         yield inside(profile, key), low, high
 
 
+LIMITS = Rule(
+    "CAPZ-MC-LB-LIMITS",
+    "loadBalancerProfile: 1-100 managed outbound IPs, 0-64000 allocated outbound ports, idle "
+    "timeout 4-120 minutes (K14, §4.5; CAPZ validateLoadBalancerProfile)",
+    Severity.ERROR,
+)
+
+
+@LIMITS.checks
 def _check(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         if cp.load_balancer.value is None:
@@ -40,14 +49,3 @@ def _check(ms: ManifestSet) -> Iterator[Finding]:
             value = as_int(setting.raw)
             if value is not None and not low <= value <= high:
                 yield LIMITS.at(setting, (), f"{value} is outside {low}-{high}")
-
-
-LIMITS = Rule(
-    "CAPZ-MC-LB-LIMITS",
-    "loadBalancerProfile: 1-100 managed outbound IPs, 0-64000 allocated outbound ports, idle "
-    "timeout 4-120 minutes (K14, §4.5; CAPZ validateLoadBalancerProfile)",
-    Severity.ERROR,
-    _check,
-)
-
-RULES = (LIMITS,)

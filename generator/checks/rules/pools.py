@@ -31,6 +31,14 @@ from generator.names import is_label_key, is_label_value
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]*$")
 
 
+SYSTEM_POOL = Rule(
+    "CAPZ-POOL-SYSTEM",
+    "Every AKS Cluster (either API) has at least one agent pool with mode: System (K1)",
+    Severity.ERROR,
+)
+
+
+@SYSTEM_POOL.checks
 def _check_system_pool(ms: ManifestSet) -> Iterator[Finding]:
     views = views_of(ms)
     for group in ms.clusters:
@@ -47,12 +55,28 @@ def _check_system_pool(ms: ManifestSet) -> Iterator[Finding]:
         )
 
 
+SYSTEM_LINUX = Rule(
+    "CAPZ-POOL-SYSTEM-LINUX",
+    "System agent pools run Linux (osType absent or Linux) (K2)",
+    Severity.ERROR,
+)
+
+
+@SYSTEM_LINUX.checks
 def _check_system_linux(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         if pool.is_system and pool.is_windows:
             yield SYSTEM_LINUX.at(pool.os_type, (), "a System pool must run Linux, not Windows")
 
 
+SPOT_SYSTEM = Rule(
+    "CAPZ-POOL-SPOT-SYSTEM",
+    "An agent pool with scaleSetPriority: Spot is not a System pool (§4.11)",
+    Severity.ERROR,
+)
+
+
+@SPOT_SYSTEM.checks
 def _check_spot_system(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         if pool.priority.value == "Spot" and pool.is_system:
@@ -64,6 +88,17 @@ def _check_spot_system(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+POOL_NAME = Rule(
+    "CAPZ-POOL-NAME",
+    "Agent pool name (ASO azureName, set explicitly in an AzureASOManagedMachinePool, else "
+    "defaulting to metadata.name; legacy spec.name, defaulting likewise) is lower-case "
+    "alphanumeric starting with a letter, at most 12 characters (Linux) or 6 (Windows) "
+    "(C14, K3, O4)",
+    Severity.ERROR,
+)
+
+
+@POOL_NAME.checks
 def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         field = pool.name
@@ -98,6 +133,15 @@ def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+POOL_NAME_UNIQUE = Rule(
+    "CAPZ-POOL-NAME-UNIQUE",
+    "The agent pools of one Cluster have distinct names (K3, §5.4: the name is the pool's "
+    "identity in AKS)",
+    Severity.ERROR,
+)
+
+
+@POOL_NAME_UNIQUE.checks
 def _check_unique_names(ms: ManifestSet) -> Iterator[Finding]:
     views = views_of(ms)
     for group in ms.clusters:
@@ -120,6 +164,15 @@ def _check_unique_names(ms: ManifestSet) -> Iterator[Finding]:
 _WINDOWS_SKUS = ("Windows2019", "Windows2022")
 
 
+OS_SKU = Rule(
+    "CAPZ-POOL-OSSKU",
+    "Agent pool osSKU fits osType: Windows2019/Windows2022 with Windows, the others with Linux "
+    "(§4.10)",
+    Severity.ERROR,
+)
+
+
+@OS_SKU.checks
 def _check_os_sku(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         sku = pool.os_sku.value
@@ -142,6 +195,10 @@ def _check_os_sku(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+MAX_PODS = Rule("CAPZ-POOL-MAXPODS", "Agent pool maxPods is 10 to 250 (K4)", Severity.ERROR)
+
+
+@MAX_PODS.checks
 def _check_max_pods(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         value = pool.max_pods.value
@@ -149,6 +206,14 @@ def _check_max_pods(ms: ManifestSet) -> Iterator[Finding]:
             yield MAX_PODS.at(pool.max_pods, (), f"is {value}; AKS allows 10 to 250")
 
 
+NODE_LABELS = Rule(
+    "CAPZ-POOL-NODELABELS",
+    "Agent pool nodeLabels keys do not start with kubernetes.azure.com (K5)",
+    Severity.ERROR,
+)
+
+
+@NODE_LABELS.checks
 def _check_node_labels(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         for key in pool.node_labels.value or {}:
@@ -160,6 +225,15 @@ def _check_node_labels(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
+PUBLIC_IP = Rule(
+    "CAPZ-POOL-PUBLICIP",
+    "A node public IP prefix (nodePublicIPPrefixReference, legacy nodePublicIPPrefixID) requires "
+    "enableNodePublicIP: true (K6)",
+    Severity.ERROR,
+)
+
+
+@PUBLIC_IP.checks
 def _check_public_ip(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         if pool.public_ip_prefix.is_set and pool.node_public_ip.raw is not True:
@@ -210,6 +284,15 @@ def _image_gc_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int
         yield ("imageGcLowThreshold",), f"{low} is above imageGcHighThreshold {high}"
 
 
+KUBELET = Rule(
+    "CAPZ-POOL-KUBELET",
+    "kubeletConfig: cpuCfsQuotaPeriod in ms, image GC thresholds 0-100 and low <= high, allowed "
+    "unsafe sysctls, manager policy enums, podMaxPids >= -1, containerLogMaxFiles >= 2 (K7)",
+    Severity.ERROR,
+)
+
+
+@KUBELET.checks
 def _check_kubelet(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         config = pool.kubelet_config.value
@@ -252,6 +335,15 @@ def _linux_os_problems(pool: AgentPool, config: dict[str, Any]) -> Iterator[tupl
             yield inside(base, key), f"{value!r} is not one of {', '.join(allowed)}"
 
 
+LINUX_OS = Rule(
+    "CAPZ-POOL-LINUXOS",
+    "linuxOSConfig: swap needs failSwapOn: false, valid local port range, transparent huge page "
+    "enums (K8)",
+    Severity.ERROR,
+)
+
+
+@LINUX_OS.checks
 def _check_linux_os(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         config = pool.linux_os_config.value
@@ -261,6 +353,15 @@ def _check_linux_os(ms: ManifestSet) -> Iterator[Finding]:
             yield LINUX_OS.at(field, (), message)
 
 
+SCALE_SET = Rule(
+    "CAPZ-POOL-SCALESET",
+    "Eviction policy only with Spot, spotMaxPrice -1 or > 0, availabilityZones only with "
+    "VirtualMachineScaleSets, node count 0-1000 (User) / 1-1000 (System) (K23)",
+    Severity.ERROR,
+)
+
+
+@SCALE_SET.checks
 def _check_scale_set(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         spot = pool.priority.value == "Spot"
@@ -349,6 +450,16 @@ def _taint_problems(item: Any) -> Iterator[tuple[tuple[str, ...], str]]:
         )
 
 
+TAINTS = Rule(
+    "CAPZ-POOL-TAINTS",
+    "Agent pool taints are key=value:Effect (or key:Effect) with a label key, a label value and "
+    "an effect of NoSchedule, PreferNoSchedule or NoExecute (ASO nodeTaints; legacy "
+    "taints[].key/value) (§4.12, §5.4)",
+    Severity.ERROR,
+)
+
+
+@TAINTS.checks
 def _check_taints(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         for index, item in enumerate(pool.taints.value or ()):
@@ -359,6 +470,15 @@ def _check_taints(ms: ManifestSet) -> Iterator[Finding]:
 _SURGE = re.compile(r"^(\d+)(%?)$")
 
 
+MAX_SURGE = Rule(
+    "CAPZ-POOL-MAXSURGE",
+    "Agent pool upgradeSettings.maxSurge is a whole number of nodes or a percentage, above 0 "
+    "(§4.14)",
+    Severity.ERROR,
+)
+
+
+@MAX_SURGE.checks
 def _check_max_surge(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         surge = pool.max_surge.value
@@ -380,116 +500,3 @@ def _check_max_surge(ms: ManifestSet) -> Iterator[Finding]:
                 (),
                 f"{surge!r}: an upgrade needs at least one surge node (maxSurge above 0)",
             )
-
-
-SYSTEM_POOL = Rule(
-    "CAPZ-POOL-SYSTEM",
-    "Every AKS Cluster (either API) has at least one agent pool with mode: System (K1)",
-    Severity.ERROR,
-    _check_system_pool,
-)
-SYSTEM_LINUX = Rule(
-    "CAPZ-POOL-SYSTEM-LINUX",
-    "System agent pools run Linux (osType absent or Linux) (K2)",
-    Severity.ERROR,
-    _check_system_linux,
-)
-SPOT_SYSTEM = Rule(
-    "CAPZ-POOL-SPOT-SYSTEM",
-    "An agent pool with scaleSetPriority: Spot is not a System pool (§4.11)",
-    Severity.ERROR,
-    _check_spot_system,
-)
-POOL_NAME = Rule(
-    "CAPZ-POOL-NAME",
-    "Agent pool name (ASO azureName, set explicitly in an AzureASOManagedMachinePool, else "
-    "defaulting to metadata.name; legacy spec.name, defaulting likewise) is lower-case "
-    "alphanumeric starting with a letter, at most 12 characters (Linux) or 6 (Windows) "
-    "(C14, K3, O4)",
-    Severity.ERROR,
-    _check_pool_name,
-)
-POOL_NAME_UNIQUE = Rule(
-    "CAPZ-POOL-NAME-UNIQUE",
-    "The agent pools of one Cluster have distinct names (K3, §5.4: the name is the pool's "
-    "identity in AKS)",
-    Severity.ERROR,
-    _check_unique_names,
-)
-OS_SKU = Rule(
-    "CAPZ-POOL-OSSKU",
-    "Agent pool osSKU fits osType: Windows2019/Windows2022 with Windows, the others with Linux "
-    "(§4.10)",
-    Severity.ERROR,
-    _check_os_sku,
-)
-MAX_PODS = Rule(
-    "CAPZ-POOL-MAXPODS", "Agent pool maxPods is 10 to 250 (K4)", Severity.ERROR, _check_max_pods
-)
-NODE_LABELS = Rule(
-    "CAPZ-POOL-NODELABELS",
-    "Agent pool nodeLabels keys do not start with kubernetes.azure.com (K5)",
-    Severity.ERROR,
-    _check_node_labels,
-)
-PUBLIC_IP = Rule(
-    "CAPZ-POOL-PUBLICIP",
-    "A node public IP prefix (nodePublicIPPrefixReference, legacy nodePublicIPPrefixID) requires "
-    "enableNodePublicIP: true (K6)",
-    Severity.ERROR,
-    _check_public_ip,
-)
-KUBELET = Rule(
-    "CAPZ-POOL-KUBELET",
-    "kubeletConfig: cpuCfsQuotaPeriod in ms, image GC thresholds 0-100 and low <= high, allowed "
-    "unsafe sysctls, manager policy enums, podMaxPids >= -1, containerLogMaxFiles >= 2 (K7)",
-    Severity.ERROR,
-    _check_kubelet,
-)
-LINUX_OS = Rule(
-    "CAPZ-POOL-LINUXOS",
-    "linuxOSConfig: swap needs failSwapOn: false, valid local port range, transparent huge page "
-    "enums (K8)",
-    Severity.ERROR,
-    _check_linux_os,
-)
-SCALE_SET = Rule(
-    "CAPZ-POOL-SCALESET",
-    "Eviction policy only with Spot, spotMaxPrice -1 or > 0, availabilityZones only with "
-    "VirtualMachineScaleSets, node count 0-1000 (User) / 1-1000 (System) (K23)",
-    Severity.ERROR,
-    _check_scale_set,
-)
-
-TAINTS = Rule(
-    "CAPZ-POOL-TAINTS",
-    "Agent pool taints are key=value:Effect (or key:Effect) with a label key, a label value and "
-    "an effect of NoSchedule, PreferNoSchedule or NoExecute (ASO nodeTaints; legacy "
-    "taints[].key/value) (§4.12, §5.4)",
-    Severity.ERROR,
-    _check_taints,
-)
-MAX_SURGE = Rule(
-    "CAPZ-POOL-MAXSURGE",
-    "Agent pool upgradeSettings.maxSurge is a whole number of nodes or a percentage, above 0 "
-    "(§4.14)",
-    Severity.ERROR,
-    _check_max_surge,
-)
-
-RULES = (
-    SYSTEM_POOL,
-    SYSTEM_LINUX,
-    SPOT_SYSTEM,
-    POOL_NAME,
-    POOL_NAME_UNIQUE,
-    OS_SKU,
-    MAX_PODS,
-    NODE_LABELS,
-    PUBLIC_IP,
-    KUBELET,
-    LINUX_OS,
-    SCALE_SET,
-    TAINTS,
-    MAX_SURGE,
-)

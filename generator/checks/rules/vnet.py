@@ -95,6 +95,16 @@ def _check_address(
         yield VNET.at(obj, path, f"{address} is outside the subnet {subnet}")
 
 
+VNET = Rule(
+    "CAPZ-MC-VNET",
+    "AzureManagedControlPlane virtualNetwork: CIDR blocks parse, the subnet lies in the virtual "
+    "network; private endpoints have a name, a private link service ID and IPs inside the subnet "
+    "(§4.8, §5.3; CAPZ validateAMCPVirtualNetwork, validatePrivateEndpoints)",
+    Severity.ERROR,
+)
+
+
+@VNET.checks
 def _check(ms: ManifestSet) -> Iterator[Finding]:
     for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
         vnet = as_dict((obj.spec or {}).get("virtualNetwork"))
@@ -108,15 +118,3 @@ def _check(ms: ManifestSet) -> Iterator[Finding]:
             endpoint = as_dict(item)
             if endpoint is not None:
                 yield from _check_endpoint(obj, (*base, index), endpoint, network)
-
-
-VNET = Rule(
-    "CAPZ-MC-VNET",
-    "AzureManagedControlPlane virtualNetwork: CIDR blocks parse, the subnet lies in the virtual "
-    "network; private endpoints have a name, a private link service ID and IPs inside the subnet "
-    "(§4.8, §5.3; CAPZ validateAMCPVirtualNetwork, validatePrivateEndpoints)",
-    Severity.ERROR,
-    _check,
-)
-
-RULES = (VNET,)
