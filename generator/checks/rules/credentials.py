@@ -12,10 +12,10 @@ import base64
 import binascii
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, Severity
+from generator.jsontypes import Json
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
 from generator.model.values import as_dict, is_templated
@@ -101,7 +101,7 @@ def _check_consistent(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
-def _decoded(value: Any, encoded: bool) -> str | None:
+def _decoded(value: Json, encoded: bool) -> str | None:
     if not isinstance(value, str):
         return None
     if not encoded:

@@ -10,12 +10,12 @@ kinds may be combined is CAPZ-MC-LOADBALANCER.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.fields import Api, Field, inside
 from generator.checks.rules.base import Rule
 from generator.checks.views import views_of
 from generator.findings import Finding, Severity
+from generator.jsontypes import Json
 from generator.model.manifests import ManifestSet
 from generator.model.values import as_int
 
@@ -25,7 +25,7 @@ _LIMITS = (
 )
 
 
-def _settings(profile: Field[Any], api: Api) -> Iterator[tuple[Field[Any], int, int]]:
+def _settings(profile: Field[Json], api: Api) -> Iterator[tuple[Field[Json], int, int]]:
     count = ("managedOutboundIPs",) if api is Api.LEGACY else ("managedOutboundIPs", "count")
     yield inside(profile, *count), 1, 100
     for key, low, high in _LIMITS:

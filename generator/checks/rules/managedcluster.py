@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from generator.checks.fields import Owner
 from generator.checks.rules.base import Rule
 from generator.checks.views import Api, ControlPlane, is_aks_cluster, views_of
 from generator.findings import Finding, JsonPath, Severity
-from generator.jsontypes import dig
+from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import (
@@ -37,7 +36,7 @@ _DNS_PREFIX = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$")
 _RESERVED_WORDS = ("microsoft", "windows")
 
 
-def managed_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, dict[str, Any]]]:
+def managed_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, JsonObject]]:
     """Every ManagedCluster with a spec (for the checks of ASO-only fields)."""
     for res in ms.resources_of(kinds.MANAGED_CLUSTER):
         spec = res.spec

@@ -16,12 +16,11 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.checks.views import ControlPlane, is_aks_cluster, views_of
 from generator.findings import Finding, JsonPath, Severity, format_path
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, is_templated, known_str, parse_ip_network
@@ -63,7 +62,7 @@ def _within(inner: Network, outer: Network) -> bool:
 
 
 def _ranges_at(
-    label: str, where: TopObject | AsoResource, rel: JsonPath, value: Any
+    label: str, where: TopObject | AsoResource, rel: JsonPath, value: Json
 ) -> list[_Range]:
     """The range at ``rel`` (a string) or every range of the list there; unknown values skipped."""
     items = as_list(value)
@@ -411,7 +410,7 @@ def _check_outbound(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
-def _subnet_key(ref: dict[str, Any]) -> tuple[str, ...] | None:
+def _subnet_key(ref: JsonObject) -> tuple[str, ...] | None:
     """What a subnet reference names, comparable with another written the same way."""
     arm_id = known_str(ref.get("armId"))
     if arm_id:

@@ -8,11 +8,10 @@ derives from the Cluster, the control plane and the MachinePool.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, Severity
-from generator.jsontypes import dig
+from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
 from generator.model.values import as_dict, as_int, as_list, known_str
@@ -127,7 +126,7 @@ POOL_COUNT = Rule(
 @POOL_COUNT.checks
 def _check_pool_count(ms: ManifestSet) -> Iterator[Finding]:
     for mp, pool in _pool_pairs(ms):
-        spec: dict[str, Any] = pool.spec or {}
+        spec: JsonObject = pool.spec or {}
         count, replicas = as_int(spec.get("count")), as_int(dig(mp.obj, "spec", "replicas"))
         if spec.get("enableAutoScaling") is True or count is None or replicas is None:
             continue

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.checks.views import (
@@ -23,7 +22,7 @@ from generator.checks.views import (
     views_of,
 )
 from generator.findings import Finding, Severity
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import as_dict, as_int, as_list, is_templated, known_str
 from generator.names import is_label_key, is_label_value
@@ -248,7 +247,7 @@ _KUBELET_ENUMS = {
 _KUBELET_MINIMUMS = {"podMaxPids": -1, "containerLogMaxFiles": 2}
 
 
-def _kubelet_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+def _kubelet_problems(config: JsonObject) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """(relative path, message) pairs for kubeletConfig (K7)."""
     period = known_str(config.get("cpuCfsQuotaPeriod"))
     if period is not None and not period.endswith("ms"):
@@ -271,7 +270,7 @@ def _kubelet_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int,
             yield (key,), f"is {value}; must be {minimum} or more"
 
 
-def _image_gc_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+def _image_gc_problems(config: JsonObject) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """Both image GC thresholds are percentages, and low may not be above high."""
     low, high = (
         as_int(config.get("imageGcLowThreshold")),
@@ -309,7 +308,7 @@ _THP = {
 }
 
 
-def _linux_os_problems(pool: AgentPool, config: dict[str, Any]) -> Iterator[tuple[Field[Any], str]]:
+def _linux_os_problems(pool: AgentPool, config: JsonObject) -> Iterator[tuple[Field[Json], str]]:
     """(field, message) pairs for linuxOSConfig (K8)."""
     base = pool.linux_os_config
     if (
@@ -428,7 +427,7 @@ def _taint_text_problem(text: str) -> str | None:
     return None
 
 
-def _taint_problems(item: Any) -> Iterator[tuple[tuple[str, ...], str]]:
+def _taint_problems(item: Json) -> Iterator[tuple[tuple[str, ...], str]]:
     """(path inside the item, message): a string (ASO) or a legacy {key, value, effect}, whose
     effect the legacy CRD's enum checks and whose parts CAPZ joins as key=value:effect."""
     if isinstance(item, str):
