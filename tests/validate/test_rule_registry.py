@@ -22,7 +22,8 @@ def _imported_in_order() -> list[str]:
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "generator.checks.rules":
             return [f"generator.checks.rules.{alias.name}" for alias in node.names]
-    raise AssertionError("no import of the rule modules")
+    msg = "no import of the rule modules"
+    raise AssertionError(msg)
 
 
 def _module_of(rule_id: str) -> str:
