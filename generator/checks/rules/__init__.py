@@ -17,6 +17,7 @@ from generator.checks.rules import (  # noqa: F401 (imported to register their r
     references,
     owners,
     resources,
+    system_pools,
     pools,
     pool_ids,
     autoscale,

@@ -1,4 +1,5 @@
-"""Agent pool constraints AKS enforces at create time (K1–K8, K23, C14, §4.10–§4.12, §4.14).
+"""Agent pool constraints AKS enforces at create time (K3–K8, K23, C14, §4.10, §4.12, §4.14);
+the System pool rules (K1, K2, §4.11) live in :mod:`~generator.checks.rules.system_pools`.
 
 Each rule runs on :class:`~generator.checks.views.AgentPool`, so it holds for a
 ManagedClustersAgentPool (ASO API) and an AzureManagedMachinePool (legacy API) alike. For the
@@ -18,7 +19,6 @@ from generator.checks.views import (
     Field,
     embeds_raw_pool_name,
     inside,
-    is_aks_cluster,
     views_of,
 )
 from generator.findings import Finding, Severity
@@ -28,63 +28,6 @@ from generator.model.values import as_dict, as_int, as_list, is_templated, known
 from generator.names import is_label_key, is_label_value
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]*$")
-
-
-SYSTEM_POOL = Rule(
-    "CAPZ-POOL-SYSTEM",
-    "Every AKS Cluster (either API) has at least one agent pool with mode: System (K1)",
-    Severity.ERROR,
-)
-
-
-@SYSTEM_POOL.checks
-def _check_system_pool(ms: ManifestSet) -> Iterator[Finding]:
-    views = views_of(ms)
-    for group in ms.clusters:
-        if not is_aks_cluster(group) or group.control_plane is None:
-            continue
-        pools = views.pools_of(group)
-        if any(pool.is_system or pool.mode.unknown for pool in pools):
-            continue
-        yield SYSTEM_POOL.at(
-            group.cluster,
-            (),
-            f"Cluster {group.cluster.name!r} has no agent pool with mode: System "
-            f"({len(pools)} pool{'s' if len(pools) != 1 else ''} found); AKS requires at least one",
-        )
-
-
-SYSTEM_LINUX = Rule(
-    "CAPZ-POOL-SYSTEM-LINUX",
-    "System agent pools run Linux (osType absent or Linux) (K2)",
-    Severity.ERROR,
-)
-
-
-@SYSTEM_LINUX.checks
-def _check_system_linux(ms: ManifestSet) -> Iterator[Finding]:
-    for pool in views_of(ms).pools:
-        if pool.is_system and pool.is_windows:
-            yield SYSTEM_LINUX.at(pool.os_type, (), "a System pool must run Linux, not Windows")
-
-
-SPOT_SYSTEM = Rule(
-    "CAPZ-POOL-SPOT-SYSTEM",
-    "An agent pool with scaleSetPriority: Spot is not a System pool (§4.11)",
-    Severity.ERROR,
-)
-
-
-@SPOT_SYSTEM.checks
-def _check_spot_system(ms: ManifestSet) -> Iterator[Finding]:
-    for pool in views_of(ms).pools:
-        if pool.priority.value == "Spot" and pool.is_system:
-            yield SPOT_SYSTEM.at(
-                pool.priority,
-                (),
-                "Spot is not allowed for a System pool: AKS runs System pools on regular VMs",
-                hint="use mode: User for the spot pool and keep a regular System pool",
-            )
 
 
 POOL_NAME = Rule(
