@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
+from generator.jsontypes import Json
 from generator.suggest import closest, fold
 from generator.yamlio.load import load_manifest_value, read_source
 
@@ -49,7 +49,7 @@ class VersionRange:
         return f"v{low[0]}.{low[1]} to v{high[0]}.{high[1]}"
 
 
-def _load(name: str) -> Any:
+def _load(name: str) -> Json:
     """A data file, read by the manifest loader: these files are plain YAML that both of
     capzgen's readings (``load_value``, ``load_manifest_value``) read alike (a test checks), and
     the manifest loader needs no PyYAML, which validating manifests otherwise does without."""

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from generator.findings import Subject
+from generator.jsontypes import Json
 
 
 @dataclass(slots=True)
@@ -19,7 +19,7 @@ class Document:
 
     source: str  # file path as given by the user, "<stdin>", or "<rendered>"
     index: int  # 0-based position among the source's documents
-    obj: Any
+    obj: Json
     start_line: int | None = None  # 1-based line of the document's first content line, if known
 
     @property

@@ -11,7 +11,8 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+
+from generator.jsontypes import Json, JsonObject
 
 MAX_SHOWN = 500  # characters of one message line shown to a person
 
@@ -64,7 +65,7 @@ class Subject:
     embedded_kind: str | None = None
     embedded_name: str | None = None
 
-    def embedded(self, path: JsonPath, obj: Any) -> Subject:
+    def embedded(self, path: JsonPath, obj: Json) -> Subject:
         """The subject for the ASO resource found at ``path`` inside this document."""
         kind = obj.get("kind") if isinstance(obj, dict) else None
         meta = obj.get("metadata") if isinstance(obj, dict) else None
@@ -159,7 +160,7 @@ class Finding:
             f"({self.rule}){origin}"
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """A flat JSON object: the subject's fields at the top level, paths as text."""
         data = asdict(self)
         data["severity"] = self.severity.value

@@ -11,7 +11,8 @@ import copy
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+
+from generator.jsontypes import Json
 
 _INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
 
@@ -25,7 +26,7 @@ class PatchFailure(ValueError):
         self.operation = operation
 
 
-def json_type_name(value: Any) -> str:
+def json_type_name(value: Json) -> str:
     """How error messages name a JSON value's type."""
     if value is None:
         return "null"
@@ -43,7 +44,7 @@ def json_type_name(value: Any) -> str:
 # --- RFC 7386 ------------------------------------------------------------------------------------
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
+def merge_patch(target: Json, patch: Json) -> Json:
     """RFC 7386 MergePatch(target, patch); neither argument is modified.
 
     A mapping patch merges key by key (``null`` removes the key); any other patch value, lists
@@ -94,7 +95,7 @@ def _index(token: str, length: int, *, pointer: Sequence[str], allow_end: bool) 
     return index
 
 
-def _get(document: Any, tokens: Sequence[str]) -> Any:
+def _get(document: Json, tokens: Sequence[str]) -> Json:
     current = document
     for depth, token in enumerate(tokens):
         seen = tokens[: depth + 1]
@@ -112,7 +113,7 @@ def _get(document: Any, tokens: Sequence[str]) -> Any:
     return current
 
 
-def _container(document: Any, tokens: Sequence[str]) -> Any:
+def _container(document: Json, tokens: Sequence[str]) -> Json:
     parent = _get(document, tokens[:-1])
     if not isinstance(parent, dict | list):
         msg = (
@@ -122,7 +123,7 @@ def _container(document: Any, tokens: Sequence[str]) -> Any:
     return parent
 
 
-def _add(document: Any, tokens: Sequence[str], value: Any) -> Any:
+def _add(document: Json, tokens: Sequence[str], value: Json) -> Json:
     if not tokens:
         return value
     parent, token = _container(document, tokens), tokens[-1]
@@ -135,7 +136,7 @@ def _add(document: Any, tokens: Sequence[str], value: Any) -> Any:
     return document
 
 
-def _remove(document: Any, tokens: Sequence[str]) -> tuple[Any, Any]:
+def _remove(document: Json, tokens: Sequence[str]) -> tuple[Json, Json]:
     """Returns the document and the removed value."""
     if not tokens:
         msg = "cannot remove the whole object"
@@ -149,7 +150,7 @@ def _remove(document: Any, tokens: Sequence[str]) -> tuple[Any, Any]:
     return document, parent.pop(_index(token, len(parent), pointer=tokens, allow_end=False))
 
 
-def json_equal(left: Any, right: Any) -> bool:
+def json_equal(left: Json, right: Json) -> bool:
     """JSON value equality (RFC 6902 ``test``): unlike ``==``, ``true`` is not ``1``."""
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left == right
@@ -162,7 +163,7 @@ def json_equal(left: Any, right: Any) -> bool:
     return type(left) is type(right) and left == right
 
 
-def _operation(document: Any, operation: Mapping[str, Any]) -> Any:
+def _operation(document: Json, operation: Mapping[str, Json]) -> Json:
     op = operation.get("op")
     tokens = parse_pointer(_string(operation, "path"))
     apply = _OPERATIONS.get(op) if isinstance(op, str) else None
@@ -172,15 +173,15 @@ def _operation(document: Any, operation: Mapping[str, Any]) -> Any:
     return apply(document, tokens, operation)
 
 
-def _op_add(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+def _op_add(document: Json, tokens: list[str], operation: Mapping[str, Json]) -> Json:
     return _add(document, tokens, copy.deepcopy(_member(operation, "value")))
 
 
-def _op_remove(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+def _op_remove(document: Json, tokens: list[str], operation: Mapping[str, Json]) -> Json:
     return _remove(document, tokens)[0]
 
 
-def _op_replace(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+def _op_replace(document: Json, tokens: list[str], operation: Mapping[str, Json]) -> Json:
     value = copy.deepcopy(_member(operation, "value"))
     if not tokens:
         return value
@@ -195,7 +196,7 @@ def _op_replace(document: Any, tokens: list[str], operation: Mapping[str, Any]) 
     return document
 
 
-def _op_move(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+def _op_move(document: Json, tokens: list[str], operation: Mapping[str, Json]) -> Json:
     source = parse_pointer(_string(operation, "from"))
     if tokens[: len(source)] == source and len(tokens) > len(source):
         msg = "cannot move a value into one of its own children"
@@ -207,12 +208,12 @@ def _op_move(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> 
     return _add(document, tokens, value)
 
 
-def _op_copy(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+def _op_copy(document: Json, tokens: list[str], operation: Mapping[str, Json]) -> Json:
     source = parse_pointer(_string(operation, "from"))
     return _add(document, tokens, copy.deepcopy(_get(document, source)))
 
 
-def _op_test(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> Any:
+def _op_test(document: Json, tokens: list[str], operation: Mapping[str, Json]) -> Json:
     actual = _get(document, tokens)
     expected = _member(operation, "value")
     if not json_equal(actual, expected):
@@ -223,7 +224,7 @@ def _op_test(document: Any, tokens: list[str], operation: Mapping[str, Any]) -> 
 
 
 # RFC 6902 operations: (document, parsed "path", the operation) -> the patched document.
-_OPERATIONS: dict[str, Callable[[Any, list[str], Mapping[str, Any]], Any]] = {
+_OPERATIONS: dict[str, Callable[[Json, list[str], Mapping[str, Json]], Json]] = {
     "add": _op_add,
     "remove": _op_remove,
     "replace": _op_replace,
@@ -233,14 +234,14 @@ _OPERATIONS: dict[str, Callable[[Any, list[str], Mapping[str, Any]], Any]] = {
 }
 
 
-def _member(operation: Mapping[str, Any], name: str) -> Any:
+def _member(operation: Mapping[str, Json], name: str) -> Json:
     if name not in operation:
         msg = f"operation {operation.get('op')!r} needs {name!r}"
         raise PatchFailure(msg)
     return operation[name]
 
 
-def _string(operation: Mapping[str, Any], name: str) -> str:
+def _string(operation: Mapping[str, Json], name: str) -> str:
     value = _member(operation, name)
     if not isinstance(value, str):
         msg = f"{name!r} must be a JSON pointer string"
@@ -248,7 +249,7 @@ def _string(operation: Mapping[str, Any], name: str) -> str:
     return value
 
 
-def _show(value: Any) -> str:
+def _show(value: Json) -> str:
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -260,7 +261,7 @@ MAX_PATCH_OPERATIONS = 10_000
 MAX_PATCHED_SIZE = 32 * 1024 * 1024
 
 
-def json_size(value: Any, limit: int) -> int:
+def json_size(value: Json, limit: int) -> int:
     """About the size of ``value`` as JSON; counting stops once it passes ``limit``."""
     total = 0
     stack = [value]
@@ -277,7 +278,7 @@ def json_size(value: Any, limit: int) -> int:
     return total
 
 
-def apply_json_patch(document: Any, operations: Sequence[Mapping[str, Any]]) -> Any:
+def apply_json_patch(document: Json, operations: Sequence[Mapping[str, Json]]) -> Json:
     """RFC 6902: apply ``operations`` in order to a copy of ``document`` and return it.
 
     Raises PatchFailure (with the 0-based index of the failing operation) on a bad pointer, a

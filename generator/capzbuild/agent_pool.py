@@ -8,12 +8,13 @@ applies them to the object built.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from generator.capzbuild import tables as t
 from generator.capzbuild.objects import UNMAPPED, Built, Remark, embedded, set_if
 from generator.capzbuild.reader import SpecReader
 from generator.capzbuild.values import normalized_name, quantity_number, set_path, subnet_id
+from generator.jsontypes import JsonObject
 
 AGENT_POOL_KIND = "ManagedClustersAgentPool"
 
@@ -58,7 +59,7 @@ class PoolSettings(Protocol):
         ...
 
     @property
-    def subnet_ref(self) -> dict[str, Any]:
+    def subnet_ref(self) -> JsonObject:
         """The ``vnetSubnetReference`` of a pool in the control plane's subnet."""
         ...
 
@@ -79,7 +80,7 @@ def build_agent_pool(r: SpecReader, pool_name: str, cluster: PoolSettings) -> Bu
     remarks: list[Remark] = []
     azure_name = r.text("name") or pool_name
     object_name = normalized_name(pool_name)
-    ap: dict[str, Any] = {
+    ap: JsonObject = {
         "azureName": azure_name,
         "owner": {"name": cluster.mc_name},
         "type": "VirtualMachineScaleSets",
@@ -130,7 +131,7 @@ def _taints(r: SpecReader) -> list[str]:
     return taints
 
 
-def _spot_price(ap: dict[str, Any], r: SpecReader, remarks: list[Remark]) -> None:
+def _spot_price(ap: JsonObject, r: SpecReader, remarks: list[Remark]) -> None:
     """A Kubernetes quantity in legacy CAPZ, a plain number in ASO."""
     price = r.take("spotMaxPrice")
     if price is None:
@@ -144,12 +145,12 @@ def _spot_price(ap: dict[str, Any], r: SpecReader, remarks: list[Remark]) -> Non
         ap["spotMaxPrice"] = number
 
 
-def _sysctls(ap: dict[str, Any], r: SpecReader, remarks: list[Remark]) -> None:
+def _sysctls(ap: JsonObject, r: SpecReader, remarks: list[Remark]) -> None:
     """The sysctls both APIs know, under ASO's names."""
     sysctls = r.mapping("linuxOSConfig.sysctls")
     if sysctls is None:
         return
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key, value in sysctls.items():
         if key in t.SYSCTL_NAMES:
             out[t.SYSCTL_RENAMES.get(key, key)] = value
@@ -166,7 +167,7 @@ def _sysctls(ap: dict[str, Any], r: SpecReader, remarks: list[Remark]) -> None:
 
 
 def _pool_subnet(
-    ap: dict[str, Any], r: SpecReader, cluster: PoolSettings, remarks: list[Remark]
+    ap: JsonObject, r: SpecReader, cluster: PoolSettings, remarks: list[Remark]
 ) -> None:
     """Legacy attached every pool to the control plane's subnet unless ``subnetName`` names another
     subnet of the same VNet (which CAPZ did not create)."""

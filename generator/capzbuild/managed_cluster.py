@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import copy
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from generator.capzbuild import tables as t
 from generator.capzbuild.objects import (
@@ -25,6 +25,7 @@ from generator.capzbuild.objects import (
 )
 from generator.capzbuild.reader import SpecReader
 from generator.capzbuild.values import dns_service_ip, normalized_name, set_path
+from generator.jsontypes import Json, JsonObject
 
 MANAGED_CLUSTER_KIND = "ManagedCluster"
 
@@ -103,8 +104,8 @@ def build_managed_cluster(
     r: SpecReader,
     cluster: ClusterSettings,
     cp_name: str,
-    service_cidrs: list[Any],
-    tags: dict[str, Any] | None,
+    service_cidrs: list[Json],
+    tags: JsonObject | None,
 ) -> Built:
     """The embedded ManagedCluster of control plane ``cp_name`` (patches not applied).
 
@@ -112,7 +113,7 @@ def build_managed_cluster(
     derived the DNS service IP from them).
     """
     remarks: list[Remark] = []
-    mc: dict[str, Any] = {
+    mc: JsonObject = {
         "location": cluster.location,
         "owner": {"name": normalized_name(cluster.resource_group)},
     }
@@ -160,7 +161,7 @@ def build_managed_cluster(
 
 
 def _control_plane_defaults(
-    mc: dict[str, Any], r: SpecReader, cluster: ClusterSettings, cp_name: str
+    mc: JsonObject, r: SpecReader, cluster: ClusterSettings, cp_name: str
 ) -> None:
     """What legacy CAPZ always sent or defaulted (reference §5.3 "materialized first")."""
     mc.setdefault("dnsPrefix", cp_name)
@@ -171,7 +172,7 @@ def _control_plane_defaults(
     set_path(mc, "identity.type", identity_type)
 
 
-def _network(mc: dict[str, Any], r: SpecReader, services: list[Any]) -> None:
+def _network(mc: JsonObject, r: SpecReader, services: list[Json]) -> None:
     set_path(
         mc,
         "networkProfile.networkPlugin",
@@ -196,7 +197,7 @@ def _network(mc: dict[str, Any], r: SpecReader, services: list[Any]) -> None:
     set_if(mc, "networkProfile.dnsServiceIP", dns_ip)
 
 
-def _aad_and_accounts(mc: dict[str, Any], r: SpecReader, cluster: ClusterSettings) -> None:
+def _aad_and_accounts(mc: JsonObject, r: SpecReader, cluster: ClusterSettings) -> None:
     managed = r.boolean("aadProfile.managed")
     if managed is not None:
         set_path(mc, "aadProfile.managed", managed)
@@ -224,14 +225,14 @@ def _aad_and_accounts(mc: dict[str, Any], r: SpecReader, cluster: ClusterSetting
         )
 
 
-def _addons_sku_autoscaler(mc: dict[str, Any], r: SpecReader) -> None:
-    addons: dict[str, Any] = {}
+def _addons_sku_autoscaler(mc: JsonObject, r: SpecReader) -> None:
+    addons: JsonObject = {}
     for index, addon in enumerate(r.sequence("addonProfiles")):
         where = r.where(f"addonProfiles[{index}]")
         if not isinstance(addon, dict) or not isinstance(addon.get("name"), str):
             msg = "an add-on profile needs a name"
             raise r.origin.error(msg, where)
-        profile: dict[str, Any] = {"enabled": bool(addon.get("enabled", False))}
+        profile: JsonObject = {"enabled": bool(addon.get("enabled", False))}
         if addon.get("config"):
             profile["config"] = copy.deepcopy(addon["config"])
         addons[addon["name"]] = profile
@@ -244,7 +245,7 @@ def _addons_sku_autoscaler(mc: dict[str, Any], r: SpecReader) -> None:
         if not isinstance(profile_in, dict):
             msg = "expected a mapping"
             raise r.origin.error(msg, r.where("autoscalerProfile"))
-        profile_out: dict[str, Any] = {}
+        profile_out: JsonObject = {}
         for legacy, target in t.AUTOSCALER_KEYS.items():
             value = r.take(f"autoscalerProfile.{legacy}")
             if value is None:
@@ -254,7 +255,7 @@ def _addons_sku_autoscaler(mc: dict[str, Any], r: SpecReader) -> None:
         mc["autoScalerProfile"] = profile_out
 
 
-def _ssh_key(mc: dict[str, Any], r: SpecReader, remarks: list[Remark]) -> None:
+def _ssh_key(mc: JsonObject, r: SpecReader, remarks: list[Remark]) -> None:
     encoded = r.text("sshPublicKey")
     if encoded is None:
         remarks.append(

@@ -4,10 +4,10 @@ fields it could not carry over, and the small spec helpers."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.capzbuild.tables import CREDENTIAL_ANNOTATION
 from generator.capzbuild.values import set_path
+from generator.jsontypes import Json, JsonObject
 
 UNMAPPED = "unmapped"  # a legacy field with no ASO equivalent (or one that could not be filled in)
 NOTE = "note"  # something a user should know: a default made explicit, a behaviour change
@@ -27,13 +27,13 @@ class Remark:
 class Built:
     """An ASO object built from a legacy spec, with the remarks made while building it."""
 
-    obj: dict[str, Any]
+    obj: JsonObject
     remarks: list[Remark] = field(default_factory=list)
 
 
 def embedded(
-    api_version: str, kind: str, name: str, credential: str, spec: dict[str, Any]
-) -> dict[str, Any]:
+    api_version: str, kind: str, name: str, credential: str, spec: JsonObject
+) -> JsonObject:
     """An embedded ASO resource whose Azure credentials come from the ``credential`` Secret."""
     return {
         "apiVersion": api_version,
@@ -43,13 +43,13 @@ def embedded(
     }
 
 
-def set_if(spec: dict[str, Any], path: str, value: Any) -> None:
+def set_if(spec: JsonObject, path: str, value: Json) -> None:
     """Set ``value`` at the dotted ``path`` of ``spec``, unless it is None (absent)."""
     if value is not None:
         set_path(spec, path, value)
 
 
-def name_if_different(spec: dict[str, Any], object_name: str, azure_name: str) -> None:
+def name_if_different(spec: JsonObject, object_name: str, azure_name: str) -> None:
     """Set ``azureName`` only when it differs from the object's name (ASO's default)."""
     if azure_name != object_name:
         spec["azureName"] = azure_name

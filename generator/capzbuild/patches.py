@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from generator.errors import YamlError
 from generator.findings import JsonPath
 from generator.jsonpatch import json_type_name, merge_patch
+from generator.jsontypes import Json, JsonObject
 from generator.yamlio.load import load_json, load_manifest_value
 
 
@@ -37,7 +37,7 @@ class PatchProblem:
         return f"{self.message} ({where} of the patch)"
 
 
-def parse_patch(text: str, source: str) -> dict[str, Any] | PatchProblem:
+def parse_patch(text: str, source: str) -> JsonObject | PatchProblem:
     """The merge patch ``text`` holds, or the problem that stops CAPZ from applying it.
 
     CAPZ reads YAML, so a text starting with ``{`` that strict JSON refuses still counts when it is
@@ -76,18 +76,18 @@ def _problem(error: YamlError, kind: str) -> PatchProblem:
     )
 
 
-def apply_patches(obj: dict[str, Any], patches: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def apply_patches(obj: JsonObject, patches: Sequence[JsonObject]) -> JsonObject:
     """``obj`` with ``patches`` merged in order (neither is modified)."""
-    result: Any = obj
+    result: Json = obj
     for patch in patches:
         result = merge_patch(result, patch)
     return dict(result)
 
 
-def patched_paths(patch: dict[str, Any]) -> Iterator[JsonPath]:
+def patched_paths(patch: JsonObject) -> Iterator[JsonPath]:
     """The paths a merge patch sets or removes: its leaves (a value that is not a mapping, a
     ``null``, or an empty mapping)."""
-    stack: list[tuple[JsonPath, dict[str, Any]]] = [((), patch)]
+    stack: list[tuple[JsonPath, JsonObject]] = [((), patch)]
     while stack:
         prefix, node = stack.pop()
         for key, value in node.items():

@@ -11,10 +11,11 @@ catches to leave the malformed field to the schema check.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from generator.capzbuild.values import get_path, parse_path
 from generator.findings import PathPart, format_path
+from generator.jsontypes import Json, JsonObject
 
 
 class ErrorSource(Protocol):
@@ -32,7 +33,7 @@ class SpecReader:
     the origin's error, located in the input, for a value of the wrong type.
     """
 
-    def __init__(self, spec: dict[str, Any], origin: ErrorSource, base: list[PathPart]) -> None:
+    def __init__(self, spec: JsonObject, origin: ErrorSource, base: list[PathPart]) -> None:
         self.spec = spec
         self.origin = origin
         self.base = base  # path of ``spec`` inside the object, e.g. ["spec"]
@@ -42,7 +43,7 @@ class SpecReader:
         """The absolute path of ``path`` inside the object, for locations."""
         return [*self.base, *parse_path(path)]
 
-    def take(self, path: str) -> Any:
+    def take(self, path: str) -> Json:
         """The value at ``path`` (None if absent); the whole subtree counts as read."""
         parts: list[PathPart] = list(parse_path(path))
         self._taken.append(parts)
@@ -68,7 +69,7 @@ class SpecReader:
             raise self.origin.error(msg, self.where(path))
         return value
 
-    def mapping(self, path: str) -> dict[str, Any] | None:
+    def mapping(self, path: str) -> JsonObject | None:
         """A mapping value, the whole subtree marked as read."""
         value = self.take(path)
         if value is None:
@@ -78,7 +79,7 @@ class SpecReader:
             raise self.origin.error(msg, self.where(path))
         return value
 
-    def sequence(self, path: str) -> list[Any]:
+    def sequence(self, path: str) -> list[Json]:
         """A list value, ``[]`` when absent; the whole list is marked as read."""
         value = self.take(path)
         if value is None:
@@ -88,7 +89,7 @@ class SpecReader:
             raise self.origin.error(msg, self.where(path))
         return value
 
-    def peek(self, path: str) -> Any:
+    def peek(self, path: str) -> Json:
         """The value at ``path`` without marking it read."""
         return get_path(self.spec, path)
 
@@ -106,7 +107,7 @@ class SpecReader:
             yield format_path([*self.base, *parts])
 
 
-def _leaves(node: Any, path: list[PathPart]) -> Iterator[tuple[list[PathPart], bool]]:
+def _leaves(node: Json, path: list[PathPart]) -> Iterator[tuple[list[PathPart], bool]]:
     """Leaf paths, each with whether it is an empty mapping or list."""
     if isinstance(node, dict) and node:
         for key, value in node.items():
@@ -118,7 +119,7 @@ def _leaves(node: Any, path: list[PathPart]) -> Iterator[tuple[list[PathPart], b
         yield path, isinstance(node, (dict, list))
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: Json) -> str:
     return {dict: "a mapping", list: "a list", bool: "a boolean", type(None): "null"}.get(
         type(value), type(value).__name__
     )

@@ -6,7 +6,8 @@ import ipaddress
 import itertools
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Any
+
+from generator.jsontypes import Json, JsonObject
 
 _NOT_NAME = re.compile(r"[^a-z0-9-]+")
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -69,7 +70,7 @@ _QUANTITY = re.compile(
 )
 
 
-def quantity_number(value: Any) -> int | float | None:
+def quantity_number(value: Json) -> int | float | None:
     """A Kubernetes resource quantity (``"-1"``, ``"0.5"``, ``"500m"``, ``"1e-2"``) as a number,
     like ``Quantity.AsApproximateFloat64``; integral values come back as ``int``. None if invalid."""
     if isinstance(value, bool):
@@ -105,12 +106,12 @@ def parse_path(path: str) -> list[str | int]:
     return parts
 
 
-def set_path(obj: dict[str, Any], path: str, value: Any) -> None:
+def set_path(obj: JsonObject, path: str, value: Json) -> None:
     """Set ``value`` at a dotted path, creating maps and lists (``"x[0].y"``) on the way."""
     parts = parse_path(path)
-    current: Any = obj
+    current: Json = obj
     for part, following in itertools.pairwise(parts):
-        empty: Any = [] if isinstance(following, int) else {}
+        empty: Json = [] if isinstance(following, int) else {}
         if isinstance(part, int):
             while len(current) <= part:
                 current.append(None)
@@ -126,7 +127,7 @@ def set_path(obj: dict[str, Any], path: str, value: Any) -> None:
     current[last] = value
 
 
-def get_path(obj: Any, path: str | list[str | int]) -> Any:
+def get_path(obj: Json, path: str | list[str | int]) -> Json:
     """The value at ``path`` (dotted or parts); None if a step is missing, null or mistyped."""
     parts = parse_path(path) if isinstance(path, str) else path
     for part in parts:

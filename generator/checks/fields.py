@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 from generator.findings import JsonPath, Subject
-from generator.jsontypes import dig
+from generator.jsontypes import Json, dig
 from generator.model.manifests import AsoResource, TopObject
 from generator.model.values import is_templated
 
@@ -50,7 +50,7 @@ class Field(Generic[T]):
     (one ``object.__setattr__`` per attribute) costs three times a plain one.
     """
 
-    raw: Any
+    raw: Json
     value: T | None
     owner: Owner
     rel: JsonPath  # path inside ``owner``
@@ -82,12 +82,12 @@ class Field(Generic[T]):
         return self.raw is UNKNOWN or is_templated(self.raw)
 
 
-def as_bool(raw: Any) -> bool | None:
+def as_bool(raw: Json) -> bool | None:
     """``raw`` if it is a boolean, else None (a wrong type is the schema check's to report)."""
     return raw if isinstance(raw, bool) else None
 
 
-def read_field(owner: Owner, rel: JsonPath, convert: Callable[[Any], T | None]) -> Field[T]:
+def read_field(owner: Owner, rel: JsonPath, convert: Callable[[Json], T | None]) -> Field[T]:
     """The field at ``rel`` of ``owner``, its value converted (None when it does not fit)."""
     raw = dig(owner.obj, *rel)
     return Field(raw, convert(raw), owner, rel)
@@ -105,7 +105,7 @@ class FieldReader:
 
     owner: Owner
     base: JsonPath  # where ``node`` sits inside ``owner``
-    node: Any  # the value at ``base``: anything, a non-mapping simply has no settings
+    node: Json  # the value at ``base``: anything, a non-mapping simply has no settings
 
     @classmethod
     def at(cls, owner: Owner, *base: str) -> FieldReader:
@@ -116,7 +116,7 @@ class FieldReader:
         """A reader of the settings below ``rel`` (a profile read setting by setting)."""
         return FieldReader(self.owner, (*self.base, *rel), dig(self.node, *rel))
 
-    def read(self, convert: Callable[[Any], T | None], *rel: str) -> Field[T]:
+    def read(self, convert: Callable[[Json], T | None], *rel: str) -> Field[T]:
         """The field at ``rel`` below this reader's node, its value converted; an absent setting
         has no value, whatever ``convert`` would make of ``None``."""
         raw = self.node
@@ -144,12 +144,12 @@ def _joined(base: JsonPath, rel: JsonPath) -> JsonPath:
     return path
 
 
-def absent(owner: Owner, rel: JsonPath = ()) -> Field[Any]:
+def absent(owner: Owner, rel: JsonPath = ()) -> Field[Json]:
     """A setting the shape does not have, located where it would be written."""
     return Field(None, None, owner, rel)
 
 
-def inside(field: Field[Any], *rel: str | int) -> Field[Any]:
+def inside(field: Field[Json], *rel: str | int) -> Field[Json]:
     """The field at ``rel`` below ``field`` (a key of a mapping setting, say)."""
     full = (*field.rel, *rel)
     raw = dig(field.owner.obj, *full)

@@ -9,11 +9,10 @@ an embedded subject and a path absolute from the document root.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, Severity
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, TopObject
 from generator.model.values import is_templated
@@ -46,11 +45,11 @@ _TYPE_NAMES = {
 }
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: Json) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def _shape_problems(obj: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+def _shape_problems(obj: JsonObject) -> list[tuple[JsonPath, str]]:
     """Missing or malformed apiVersion, kind, metadata.name."""
     problems: list[tuple[JsonPath, str]] = []
     api_version = obj.get("apiVersion")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from generator.checks.fields import (
     UNKNOWN,
@@ -36,6 +35,7 @@ from generator.checks.fields import (
     inside,
     read_field,
 )
+from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
 from generator.model.values import as_dict, as_int, as_list, as_number, known_str
@@ -58,20 +58,20 @@ class AgentPool:
     min_count: Field[int]
     max_count: Field[int]
     max_pods: Field[int]
-    node_labels: Field[dict[str, Any]]
-    taints: Field[list[Any]]
+    node_labels: Field[JsonObject]
+    taints: Field[list[Json]]
     priority: Field[str]
     eviction_policy: Field[str]
     spot_max_price: Field[float]
     pool_type: Field[str]
-    availability_zones: Field[list[Any]]
-    subnet: Field[dict[str, Any]]  # ASO vnetSubnetReference; legacy: decided by CAPZ
-    pod_subnet: Field[dict[str, Any]]  # ASO podSubnetReference; legacy pools have none
+    availability_zones: Field[list[Json]]
+    subnet: Field[JsonObject]  # ASO vnetSubnetReference; legacy: decided by CAPZ
+    pod_subnet: Field[JsonObject]  # ASO podSubnetReference; legacy pools have none
     max_surge: Field[str]  # ASO upgradeSettings.maxSurge; legacy pools have none
     node_public_ip: Field[bool]
-    public_ip_prefix: Field[Any]
-    kubelet_config: Field[dict[str, Any]]
-    linux_os_config: Field[dict[str, Any]]
+    public_ip_prefix: Field[Json]
+    kubelet_config: Field[JsonObject]
+    linux_os_config: Field[JsonObject]
     local_port_range: Field[str]
 
     @property
@@ -89,7 +89,7 @@ class AgentPool:
         return self.owner.ref()
 
 
-def _as_is(raw: Any) -> Any:
+def _as_is(raw: Json) -> Json:
     """The raw value, for settings whose rules read any type (CIDR lists, add-on profiles)."""
     return raw
 
@@ -205,20 +205,20 @@ class ControlPlane:
     network_dataplane: Field[str]
     dns_service_ip: Field[str]
     outbound_type: Field[str]
-    load_balancer: Field[dict[str, Any]]
-    service_cidrs: tuple[Field[Any], ...]  # ranges the control plane object itself writes
-    pod_cidrs: tuple[Field[Any], ...]
-    node_prefixes: tuple[Field[Any], ...]  # node network written on the control plane (legacy)
+    load_balancer: Field[JsonObject]
+    service_cidrs: tuple[Field[Json], ...]  # ranges the control plane object itself writes
+    pod_cidrs: tuple[Field[Json], ...]
+    node_prefixes: tuple[Field[Json], ...]  # node network written on the control plane (legacy)
     aad_managed: Field[bool]
     azure_rbac: Field[
         bool
     ]  # aadProfile.enableAzureRBAC; legacy: CAPZ sets it to aadProfile.managed
     disable_local_accounts: Field[bool]
-    addon_profiles: Field[Any]  # ASO: map keyed by add-on name; legacy: list of {name, ...}
+    addon_profiles: Field[Json]  # ASO: map keyed by add-on name; legacy: list of {name, ...}
     private_cluster: Field[bool]
     private_dns_zone: Field[str]
     private_fqdn: Field[bool]
-    authorized_ip_ranges: Field[list[Any]]
+    authorized_ip_ranges: Field[list[Json]]
     identity_type: Field[str]
     oidc_issuer: Field[bool]
     workload_identity: Field[bool]
@@ -259,7 +259,7 @@ def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlP
     )
 
 
-def _settings_spelt_alike(spec: FieldReader) -> dict[str, Field[Any]]:
+def _settings_spelt_alike(spec: FieldReader) -> dict[str, Field[Json]]:
     """Settings the legacy AzureManagedControlPlane spells exactly as the ManagedCluster does
     (CAPZ copied the AKS API's names there), read once for both shapes from the object's spec."""
     read, access = spec.read, spec.below("apiServerAccessProfile").read

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from generator.documents import Document
 from generator.findings import JsonPath, Subject
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.values import as_dict, as_list, as_str, known_str
 
 
-def embedded_items(obj: Any, kind: str | None) -> tuple[JsonPath, list[Any] | None]:
+def embedded_items(obj: Json, kind: str | None) -> tuple[JsonPath, list[Json] | None]:
     """Where a CAPZ kind keeps its ASO resources, and the list found there (``None`` if absent).
 
     A non-list value is returned as ``None`` too; the schema check reports the wrong type.
@@ -37,16 +37,16 @@ def embedded_items(obj: Any, kind: str | None) -> tuple[JsonPath, list[Any] | No
     return prefix, as_list(dig(obj, *prefix))
 
 
-def _metadata(obj: dict[str, Any]) -> dict[str, Any]:
+def _metadata(obj: JsonObject) -> JsonObject:
     """``metadata``, or an empty mapping when it is missing or not a mapping (read only)."""
     meta = obj.get("metadata")
     return meta if isinstance(meta, dict) else _NO_METADATA
 
 
-_NO_METADATA: dict[str, Any] = {}
+_NO_METADATA: JsonObject = {}
 
 
-def _annotations(meta: dict[str, Any]) -> dict[str, Any]:
+def _annotations(meta: JsonObject) -> JsonObject:
     annotations = meta.get("annotations")
     return annotations if isinstance(annotations, dict) else {}
 
@@ -56,16 +56,16 @@ class TopObject:
     """A top-level document that is a mapping. Identity-hashed so it can key dictionaries."""
 
     document: Document
-    obj: dict[str, Any]
+    obj: JsonObject
     api_version: str  # "" when missing or not a string (reported by the structure check)
     kind: str
     group: str
     name: str | None
     namespace: str | None
-    spec: dict[str, Any] | None
-    annotations: dict[str, Any]
+    spec: JsonObject | None
+    annotations: JsonObject
     items_path: JsonPath = ()  # where embedded resources live (CAPZ kinds only)
-    items: list[Any] | None = None  # the raw ``resources`` list, non-mappings included
+    items: list[Json] | None = None  # the raw ``resources`` list, non-mappings included
     resources: list[AsoResource] = field(default_factory=list)  # its mapping items
     path: JsonPath = ()  # rule paths are relative to the document root
 
@@ -88,7 +88,7 @@ class TopObject:
 class AsoResource:
     """An ASO resource: embedded in a CAPZ object (``parent`` set) or a top-level document."""
 
-    obj: dict[str, Any]
+    obj: JsonObject
     api_version: str
     group: str
     version: str
@@ -98,13 +98,11 @@ class AsoResource:
     path: JsonPath  # absolute path of the resource inside its document ("" for a top-level one)
     top: TopObject  # the document it lives in
     parent: TopObject | None  # the CAPZ object embedding it; None for a top-level ASO document
-    spec: dict[str, Any] | None
-    annotations: dict[str, Any]
+    spec: JsonObject | None
+    annotations: JsonObject
 
     @classmethod
-    def build(
-        cls, top: TopObject, obj: dict[str, Any], path: JsonPath, embedded: bool
-    ) -> AsoResource:
+    def build(cls, top: TopObject, obj: JsonObject, path: JsonPath, embedded: bool) -> AsoResource:
         """The view of ``obj`` at ``path`` in ``top``; ``embedded`` makes ``top`` its parent."""
         api_version = as_str(obj.get("apiVersion")) or ""
         group, _, version = api_version.rpartition("/")
@@ -152,7 +150,7 @@ class Ref:
     path: JsonPath
 
     @classmethod
-    def parse(cls, value: Any, path: JsonPath) -> Ref | None:
+    def parse(cls, value: Json, path: JsonPath) -> Ref | None:
         """The reference ``value`` holds; None without a non-empty ``kind`` and ``name``.
 
         ``group`` comes from ``apiGroup``, else from the group part of ``apiVersion``.
@@ -270,7 +268,7 @@ class ManifestSet:
         self.complete = self.has_kind(kinds.CLUSTER) or self.has_kind(kinds.CLUSTER_CLASS)
 
     # -- indexing ---------------------------------------------------------------------------
-    def _add(self, document: Document, obj: dict[str, Any]) -> None:
+    def _add(self, document: Document, obj: JsonObject) -> None:
         api_version = as_str(obj.get("apiVersion")) or ""
         kind = as_str(obj.get("kind")) or ""
         meta = _metadata(obj)

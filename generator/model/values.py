@@ -8,39 +8,39 @@ never raises and never reports a problem the schema check already reports.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
 
+from generator.jsontypes import Json, JsonObject
 from generator.names import parse_kubernetes_version
 
 
-def as_str(value: Any) -> str | None:
+def as_str(value: Json) -> str | None:
     """The value if it is a string, else None."""
     return value if isinstance(value, str) else None
 
 
-def as_int(value: Any) -> int | None:
+def as_int(value: Json) -> int | None:
     """Integers only: YAML booleans are ``int`` subclasses in Python but not numbers to a user."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def as_number(value: Any) -> float | None:
+def as_number(value: Json) -> float | None:
     """An int or float as a float; None for anything else, booleans included."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value)
 
 
-def as_dict(value: Any) -> dict[str, Any] | None:
+def as_dict(value: Json) -> JsonObject | None:
     """The value if it is a mapping, else None."""
     return value if isinstance(value, dict) else None
 
 
-def as_list(value: Any) -> list[Any] | None:
+def as_list(value: Json) -> list[Json] | None:
     """The value if it is a list, else None."""
     return value if isinstance(value, list) else None
 
 
-def is_templated(value: Any) -> bool:
+def is_templated(value: Json) -> bool:
     """Text whose final value is decided later, so rules treat it as "unknown" and skip it:
     Go-template text (``{{ .builtin.cluster.name }}``) that CAPI topology evaluates, and
     clusterctl placeholders (``${CLUSTER_NAME}``, ``${WORKER_MACHINE_COUNT:=2}``) that
@@ -50,18 +50,18 @@ def is_templated(value: Any) -> bool:
     return isinstance(value, str) and ("{{" in value or "${" in value)
 
 
-def known_str(value: Any) -> str | None:
+def known_str(value: Json) -> str | None:
     """A plain string whose final value is known (neither a Go template nor a placeholder)."""
     return value if isinstance(value, str) and not is_templated(value) else None
 
 
-def parse_version(value: Any) -> tuple[int, int, int | None] | None:
+def parse_version(value: Json) -> tuple[int, int, int | None] | None:
     """The Kubernetes version a known string holds (see :mod:`generator.names`), else ``None``."""
     text = known_str(value)
     return None if text is None else parse_kubernetes_version(text)
 
 
-def parse_ipv4_network(value: Any) -> ipaddress.IPv4Network | None:
+def parse_ipv4_network(value: Json) -> ipaddress.IPv4Network | None:
     """The IPv4 network a known string holds (host bits allowed: ``10.0.0.1/24``), else None."""
     text = known_str(value)
     if text is None:
@@ -72,7 +72,7 @@ def parse_ipv4_network(value: Any) -> ipaddress.IPv4Network | None:
         return None
 
 
-def parse_ip_network(value: Any) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+def parse_ip_network(value: Json) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
     """The IPv4 or IPv6 network a known string holds (host bits allowed), else None."""
     text = known_str(value)
     if text is None:
@@ -83,7 +83,7 @@ def parse_ip_network(value: Any) -> ipaddress.IPv4Network | ipaddress.IPv6Networ
         return None
 
 
-def parse_ipv4(value: Any) -> ipaddress.IPv4Address | None:
+def parse_ipv4(value: Json) -> ipaddress.IPv4Address | None:
     """The IPv4 address a known string holds, else None."""
     text = known_str(value)
     if text is None:

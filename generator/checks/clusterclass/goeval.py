@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from generator.checks.clusterclass.goformat import (
     MISSING,
@@ -35,6 +35,7 @@ from generator.checks.clusterclass.gotemplate import (
     Unsupported,
     parse,
 )
+from generator.jsontypes import Json, JsonObject
 
 MAX_OUTPUT = 256 * 1024
 MAX_STEPS = 100_000
@@ -44,13 +45,13 @@ def _fail(message: str) -> TemplateFailure:
     return TemplateFailure(message)
 
 
-def _string(name: str, value: Any) -> str:
+def _string(name: str, value: Json) -> str:
     if not isinstance(value, str):
         return _raise(f"{name}: wrong type for value; expected string; got {go_type(value)}")
     return value
 
 
-def _integer(name: str, value: Any) -> int:
+def _integer(name: str, value: Json) -> int:
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
     if isinstance(value, bool) or not whole:
         return _raise(f"{name}: expected an integer, got {go_print(value)}")
@@ -68,15 +69,15 @@ def _raise(message: str) -> NoReturn:
     raise _fail(message)
 
 
-def _strval(value: Any) -> str:
+def _strval(value: Json) -> str:
     return value if isinstance(value, str) else go_print(value)
 
 
-def _empty(value: Any) -> bool:
+def _empty(value: Json) -> bool:
     return not truth(value)
 
 
-def _default(args: list[Any]) -> Any:
+def _default(args: list[Json]) -> Json:
     if not args:
         return _raise("default: wrong number of args: want at least 1 got 0")
     if len(args) == 1 or _empty(args[1]):
@@ -84,7 +85,7 @@ def _default(args: list[Any]) -> Any:
     return args[1]
 
 
-def _printf_one(verb: str, arg: Any) -> str:
+def _printf_one(verb: str, arg: Json) -> str:
     if verb == "v":
         return go_print(arg)
     kind_ok = {
@@ -101,7 +102,7 @@ def _printf_one(verb: str, arg: Any) -> str:
 _VERB = re.compile(r"%(.)")
 
 
-def _printf(args: list[Any]) -> str:
+def _printf(args: list[Json]) -> str:
     pattern = _string("printf", args[0]) if args else _raise("printf: no format")
     rest = list(args[1:])
     used = 0
@@ -126,7 +127,7 @@ def _printf(args: list[Any]) -> str:
     return text
 
 
-def _compare(args: list[Any]) -> bool:
+def _compare(args: list[Json]) -> bool:
     if len(args) < 2:
         return _raise("eq: missing argument for comparison")
     first = args[0]
@@ -144,7 +145,7 @@ def _compare(args: list[Any]) -> bool:
     return False
 
 
-def _and(args: list[Any]) -> Any:
+def _and(args: list[Json]) -> Json:
     if not args:
         return _raise("and: wrong number of args: want at least 1 got 0")
     for arg in args[:-1]:
@@ -153,7 +154,7 @@ def _and(args: list[Any]) -> Any:
     return args[-1]
 
 
-def _or(args: list[Any]) -> Any:
+def _or(args: list[Json]) -> Json:
     if not args:
         return _raise("or: wrong number of args: want at least 1 got 0")
     for arg in args[:-1]:
@@ -162,13 +163,13 @@ def _or(args: list[Any]) -> Any:
     return args[-1]
 
 
-def _len(args: list[Any]) -> int:
+def _len(args: list[Json]) -> int:
     if len(args) != 1 or not isinstance(args[0], str | list | dict):
         return _raise("len of a value that has no length")
     return len(args[0])
 
 
-def _indent(args: list[Any], newline: bool) -> str:
+def _indent(args: list[Json], newline: bool) -> str:
     if len(args) != 2:
         return _raise("indent: wrong number of args: want 2")
     width, text = _integer("indent", args[0]), _string("indent", args[1])
@@ -178,7 +179,7 @@ def _indent(args: list[Any], newline: bool) -> str:
     return "\n" + text if newline else text
 
 
-def _replace(args: list[Any]) -> str:
+def _replace(args: list[Json]) -> str:
     if len(args) != 3:
         return _raise("replace: wrong number of args: want 3")
     old, new, text = (_string("replace", arg) for arg in args)
@@ -187,8 +188,8 @@ def _replace(args: list[Any]) -> str:
     return text.replace(old, new)
 
 
-def _one(name: str, convert: Callable[[Any], Any]) -> Callable[[list[Any]], Any]:
-    def call(args: list[Any]) -> Any:
+def _one(name: str, convert: Callable[[Json], Json]) -> Callable[[list[Json]], Json]:
+    def call(args: list[Json]) -> Json:
         if len(args) != 1:
             return _raise(f"{name}: wrong number of args: want 1 got {len(args)}")
         return convert(args[0])
@@ -196,7 +197,7 @@ def _one(name: str, convert: Callable[[Any], Any]) -> Callable[[list[Any]], Any]
     return call
 
 
-FUNCTIONS: dict[str, Callable[[list[Any]], Any]] = {
+FUNCTIONS: dict[str, Callable[[list[Json]], Json]] = {
     "not": _one("not", lambda v: not truth(v)),
     "and": _and,
     "or": _or,
@@ -230,7 +231,7 @@ class Rendered:
 
 @dataclass(slots=True)
 class _Run:
-    data: dict[str, Any]
+    data: JsonObject
     out: list[str] = field(default_factory=list)
     size: int = 0
     steps: int = 0
@@ -249,7 +250,7 @@ class _Run:
             raise Unsupported(msg)
         self.out.append(text)
 
-    def field(self, dot: Any, path: tuple[str, ...]) -> Any:
+    def field(self, dot: Json, path: tuple[str, ...]) -> Json:
         current = dot
         for depth, name in enumerate(path):
             if current is MISSING or current is None:
@@ -266,11 +267,11 @@ class _Run:
             current = current.get(name, MISSING)
         return current
 
-    def _is_declared_level(self, mapping: dict[str, Any]) -> bool:
+    def _is_declared_level(self, mapping: JsonObject) -> bool:
         """Names at the top level and directly under ``builtin`` are known in full."""
         return mapping is self.data or mapping is self.data.get("builtin")
 
-    def operand(self, operand: Operand, dot: Any) -> Any:
+    def operand(self, operand: Operand, dot: Json) -> Json:
         self.step()
         if operand.kind == "dot":
             return dot
@@ -282,7 +283,7 @@ class _Run:
             return self.command((operand,), dot, [])
         return operand.value
 
-    def command(self, command: tuple[Operand, ...], dot: Any, piped: list[Any]) -> Any:
+    def command(self, command: tuple[Operand, ...], dot: Json, piped: list[Json]) -> Json:
         head = command[0]
         if head.kind == "literal" and head.value is None and len(command) == 1:
             return _raise("nil is not a command")
@@ -297,13 +298,13 @@ class _Run:
         args = [self.operand(arg, dot) for arg in command[1:]] + piped
         return function([None if arg is MISSING else arg for arg in args])
 
-    def pipeline(self, pipeline: Pipeline, dot: Any) -> Any:
-        result: Any = None
+    def pipeline(self, pipeline: Pipeline, dot: Json) -> Json:
+        result: Json = None
         for index, command in enumerate(pipeline.commands):
             result = self.command(command, dot, [result] if index else [])
         return result
 
-    def nodes(self, nodes: list[Node], dot: Any) -> None:
+    def nodes(self, nodes: list[Node], dot: Json) -> None:
         for node in nodes:
             self.step()
             if isinstance(node, str):
@@ -314,7 +315,7 @@ class _Run:
             else:
                 self.block(node, dot)
 
-    def block(self, block: Block, dot: Any) -> None:
+    def block(self, block: Block, dot: Json) -> None:
         (condition, body), rest = block.branches[0], block.branches[1:]
         assert condition is not None
         value = self.pipeline(condition, dot)
@@ -325,7 +326,7 @@ class _Run:
         else:
             self._otherwise(rest, dot)
 
-    def _otherwise(self, rest: list[tuple[Pipeline | None, list[Node]]], dot: Any) -> None:
+    def _otherwise(self, rest: list[tuple[Pipeline | None, list[Node]]], dot: Json) -> None:
         for condition, body in rest:
             if condition is None or truth(self.pipeline(condition, dot)):
                 self.nodes(body, dot)
@@ -333,10 +334,10 @@ class _Run:
 
     def _range(
         self,
-        value: Any,
+        value: Json,
         body: list[Node],
         rest: list[tuple[Pipeline | None, list[Node]]],
-        dot: Any,
+        dot: Json,
     ) -> None:
         if isinstance(value, dict):
             items = [value[key] for key in sorted(value)]
@@ -353,7 +354,7 @@ class _Run:
             self._otherwise(rest, dot)
 
 
-def render(text: str, data: dict[str, Any]) -> Rendered:
+def render(text: str, data: JsonObject) -> Rendered:
     """``text`` executed with ``data`` as dot; raises Unsupported or TemplateFailure."""
     run = _Run(data)
     run.nodes(parse(text), data)

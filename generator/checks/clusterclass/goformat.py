@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
 
 import yaml
+
+from generator.jsontypes import Json
 
 
 class Missing:
@@ -46,7 +47,7 @@ def go_float(value: float) -> str:
     return prefix + format(Decimal(repr(abs(value))).normalize(), "f")
 
 
-def go_print(value: Any) -> str:
+def go_print(value: Json) -> str:
     """``fmt``'s ``%v`` as ``text/template`` prints an action's value."""
     if value is MISSING:
         return "<no value>"
@@ -63,7 +64,7 @@ def go_print(value: Any) -> str:
     return str(value)
 
 
-def go_type(value: Any) -> str:
+def go_type(value: Json) -> str:
     """The Go type name ``fmt`` shows in ``%!verb(type=value)``."""
     if isinstance(value, bool):
         return "bool"
@@ -76,7 +77,7 @@ def go_quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def truth(value: Any) -> bool:
+def truth(value: Json) -> bool:
     """Go's ``if``: false, 0, nil, and empty strings, lists and maps are false."""
     if value is MISSING or value is None:
         return False
@@ -87,7 +88,7 @@ def truth(value: Any) -> bool:
     return True
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Json) -> Json:
     """A JSON value with integral floats as ints (how Go's encoders write a ``float64`` 3)."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         return int(value)
@@ -98,13 +99,13 @@ def _plain(value: Any) -> Any:
     return None if value is MISSING else value
 
 
-def to_json(value: Any) -> str:
+def to_json(value: Json) -> str:
     """sprig ``toJson``: compact, sorted keys, HTML characters escaped as Go's encoder does."""
     text = json.dumps(_plain(value), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def to_yaml(value: Any) -> str:
+def to_yaml(value: Json) -> str:
     """sprig ``toYaml``: block style, sorted keys, no final newline."""
     text = yaml.safe_dump(
         _plain(value), default_flow_style=False, sort_keys=True, allow_unicode=True, width=1 << 20

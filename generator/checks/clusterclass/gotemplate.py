@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+
+from generator.jsontypes import Json
 
 MAX_NESTING = 32  # blocks and parentheses inside one another
 
@@ -54,7 +55,7 @@ class Operand:
     (``value`` the name) or ``pipeline`` (``value`` a :class:`Pipeline`)."""
 
     kind: str
-    value: Any = None
+    value: Json = None
 
 
 @dataclass(frozen=True, slots=True)

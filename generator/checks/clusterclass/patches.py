@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.checks.clusterclass.placeholders import Role, builtins, variables
 from generator.checks.clusterclass.rule_ids import TEMPLATE, UNCHECKED
@@ -33,6 +32,7 @@ from generator.checks.clusterclass.values import ValueProblem, enabled_if_proble
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, Severity, format_path
 from generator.jsonpatch import PatchFailure, apply_json_patch
+from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, as_str
@@ -51,7 +51,7 @@ def _key(finding: Finding) -> _Key:
 class _Operation:
     """One JSON patch of the class and where it is."""
 
-    patch: dict[str, Any]
+    patch: JsonObject
     path: JsonPath
     name: str
 
@@ -73,8 +73,8 @@ class _State:
     cut: bool = False  # an operation was not applied: later ones are only rendered
 
 
-def _skeleton(target: Target, namespace: str | None) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"name": target.ref.name}
+def _skeleton(target: Target, namespace: str | None) -> JsonObject:
+    metadata: JsonObject = {"name": target.ref.name}
     if namespace is not None:
         metadata["namespace"] = namespace
     return {
@@ -85,7 +85,7 @@ def _skeleton(target: Target, namespace: str | None) -> dict[str, Any]:
     }
 
 
-def _operations(cc: TopObject) -> Iterator[tuple[_Operation | None, Any, JsonPath]]:
+def _operations(cc: TopObject) -> Iterator[tuple[_Operation | None, Json, JsonPath]]:
     """(operation, selector, path) in CAPI's order; operation None for a definition-less
     (external) patch."""
     for i, patch in enumerate(as_list((cc.spec or {}).get("patches")) or ()):

@@ -16,8 +16,8 @@ of a list). Numbers become floats, as the JSON round trip CAPI makes turns them 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from generator.jsontypes import Json, JsonObject
 from generator.model.values import as_dict, as_list, as_str
 
 CLUSTER_NAME = "my-cluster"
@@ -36,13 +36,13 @@ class Role:
     index: int = 0
 
 
-def _metadata() -> dict[str, Any]:
+def _metadata() -> JsonObject:
     return {"labels": {}, "annotations": {}}
 
 
-def builtins(role: Role, class_name: str | None) -> dict[str, Any]:
+def builtins(role: Role, class_name: str | None) -> JsonObject:
     """The ``builtin`` value CAPI passes for a template in ``role``."""
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "cluster": {
             "name": CLUSTER_NAME,
             "namespace": NAMESPACE,
@@ -85,7 +85,7 @@ def _float(value: int | float) -> float:
         return float("inf") if value > 0 else float("-inf")
 
 
-def _floats(value: Any) -> Any:
+def _floats(value: Json) -> Json:
     """Numbers as Go sees them after a JSON round trip: all ``float64``."""
     if isinstance(value, bool):
         return value
@@ -98,7 +98,7 @@ def _floats(value: Any) -> Any:
     return value
 
 
-def _from_type(schema: dict[str, Any], depth: int) -> Any:
+def _from_type(schema: JsonObject, depth: int) -> Json:
     kind = as_str(schema.get("type"))
     if kind == "object" or "properties" in schema:
         properties = as_dict(schema.get("properties")) or {}
@@ -118,7 +118,7 @@ def _from_type(schema: dict[str, Any], depth: int) -> Any:
     return "placeholder" if schema.get("x-kubernetes-int-or-string") is not True else 1.0
 
 
-def placeholder(schema: dict[str, Any], depth: int = 0) -> Any:
+def placeholder(schema: JsonObject, depth: int = 0) -> Json:
     """A value for ``schema``: its default, its example, its first enum value, or one built
     from its type."""
     if depth > MAX_SCHEMA_DEPTH:
@@ -132,9 +132,9 @@ def placeholder(schema: dict[str, Any], depth: int = 0) -> Any:
     return _floats(_from_type(schema, depth))
 
 
-def variables(class_obj: dict[str, Any]) -> dict[str, Any]:
+def variables(class_obj: JsonObject) -> JsonObject:
     """The ClusterClass's own variables (``spec.variables``, v1beta1 and v1beta2 alike)."""
-    found: dict[str, Any] = {}
+    found: JsonObject = {}
     spec = as_dict(class_obj.get("spec")) or {}
     for entry in as_list(spec.get("variables")) or ():
         item = as_dict(entry) or {}

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from generator.checks.clusterclass.placeholders import Role
 from generator.findings import JsonPath
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model.manifests import Ref
 from generator.model.values import as_dict, as_list, as_str
 
@@ -44,14 +43,14 @@ _WORKER_REFS: tuple[tuple[str, ...], ...] = (
 _WORKERS = (("machinePools", "machinePool"), ("machineDeployments", "machineDeployment"))
 
 
-def _refs(value: Any, base: JsonPath, paths: tuple[tuple[str, ...], ...]) -> Iterator[Ref]:
+def _refs(value: Json, base: JsonPath, paths: tuple[tuple[str, ...], ...]) -> Iterator[Ref]:
     for path in paths:
         ref = Ref.parse(dig(value, *path), (*base, *path))
         if ref is not None:
             yield ref
 
 
-def class_targets(class_obj: dict[str, Any]) -> list[Target]:
+def class_targets(class_obj: JsonObject) -> list[Target]:
     """Every template reference of the ClusterClass, in document order."""
     targets: list[Target] = []
     single = tuple((name,) for name in _REF_FIELDS)
@@ -76,7 +75,7 @@ def class_targets(class_obj: dict[str, Any]) -> list[Target]:
     return targets
 
 
-def _class_matches(pattern: Any, name: str | None) -> bool:
+def _class_matches(pattern: Json, name: str | None) -> bool:
     if not isinstance(pattern, str) or name is None:
         return False
     if pattern == "*" or pattern == name:
@@ -86,7 +85,7 @@ def _class_matches(pattern: Any, name: str | None) -> bool:
     return pattern.endswith("*") and name.startswith(pattern[:-1])
 
 
-def matches(selector: Any, target: Target) -> bool:
+def matches(selector: Json, target: Target) -> bool:
     """Whether a definition's ``selector`` selects ``target`` (CAPI ``matchesSelector``)."""
     selector = as_dict(selector) or {}
     if (

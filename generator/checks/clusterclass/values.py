@@ -9,13 +9,13 @@ loader, as CAPI reads it with ``sigs.k8s.io/yaml``); ``remove`` takes none.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from generator.checks.clusterclass.goeval import render
 from generator.checks.clusterclass.goformat import MISSING
 from generator.checks.clusterclass.gotemplate import TemplateFailure, Unsupported
 from generator.errors import YamlError
 from generator.findings import JsonPath
+from generator.jsontypes import Json, JsonObject
 from generator.model.values import as_dict
 from generator.yamlio.load import load_manifest_value
 
@@ -38,17 +38,17 @@ class ValueProblem(Exception):
 class PatchValue:
     """The operation to apply: ``op``, ``path`` and, for add and replace, ``value``."""
 
-    operation: dict[str, Any]
+    operation: JsonObject
 
 
 _TEMPLATE: JsonPath = ("valueFrom", "template")
 
 
-def _lookup(data: dict[str, Any], name: str) -> Any:
+def _lookup(data: JsonObject, name: str) -> Json:
     if "[" in name:
         msg = f"variable path {name!r} with an index"
         raise ValueProblem(msg, rel=("valueFrom", "variable"), unsupported=True)
-    current: Any = data
+    current: Json = data
     for part in name.split("."):
         current = current.get(part, MISSING) if isinstance(current, dict) else MISSING
     if current is MISSING:
@@ -57,7 +57,7 @@ def _lookup(data: dict[str, Any], name: str) -> Any:
     return current
 
 
-def _rendered(text: str, data: dict[str, Any], source: str) -> Any:
+def _rendered(text: str, data: JsonObject, source: str) -> Json:
     try:
         result = render(text, data)
     except Unsupported as error:
@@ -85,7 +85,7 @@ def _rendered(text: str, data: dict[str, Any], source: str) -> Any:
         raise ValueProblem(msg, rel=_TEMPLATE) from None
 
 
-def _value_from(value_from: dict[str, Any], data: dict[str, Any], source: str) -> Any:
+def _value_from(value_from: JsonObject, data: JsonObject, source: str) -> Json:
     variable, template = value_from.get("variable"), value_from.get("template")
     if (variable is None) == (template is None):
         msg = "valueFrom needs exactly one of variable and template"
@@ -98,7 +98,7 @@ def _value_from(value_from: dict[str, Any], data: dict[str, Any], source: str) -
     return _rendered(template, data, source)
 
 
-def patch_value(patch: dict[str, Any], data: dict[str, Any], source: str) -> PatchValue:
+def patch_value(patch: JsonObject, data: JsonObject, source: str) -> PatchValue:
     """The RFC 6902 operation CAPI generates from ``patch``; raises :class:`ValueProblem`."""
     op, path = patch.get("op"), patch.get("path")
     if op not in OPS or not isinstance(path, str):
@@ -114,7 +114,7 @@ def patch_value(patch: dict[str, Any], data: dict[str, Any], source: str) -> Pat
     return PatchValue({"op": op, "path": path, "value": value})
 
 
-def enabled_if_problem(text: str, data: dict[str, Any]) -> ValueProblem | None:
+def enabled_if_problem(text: str, data: JsonObject) -> ValueProblem | None:
     """What is wrong with a patch's ``enabledIf`` template, rendered with ``data`` (whether the
     patch is enabled is not judged: every patch is checked)."""
     try:

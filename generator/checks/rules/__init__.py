@@ -3,40 +3,21 @@
 Rule IDs are stable: they appear in reports, in ``--disable-rule`` and in the example folders of
 the tests (``tests/validate/examples/invalid/<rule-id>/``). Each description cites the reference ID
 it enforces.
+
+Each module declares its rules' records beside the functions that check them
+(:meth:`~generator.checks.rules.base.Rule.checks`), which registers them as it is imported. The
+import below is the registry: its order, not the alphabet's, is the order the rules run in and
+``--list-rules`` shows them (tests/validate/test_rule_registry.py holds the two together).
 """
 
 from __future__ import annotations
 
-from generator.checks.rules import (
-    access,
-    aso,
-    aso_patches,
-    autoscale,
-    azure_values,
-    clusteridentity,
-    cp_identity,
-    credentials,
-    lb_limits,
-    managedcluster,
-    namespaces,
-    network,
-    owned,
-    owners,
-    pool_ids,
-    pools,
-    references,
-    resources,
-    siblings,
-    ssh_keys,
-    versions,
-    vnet,
-)
-from generator.checks.rules.base import Rule
-
-_MODULES = (
+# isort: off
+from generator.checks.rules import (  # noqa: F401 (imported to register their rules)
     references,
     owners,
     resources,
+    system_pools,
     pools,
     pool_ids,
     autoscale,
@@ -58,18 +39,20 @@ _MODULES = (
     aso_patches,
 )
 
+# isort: on
+from generator.checks.rules.base import Rule, RuleCheck, registered
 
-def _registry() -> dict[str, Rule]:
-    registry: dict[str, Rule] = {}
-    for module in _MODULES:
-        for rule in module.RULES:
-            if rule.id in registry:
-                msg = f"duplicate rule id {rule.id}"
-                raise RuntimeError(msg)
-            registry[rule.id] = rule
+
+def _registry() -> dict[str, RuleCheck]:
+    registry: dict[str, RuleCheck] = {}
+    for rule in registered():
+        if rule.id in registry:
+            msg = f"duplicate rule id {rule.id}"
+            raise RuntimeError(msg)
+        registry[rule.id] = rule
     return registry
 
 
-RULES: dict[str, Rule] = _registry()
+RULES: dict[str, RuleCheck] = _registry()
 
-__all__ = ["RULES", "Rule"]
+__all__ = ["RULES", "Rule", "RuleCheck"]

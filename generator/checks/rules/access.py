@@ -35,6 +35,15 @@ def _custom_zone(cp: ControlPlane) -> str | None:
     return None if zone is None or zone.lower() in ("system", "none") else zone
 
 
+API_ACCESS = Rule(
+    "CAPZ-MC-APISERVER",
+    "authorizedIPRanges are CIDRs; a custom privateDNSZone is a private DNS zone ID named "
+    "[sub.]private|privatelink.<location>.azmk8s.io and requires enablePrivateCluster (K15)",
+    Severity.ERROR,
+)
+
+
+@API_ACCESS.checks
 def _check_api_access(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         for index, item in enumerate(cp.authorized_ip_ranges.value or ()):
@@ -65,21 +74,15 @@ def _check_api_access(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
-def _check_zone_identity(ms: ManifestSet) -> Iterator[Finding]:
-    for cp in views_of(ms).control_planes:
-        if _custom_zone(cp) is None or cp.identity_type.unknown:
-            continue
-        identity = cp.identity_type.value
-        if identity != "UserAssigned":
-            yield ZONE_IDENTITY.at(
-                cp.private_dns_zone,
-                (),
-                "a custom private DNS zone needs a user-assigned control-plane identity "
-                "(identity type UserAssigned, with Private DNS Zone Contributor on the zone); the "
-                f"identity is {identity or 'SystemAssigned (the default)'}",
-            )
+PRIVATE_DNS = Rule(
+    "CAPZ-MC-PRIVATE-DNS",
+    "privateDNSZone none and enablePrivateClusterPublicFQDN: true are ignored without "
+    "enablePrivateCluster: true (custom zones: CAPZ-MC-APISERVER; system is the default) (K15, §4.3)",
+    Severity.WARNING,
+)
 
 
+@PRIVATE_DNS.checks
 def _check_private_cluster(ms: ManifestSet) -> Iterator[Finding]:
     """Settings AKS ignores on a public cluster (§4.3). A custom zone is CAPZ-MC-APISERVER's (K15);
     ``system`` is AKS's default, so writing it changes nothing (migrated legacy specs carry it)."""
@@ -103,6 +106,38 @@ def _check_private_cluster(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+ZONE_IDENTITY = Rule(
+    "CAPZ-MC-PRIVATE-DNS-IDENTITY",
+    "A custom private DNS zone needs a user-assigned control-plane identity (identity type "
+    "UserAssigned) (K15, §4.3, §4.7)",
+    Severity.ERROR,
+)
+
+
+@ZONE_IDENTITY.checks
+def _check_zone_identity(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        if _custom_zone(cp) is None or cp.identity_type.unknown:
+            continue
+        identity = cp.identity_type.value
+        if identity != "UserAssigned":
+            yield ZONE_IDENTITY.at(
+                cp.private_dns_zone,
+                (),
+                "a custom private DNS zone needs a user-assigned control-plane identity "
+                "(identity type UserAssigned, with Private DNS Zone Contributor on the zone); the "
+                f"identity is {identity or 'SystemAssigned (the default)'}",
+            )
+
+
+WORKLOAD_IDENTITY = Rule(
+    "CAPZ-MC-WORKLOAD-IDENTITY",
+    "securityProfile.workloadIdentity requires oidcIssuerProfile.enabled: true (K17)",
+    Severity.ERROR,
+)
+
+
+@WORKLOAD_IDENTITY.checks
 def _check_workload_identity(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         if cp.workload_identity.raw is True and cp.oidc_issuer.raw is not True:
@@ -113,6 +148,16 @@ def _check_workload_identity(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+FEDERATION = Rule(
+    "CAPZ-MC-FEDERATION",
+    "A FederatedIdentityCredential among a Cluster's resources trusts the issuer of a ManagedCluster "
+    "with workload identity enabled, read from the ConfigMap that ManagedCluster writes it to "
+    "(K17, §4.6)",
+    Severity.ERROR,
+)
+
+
+@FEDERATION.checks
 def _check_federation(ms: ManifestSet) -> Iterator[Finding]:
     views = views_of(ms)
     for group in ms.clusters:
@@ -145,6 +190,15 @@ def _check_federation(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
+LOCAL_ACCOUNTS = Rule(
+    "CAPZ-MC-LOCAL-ACCOUNTS",
+    "disableLocalAccounts: true requires aadProfile.managed: true; an AzureManagedControlPlane sets "
+    "it at all only with aadProfile (K18)",
+    Severity.ERROR,
+)
+
+
+@LOCAL_ACCOUNTS.checks
 def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         if cp.disable_local_accounts.raw is True and cp.aad_managed.raw is not True:
@@ -163,6 +217,31 @@ def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
                 cp.disable_local_accounts,
                 (),
                 "can be set only with aadProfile on an AzureManagedControlPlane; leave it out",
+            )
+
+
+LOCAL_ACCOUNTS_RBAC = Rule(
+    "CAPZ-MC-LOCAL-ACCOUNTS-RBAC",
+    "disableLocalAccounts: true with managed Entra ID but without aadProfile.enableAzureRBAC: "
+    "true leaves access to Kubernetes RBAC alone (legacy: CAPZ enables Azure RBAC with managed) "
+    "(C17, §4.1, §4.2)",
+    Severity.WARNING,
+)
+
+
+@LOCAL_ACCOUNTS_RBAC.checks
+def _check_local_accounts_rbac(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        local_off = cp.disable_local_accounts.raw is True and cp.aad_managed.raw is True
+        if local_off and cp.azure_rbac.raw is not True and not cp.azure_rbac.unknown:
+            yield LOCAL_ACCOUNTS_RBAC.at(
+                cp.disable_local_accounts,
+                (),
+                "without aadProfile.enableAzureRBAC: true only Kubernetes RBAC grants access: "
+                "the Entra identity CAPZ fetches the kubeconfig with (ASO's) needs to be in an "
+                "aadProfile.adminGroupObjectIDs group or bound in the cluster",
+                hint="set aadProfile.enableAzureRBAC: true and give the identity the role Azure "
+                "Kubernetes Service RBAC Cluster Admin",
             )
 
 
@@ -220,11 +299,29 @@ def _check_legacy_kms(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+KMS = Rule(
+    "CAPZ-MC-KMS",
+    "Key Vault KMS requires identity type UserAssigned; Private network access needs "
+    "keyVaultResourceReference (legacy keyVaultResourceID), Public forbids it (K20; CAPZ "
+    "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms)",
+    Severity.ERROR,
+)
+
+
+@KMS.checks
 def _check_kms(ms: ManifestSet) -> Iterator[Finding]:
     yield from _check_aso_kms(ms)
     yield from _check_legacy_kms(ms)
 
 
+IDENTITY_PROFILE = Rule(
+    "CAPZ-MC-IDENTITY-PROFILE",
+    "identityProfile has only the key kubeletidentity (K24)",
+    Severity.ERROR,
+)
+
+
+@IDENTITY_PROFILE.checks
 def _check_identity_profile(ms: ManifestSet) -> Iterator[Finding]:
     for res, spec in managed_clusters(ms):
         for key in as_dict(spec.get("identityProfile")) or {}:
@@ -234,104 +331,3 @@ def _check_identity_profile(ms: ManifestSet) -> Iterator[Finding]:
                     ("spec", "identityProfile", key),
                     "only the key kubeletidentity is accepted",
                 )
-
-
-def _check_local_accounts_rbac(ms: ManifestSet) -> Iterator[Finding]:
-    for cp in views_of(ms).control_planes:
-        local_off = cp.disable_local_accounts.raw is True and cp.aad_managed.raw is True
-        if local_off and cp.azure_rbac.raw is not True and not cp.azure_rbac.unknown:
-            yield LOCAL_ACCOUNTS_RBAC.at(
-                cp.disable_local_accounts,
-                (),
-                "without aadProfile.enableAzureRBAC: true only Kubernetes RBAC grants access: "
-                "the Entra identity CAPZ fetches the kubeconfig with (ASO's) needs to be in an "
-                "aadProfile.adminGroupObjectIDs group or bound in the cluster",
-                hint="set aadProfile.enableAzureRBAC: true and give the identity the role Azure "
-                "Kubernetes Service RBAC Cluster Admin",
-            )
-
-
-API_ACCESS = Rule(
-    "CAPZ-MC-APISERVER",
-    "authorizedIPRanges are CIDRs; a custom privateDNSZone is a private DNS zone ID named "
-    "[sub.]private|privatelink.<location>.azmk8s.io and requires enablePrivateCluster (K15)",
-    Severity.ERROR,
-    _check_api_access,
-)
-
-PRIVATE_DNS = Rule(
-    "CAPZ-MC-PRIVATE-DNS",
-    "privateDNSZone none and enablePrivateClusterPublicFQDN: true are ignored without "
-    "enablePrivateCluster: true (custom zones: CAPZ-MC-APISERVER; system is the default) (K15, §4.3)",
-    Severity.WARNING,
-    _check_private_cluster,
-)
-
-ZONE_IDENTITY = Rule(
-    "CAPZ-MC-PRIVATE-DNS-IDENTITY",
-    "A custom private DNS zone needs a user-assigned control-plane identity (identity type "
-    "UserAssigned) (K15, §4.3, §4.7)",
-    Severity.ERROR,
-    _check_zone_identity,
-)
-
-WORKLOAD_IDENTITY = Rule(
-    "CAPZ-MC-WORKLOAD-IDENTITY",
-    "securityProfile.workloadIdentity requires oidcIssuerProfile.enabled: true (K17)",
-    Severity.ERROR,
-    _check_workload_identity,
-)
-
-FEDERATION = Rule(
-    "CAPZ-MC-FEDERATION",
-    "A FederatedIdentityCredential among a Cluster's resources trusts the issuer of a ManagedCluster "
-    "with workload identity enabled, read from the ConfigMap that ManagedCluster writes it to "
-    "(K17, §4.6)",
-    Severity.ERROR,
-    _check_federation,
-)
-
-LOCAL_ACCOUNTS = Rule(
-    "CAPZ-MC-LOCAL-ACCOUNTS",
-    "disableLocalAccounts: true requires aadProfile.managed: true; an AzureManagedControlPlane sets "
-    "it at all only with aadProfile (K18)",
-    Severity.ERROR,
-    _check_local_accounts,
-)
-
-LOCAL_ACCOUNTS_RBAC = Rule(
-    "CAPZ-MC-LOCAL-ACCOUNTS-RBAC",
-    "disableLocalAccounts: true with managed Entra ID but without aadProfile.enableAzureRBAC: "
-    "true leaves access to Kubernetes RBAC alone (legacy: CAPZ enables Azure RBAC with managed) "
-    "(C17, §4.1, §4.2)",
-    Severity.WARNING,
-    _check_local_accounts_rbac,
-)
-
-KMS = Rule(
-    "CAPZ-MC-KMS",
-    "Key Vault KMS requires identity type UserAssigned; Private network access needs "
-    "keyVaultResourceReference (legacy keyVaultResourceID), Public forbids it (K20; CAPZ "
-    "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms)",
-    Severity.ERROR,
-    _check_kms,
-)
-
-IDENTITY_PROFILE = Rule(
-    "CAPZ-MC-IDENTITY-PROFILE",
-    "identityProfile has only the key kubeletidentity (K24)",
-    Severity.ERROR,
-    _check_identity_profile,
-)
-
-RULES = (
-    API_ACCESS,
-    PRIVATE_DNS,
-    ZONE_IDENTITY,
-    WORKLOAD_IDENTITY,
-    FEDERATION,
-    LOCAL_ACCOUNTS,
-    LOCAL_ACCOUNTS_RBAC,
-    KMS,
-    IDENTITY_PROFILE,
-)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, JsonPath, Severity
+from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import as_dict, as_list, as_str, is_templated, known_str
@@ -26,12 +26,12 @@ from generator.model.values import as_dict, as_list, as_str, is_templated, known
 _REFERENCE_FIELDS = ("name", "group", "kind")
 
 
-def _fields(ref: dict[str, Any], keys: list[str]) -> str:
+def _fields(ref: JsonObject, keys: list[str]) -> str:
     """``name 'x', group 'y'`` for messages."""
     return ", ".join(f"{key} {ref[key]!r}" for key in keys)
 
 
-def _is_set(value: Any) -> bool:
+def _is_set(value: Json) -> bool:
     """Set as ASO (Go) sees it: present and not the empty string."""
     return value is not None and value != ""
 
@@ -63,7 +63,7 @@ def arm_resource_type(arm_id: str) -> str | None:
 # --- ASO-OWNER ---------------------------------------------------------------------------------
 
 
-def _owner_form_problem(res: AsoResource, owner: dict[str, Any]) -> tuple[JsonPath, str] | None:
+def _owner_form_problem(res: AsoResource, owner: JsonObject) -> tuple[JsonPath, str] | None:
     """genruntime ``ResourceReference.Validate`` on the owner (``ValidateOwner``)."""
     arm_id = owner.get("armId")
     if res.group_kind in kinds.ARBITRARY_OWNER_KINDS:
@@ -106,6 +106,16 @@ def _owner_arm_problem(res: AsoResource, arm_id: str) -> str | None:
     )
 
 
+OWNER = Rule(
+    "ASO-OWNER",
+    "spec.owner names one owner: name or armId, not both (extension resources: group, kind and "
+    "name, or armId); an owner armId is of the owner's ARM type, a resource group for top-level "
+    "resources (O1, O5, R6, R10; ASO genruntime ValidateOwner, VerifyResourceOwnerARMID)",
+    Severity.ERROR,
+)
+
+
+@OWNER.checks
 def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         owner = as_dict((res.spec or {}).get("owner"))
@@ -142,11 +152,11 @@ class _Scan:
     and copied into a tuple only where something is found.
     """
 
-    references: list[tuple[JsonPath, dict[str, Any]]] = field(default_factory=list)
+    references: list[tuple[JsonPath, JsonObject]] = field(default_factory=list)
     pairs: list[tuple[JsonPath, str]] = field(default_factory=list)
     trail: list[str | int] = field(default_factory=list)
 
-    def walk(self, value: Any, references: bool) -> None:
+    def walk(self, value: Json, references: bool) -> None:
         """Everything below ``value``; ``references`` is False inside a reference."""
         if isinstance(value, list):
             for index, item in enumerate(value):
@@ -159,7 +169,7 @@ class _Scan:
                 if isinstance(key, str):
                     self._member(value, key, item, references)
 
-    def _member(self, parent: dict[str, Any], key: str, item: Any, references: bool) -> None:
+    def _member(self, parent: JsonObject, key: str, item: Json, references: bool) -> None:
         plain = key.removesuffix("FromConfig")
         if plain != key and plain and item is not None and parent.get(plain) is not None:
             self.pairs.append(((*self.trail, key), plain))
@@ -180,7 +190,7 @@ class _Scan:
             self.trail.pop()
 
 
-def _reference_problem(ref: dict[str, Any]) -> tuple[JsonPath, str] | None:
+def _reference_problem(ref: JsonObject) -> tuple[JsonPath, str] | None:
     """genruntime ``ResourceReference.Validate``; a ``WellKnownResourceReference`` (ASO v2.16+,
     e.g. RoleAssignment ``roleDefinitionReference``) may instead name a built-in Azure resource by
     ``wellKnownName`` alone."""
@@ -210,6 +220,16 @@ def _reference_problem(ref: dict[str, Any]) -> tuple[JsonPath, str] | None:
     return None
 
 
+REFERENCE = Rule(
+    "ASO-REFERENCE",
+    "Resource references (*Reference, reference, *References[]) give armId or group, kind and "
+    "name, not both and not neither; a value and its *FromConfig twin are not both set (O5, "
+    "R13; ASO genruntime ResourceReference.Validate, configmaps.ValidateOptionalReferences)",
+    Severity.ERROR,
+)
+
+
+@REFERENCE.checks
 def _check_reference(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         spec = res.spec
@@ -244,11 +264,11 @@ _DESTINATIONS = (
 
 
 def _destinations(
-    operator: dict[str, Any], named: str, expressions: str
+    operator: JsonObject, named: str, expressions: str
 ) -> Iterator[tuple[JsonPath, tuple[str, str]]]:
     """(path, (name, key)) of each destination, the named ones first, as ASO collects them. An
     expression without a key writes a whole map, which ASO cannot check before it runs."""
-    places: list[tuple[JsonPath, Any]] = [
+    places: list[tuple[JsonPath, Json]] = [
         ((named, field), dest) for field, dest in (as_dict(operator.get(named)) or {}).items()
     ]
     places += (
@@ -262,6 +282,15 @@ def _destinations(
             yield rel, (name, key)
 
 
+SECRET_DESTINATION = Rule(
+    "ASO-SECRET-DESTINATION",
+    "No two operatorSpec secrets (or configMaps, or keyed expressions) of one resource write to "
+    "the same name and key (C9, §4.6; ASO genruntime secrets/configmaps ValidateDestinations)",
+    Severity.ERROR,
+)
+
+
+@SECRET_DESTINATION.checks
 def _check_secret_destination(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         operator = as_dict((res.spec or {}).get("operatorSpec"))
@@ -285,6 +314,16 @@ def _check_secret_destination(ms: ManifestSet) -> Iterator[Finding]:
 # --- ASO-IDENTITY-USERASSIGNED -----------------------------------------------------------------
 
 
+IDENTITY = Rule(
+    "ASO-IDENTITY-USERASSIGNED",
+    "identity.type UserAssigned (or SystemAssigned, UserAssigned) comes with "
+    "userAssignedIdentities, and userAssignedIdentities only with such a type (§4.7; Azure "
+    "MissingIdentityIds, which ASO does not check before)",
+    Severity.ERROR,
+)
+
+
+@IDENTITY.checks
 def _check_identity(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         identity = as_dict((res.spec or {}).get("identity"))
@@ -312,6 +351,15 @@ def _check_identity(ms: ManifestSet) -> Iterator[Finding]:
 # --- ASO-FIC-ISSUER ----------------------------------------------------------------------------
 
 
+FIC_ISSUER = Rule(
+    "ASO-FIC-ISSUER",
+    "A FederatedIdentityCredential has exactly one of issuer and issuerFromConfig (§4.6; ASO "
+    "configmaps.ValidateOptionalReferences, and Azure requires an issuer)",
+    Severity.ERROR,
+)
+
+
+@FIC_ISSUER.checks
 def _check_fic_issuer(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources_of(kinds.FEDERATED_IDENTITY_CREDENTIAL):
         spec = res.spec
@@ -333,45 +381,3 @@ def _check_fic_issuer(ms: ManifestSet) -> Iterator[Finding]:
                 hint="read the cluster's OIDC issuer URL from the ConfigMap its ManagedCluster "
                 "writes (operatorSpec.configMaps.oidcIssuerProfile)",
             )
-
-
-OWNER = Rule(
-    "ASO-OWNER",
-    "spec.owner names one owner: name or armId, not both (extension resources: group, kind and "
-    "name, or armId); an owner armId is of the owner's ARM type, a resource group for top-level "
-    "resources (O1, O5, R6, R10; ASO genruntime ValidateOwner, VerifyResourceOwnerARMID)",
-    Severity.ERROR,
-    _check_owner,
-)
-REFERENCE = Rule(
-    "ASO-REFERENCE",
-    "Resource references (*Reference, reference, *References[]) give armId or group, kind and "
-    "name, not both and not neither; a value and its *FromConfig twin are not both set (O5, "
-    "R13; ASO genruntime ResourceReference.Validate, configmaps.ValidateOptionalReferences)",
-    Severity.ERROR,
-    _check_reference,
-)
-SECRET_DESTINATION = Rule(
-    "ASO-SECRET-DESTINATION",
-    "No two operatorSpec secrets (or configMaps, or keyed expressions) of one resource write to "
-    "the same name and key (C9, §4.6; ASO genruntime secrets/configmaps ValidateDestinations)",
-    Severity.ERROR,
-    _check_secret_destination,
-)
-IDENTITY = Rule(
-    "ASO-IDENTITY-USERASSIGNED",
-    "identity.type UserAssigned (or SystemAssigned, UserAssigned) comes with "
-    "userAssignedIdentities, and userAssignedIdentities only with such a type (§4.7; Azure "
-    "MissingIdentityIds, which ASO does not check before)",
-    Severity.ERROR,
-    _check_identity,
-)
-FIC_ISSUER = Rule(
-    "ASO-FIC-ISSUER",
-    "A FederatedIdentityCredential has exactly one of issuer and issuerFromConfig (§4.6; ASO "
-    "configmaps.ValidateOptionalReferences, and Azure requires an issuer)",
-    Severity.ERROR,
-    _check_fic_issuer,
-)
-
-RULES = (OWNER, REFERENCE, SECRET_DESTINATION, IDENTITY, FIC_ISSUER)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.capzbuild.agent_pool import AGENT_POOL_KIND, build_agent_pool
 from generator.capzbuild.managed_cluster import (
@@ -26,7 +25,7 @@ from generator.capzbuild.patches import PatchProblem, parse_patch
 from generator.capzbuild.reader import SpecReader
 from generator.capzbuild.tables import CONTAINER_SERVICE_API
 from generator.findings import JsonPath, PathPart
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, is_templated, known_str
@@ -91,7 +90,7 @@ class Patch:
 
     index: int
     path: JsonPath
-    value: dict[str, Any] | PatchProblem
+    value: JsonObject | PatchProblem
 
 
 @dataclass(frozen=True)
@@ -100,7 +99,7 @@ class Patched:
 
     obj: TopObject
     target: Target
-    spec: dict[str, Any]
+    spec: JsonObject
     patches: tuple[Patch, ...]
 
     @property
@@ -125,7 +124,7 @@ def patched_objects(ms: ManifestSet) -> Iterator[Patched]:
                 yield Patched(obj, target, spec, patches)
 
 
-def _strings(entries: list[Any]) -> Iterator[tuple[int, str]]:
+def _strings(entries: list[Json]) -> Iterator[tuple[int, str]]:
     for index, text in enumerate(entries):
         if isinstance(text, str):
             yield index, text
@@ -153,7 +152,7 @@ class _Cluster:
     vnet_name: str = _STAND_IN
     vnet_resource_group: str = _STAND_IN
     subnet_name: str = _STAND_IN
-    subnet_ref: dict[str, Any] = field(
+    subnet_ref: JsonObject = field(
         default_factory=lambda: {
             "group": kinds.NETWORK,
             "kind": "VirtualNetworksSubnet",
@@ -173,7 +172,7 @@ class _Origin:
         return Unbuildable(message)
 
 
-def build(ms: ManifestSet, patched: Patched) -> dict[str, Any]:
+def build(ms: ManifestSet, patched: Patched) -> JsonObject:
     """The ASO object CAPZ would build for ``patched`` (patches not applied).
 
     Raises :class:`Unbuildable` when a legacy field has the wrong shape.
@@ -185,7 +184,7 @@ def build(ms: ManifestSet, patched: Patched) -> dict[str, Any]:
     return _managed_cluster(ms, patched, name)
 
 
-def _managed_cluster(ms: ManifestSet, patched: Patched, name: str) -> dict[str, Any]:
+def _managed_cluster(ms: ManifestSet, patched: Patched, name: str) -> JsonObject:
     cluster = next((g.cluster for g in ms.clusters if g.control_plane is patched.obj), None)
     cluster_name = (cluster.name if cluster is not None else None) or name
     spec = patched.spec

@@ -60,6 +60,15 @@ OTHER_SHIPPED_VERSIONS = (
 _GROUP = CONTAINER_SERVICE_API.rpartition("/")[0]
 
 
+PATCH_JSON = Rule(
+    "CAPZ-ASO-PATCH-JSON",
+    "Each asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry is JSON or YAML "
+    "holding an object, a JSON merge patch CAPZ can apply (§5.3, §5.4 option 7; CAPZ aso.go)",
+    Severity.ERROR,
+)
+
+
+@PATCH_JSON.checks
 def _check_json(ms: ManifestSet) -> Iterator[Finding]:
     for patched in patched_objects(ms):
         for patch in patched.patches:
@@ -67,6 +76,15 @@ def _check_json(ms: ManifestSet) -> Iterator[Finding]:
                 yield PATCH_JSON.at(patched.obj, patch.path, patch.value.describe())
 
 
+PATCH_OWNED = Rule(
+    "CAPZ-ASO-PATCH-OWNED",
+    "A patch does not set what CAPZ sets itself: name, owner, location, kubernetesVersion, "
+    "agentPoolProfiles; a pool's name, owner, orchestratorVersion, count (§5.3, §5.4, C5-C12)",
+    Severity.WARNING,
+)
+
+
+@PATCH_OWNED.checks
 def _check_owned(ms: ManifestSet) -> Iterator[Finding]:
     for patched in patched_objects(ms):
         owned = patched.target.owned
@@ -103,11 +121,29 @@ class _Outcome:
     unverified: list[Finding]
 
 
+PATCH_SCHEMA = Rule(
+    "CAPZ-ASO-PATCH-SCHEMA",
+    "The ManagedCluster / agent pool CAPZ builds, with the patches applied in order, matches the "
+    "containerservice v1api20240901 schema (§5.3, §5.4 option 7)",
+    Severity.ERROR,
+)
+
+
+@PATCH_SCHEMA.checks_with_schemas
 def _check_schema(ms: ManifestSet, store: SchemaLookup | None) -> Iterator[Finding]:
     for outcome in _outcomes(ms, store):
         yield from outcome.errors
 
 
+PATCH_VERSION = Rule(
+    "CAPZ-ASO-PATCH-VERSION",
+    "A patched field v1api20240901 lacks but another shipped version has cannot be checked: "
+    "CAPZ v1.26.0 sends v1api20250801, which has no schema here (§0, §5.3 option 7)",
+    Severity.WARNING,
+)
+
+
+@PATCH_VERSION.checks_with_schemas
 def _check_version(ms: ManifestSet, store: SchemaLookup | None) -> Iterator[Finding]:
     for outcome in _outcomes(ms, store):
         yield from outcome.unverified
@@ -201,37 +237,3 @@ def _versions_knowing(
         if all(path[: len(u)] != u for u in unknown):  # neither the field nor a parent unknown
             knowing.append(version)
     return knowing
-
-
-PATCH_JSON = Rule(
-    "CAPZ-ASO-PATCH-JSON",
-    "Each asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry is JSON or YAML "
-    "holding an object, a JSON merge patch CAPZ can apply (§5.3, §5.4 option 7; CAPZ aso.go)",
-    Severity.ERROR,
-    _check_json,
-)
-PATCH_OWNED = Rule(
-    "CAPZ-ASO-PATCH-OWNED",
-    "A patch does not set what CAPZ sets itself: name, owner, location, kubernetesVersion, "
-    "agentPoolProfiles; a pool's name, owner, orchestratorVersion, count (§5.3, §5.4, C5-C12)",
-    Severity.WARNING,
-    _check_owned,
-)
-PATCH_SCHEMA = Rule(
-    "CAPZ-ASO-PATCH-SCHEMA",
-    "The ManagedCluster / agent pool CAPZ builds, with the patches applied in order, matches the "
-    "containerservice v1api20240901 schema (§5.3, §5.4 option 7)",
-    Severity.ERROR,
-    lambda ms: _check_schema(ms, None),
-    schema_check=_check_schema,
-)
-PATCH_VERSION = Rule(
-    "CAPZ-ASO-PATCH-VERSION",
-    "A patched field v1api20240901 lacks but another shipped version has cannot be checked: "
-    "CAPZ v1.26.0 sends v1api20250801, which has no schema here (§0, §5.3 option 7)",
-    Severity.WARNING,
-    lambda ms: _check_version(ms, None),
-    schema_check=_check_version,
-)
-
-RULES = (PATCH_JSON, PATCH_OWNED, PATCH_SCHEMA, PATCH_VERSION)

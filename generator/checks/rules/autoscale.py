@@ -20,7 +20,15 @@ from generator.model import kinds
 from generator.model.manifests import ManifestSet
 from generator.model.values import as_dict
 
+RANGE = Rule(
+    "CAPZ-POOL-AUTOSCALE",
+    "Agent pool autoscaling minimum <= maximum, and a System pool's minimum is at least 1 "
+    "(§4.9, K23)",
+    Severity.ERROR,
+)
 
+
+@RANGE.checks
 def _check_range(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         low, high = pool.min_count.value, pool.max_count.value
@@ -34,6 +42,14 @@ def _check_range(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+REPLICAS = Rule(
+    "CAPZ-POOL-AUTOSCALE-REPLICAS",
+    "An autoscaled pool sets both bounds, and its MachinePool replicas lie within them (§4.9, C12)",
+    Severity.WARNING,
+)
+
+
+@REPLICAS.checks
 def _check_replicas(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         if pool.autoscaling.value is not True:
@@ -59,6 +75,15 @@ def _check_replicas(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+MANAGED_BY = Rule(
+    "CAPZ-MP-REPLICAS-MANAGED-BY",
+    "An autoscaled pool's MachinePool has no cluster.x-k8s.io/replicas-managed-by annotation other than "
+    "'aks' (C13)",
+    Severity.ERROR,
+)
+
+
+@MANAGED_BY.checks
 def _check_managed_by(ms: ManifestSet) -> Iterator[Finding]:
     """ASO API only: the legacy controller writes its own value ("true") itself (§5.2)."""
     for view in ms.pools:
@@ -76,27 +101,3 @@ def _check_managed_by(ms: ManifestSet) -> Iterator[Finding]:
                 f"is {annotations[key]!r}; with autoscaling CAPZ needs 'aks' (or no annotation) and fails otherwise",
                 hint="drop the annotation; CAPZ adds it",
             )
-
-
-RANGE = Rule(
-    "CAPZ-POOL-AUTOSCALE",
-    "Agent pool autoscaling minimum <= maximum, and a System pool's minimum is at least 1 "
-    "(§4.9, K23)",
-    Severity.ERROR,
-    _check_range,
-)
-REPLICAS = Rule(
-    "CAPZ-POOL-AUTOSCALE-REPLICAS",
-    "An autoscaled pool sets both bounds, and its MachinePool replicas lie within them (§4.9, C12)",
-    Severity.WARNING,
-    _check_replicas,
-)
-MANAGED_BY = Rule(
-    "CAPZ-MP-REPLICAS-MANAGED-BY",
-    "An autoscaled pool's MachinePool has no cluster.x-k8s.io/replicas-managed-by annotation other than "
-    "'aks' (C13)",
-    Severity.ERROR,
-    _check_managed_by,
-)
-
-RULES = (RANGE, REPLICAS, MANAGED_BY)

@@ -40,6 +40,15 @@ def _locations(ms: ManifestSet) -> Iterator[tuple[Located, JsonPath, object]]:
         yield obj, ("spec", "location"), dig(obj.obj, "spec", "location")
 
 
+REGION = Rule(
+    "CAPZ-AZURE-REGION",
+    "location names an Azure public region by its programmatic name (westeurope); unknown names "
+    "warn with the nearest ones, list in generator/data/azure-regions.yaml (O2, §4)",
+    Severity.WARNING,
+)
+
+
+@REGION.checks
 def _check_region(ms: ManifestSet) -> Iterator[Finding]:
     known = regions()
     for where, path, value in _locations(ms):
@@ -62,6 +71,15 @@ def _vm_sizes(ms: ManifestSet) -> Iterator[tuple[Located, JsonPath, object]]:
         yield obj, ("spec", "sku"), dig(obj.obj, "spec", "sku")
 
 
+VM_SIZE_RULE = Rule(
+    "CAPZ-VM-SIZE",
+    "Agent pool vmSize (legacy: AzureManagedMachinePool sku) is a VM size name: "
+    "Standard_<family><vCPUs>[features][_version], in any case as Azure reads it (K9, §4)",
+    Severity.ERROR,
+)
+
+
+@VM_SIZE_RULE.checks
 def _check_vm_size(ms: ManifestSet) -> Iterator[Finding]:
     for where, path, value in _vm_sizes(ms):
         text = known_str(value)
@@ -69,6 +87,15 @@ def _check_vm_size(ms: ManifestSet) -> Iterator[Finding]:
             yield VM_SIZE_RULE.at(where, path, f"{text!r} is not a VM size name ({VM_SIZE_SHAPE})")
 
 
+SUPPORTED = Rule(
+    "CAPZ-K8S-VERSION-SUPPORTED",
+    "Kubernetes versions lie in the range CAPZ v1.26.0 supports for workload clusters "
+    "as generator/data/kubernetes-versions.yaml records them (K12, §0)",
+    Severity.WARNING,
+)
+
+
+@SUPPORTED.checks
 def _check_supported(ms: ManifestSet) -> Iterator[Finding]:
     supported = kubernetes_versions()
     for where, path, value in kubernetes_version_fields(ms):
@@ -81,28 +108,3 @@ def _check_supported(ms: ManifestSet) -> Iterator[Finding]:
             f"Kubernetes {known_str(value)} is outside the versions CAPZ v1.26.0 supports "
             f"({supported.describe()}; {supported.source}, checked {supported.checked})",
         )
-
-
-REGION = Rule(
-    "CAPZ-AZURE-REGION",
-    "location names an Azure public region by its programmatic name (westeurope); unknown names "
-    "warn with the nearest ones, list in generator/data/azure-regions.yaml (O2, §4)",
-    Severity.WARNING,
-    _check_region,
-)
-VM_SIZE_RULE = Rule(
-    "CAPZ-VM-SIZE",
-    "Agent pool vmSize (legacy: AzureManagedMachinePool sku) is a VM size name: "
-    "Standard_<family><vCPUs>[features][_version], in any case as Azure reads it (K9, §4)",
-    Severity.ERROR,
-    _check_vm_size,
-)
-SUPPORTED = Rule(
-    "CAPZ-K8S-VERSION-SUPPORTED",
-    "Kubernetes versions lie in the range CAPZ v1.26.0 supports for workload clusters "
-    "as generator/data/kubernetes-versions.yaml records them (K12, §0)",
-    Severity.WARNING,
-    _check_supported,
-)
-
-RULES = (REGION, VM_SIZE_RULE, SUPPORTED)

@@ -22,6 +22,16 @@ from generator.model.values import as_dict, as_list, known_str
 SECRET_TYPES = ("ServicePrincipal", "ManualServicePrincipal", "ServicePrincipalCertificate")
 
 
+SECRET = Rule(
+    "CAPZ-IDENTITY-SECRET",
+    "AzureClusterIdentity types ServicePrincipal, ManualServicePrincipal, "
+    "ServicePrincipalCertificate have a clientSecret (or, for certificates, certPath); other types "
+    "have none (§5.6, CRD)",
+    Severity.ERROR,
+)
+
+
+@SECRET.checks
 def _check_secret(ms: ManifestSet) -> Iterator[Finding]:
     for identity in ms.objects_of(kinds.CLUSTER_IDENTITY):
         identity_type = known_str(dig(identity.spec, "type"))
@@ -46,6 +56,15 @@ def _check_secret(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+NAMESPACE = Rule(
+    "CAPZ-IDENTITY-NAMESPACE",
+    "An AzureClusterIdentity whose allowedNamespaces is a list (no selector) lists the namespace of "
+    "every AzureManagedControlPlane whose identityRef names it (§5.6, CRD allowedNamespaces)",
+    Severity.ERROR,
+)
+
+
+@NAMESPACE.checks
 def _check_namespace(ms: ManifestSet) -> Iterator[Finding]:
     for control_plane in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
         ref = Ref.parse(dig(control_plane.spec, "identityRef"), ("spec", "identityRef"))
@@ -75,6 +94,15 @@ _TYPE_FIELDS = (
 )
 
 
+TYPE_FIELDS = Rule(
+    "CAPZ-IDENTITY-FIELDS",
+    "AzureClusterIdentity resourceID only with type UserAssignedMSI, userAssignedIdentityCredentials"
+    "Path/CloudType only with UserAssignedIdentityCredential (§5.6; CAPZ validateAzureClusterIdentity)",
+    Severity.ERROR,
+)
+
+
+@TYPE_FIELDS.checks
 def _check_type_fields(ms: ManifestSet) -> Iterator[Finding]:
     for identity in ms.objects_of(kinds.CLUSTER_IDENTITY):
         identity_type = known_str(dig(identity.spec, "type"))
@@ -87,30 +115,3 @@ def _check_type_fields(ms: ManifestSet) -> Iterator[Finding]:
                     ("spec", key),
                     f"is only read by type {owner}, not {identity_type}",
                 )
-
-
-SECRET = Rule(
-    "CAPZ-IDENTITY-SECRET",
-    "AzureClusterIdentity types ServicePrincipal, ManualServicePrincipal, "
-    "ServicePrincipalCertificate have a clientSecret (or, for certificates, certPath); other types "
-    "have none (§5.6, CRD)",
-    Severity.ERROR,
-    _check_secret,
-)
-NAMESPACE = Rule(
-    "CAPZ-IDENTITY-NAMESPACE",
-    "An AzureClusterIdentity whose allowedNamespaces is a list (no selector) lists the namespace of "
-    "every AzureManagedControlPlane whose identityRef names it (§5.6, CRD allowedNamespaces)",
-    Severity.ERROR,
-    _check_namespace,
-)
-
-TYPE_FIELDS = Rule(
-    "CAPZ-IDENTITY-FIELDS",
-    "AzureClusterIdentity resourceID only with type UserAssignedMSI, userAssignedIdentityCredentials"
-    "Path/CloudType only with UserAssignedIdentityCredential (§5.6; CAPZ validateAzureClusterIdentity)",
-    Severity.ERROR,
-    _check_type_fields,
-)
-
-RULES = (SECRET, NAMESPACE, TYPE_FIELDS)

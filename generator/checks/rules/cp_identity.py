@@ -20,6 +20,16 @@ from generator.model.values import as_dict, is_templated, known_str
 _PATH = ("spec", "identity", "userAssignedIdentityResourceID")
 
 
+IDENTITY = Rule(
+    "CAPZ-MC-IDENTITY",
+    "AzureManagedControlPlane identity: userAssignedIdentityResourceID is set with type "
+    "UserAssigned and only then (CAPZ validateAzureManagedControlPlaneIdentity; ASO shape: "
+    "ASO-IDENTITY-USERASSIGNED; §4.7, §5.3)",
+    Severity.ERROR,
+)
+
+
+@IDENTITY.checks
 def _check(ms: ManifestSet) -> Iterator[Finding]:
     for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
         identity = as_dict(dig(obj.spec, "identity"))
@@ -38,15 +48,3 @@ def _check(ms: ManifestSet) -> Iterator[Finding]:
                 f"must be empty with identity type {known_str(kind) or 'SystemAssigned'}",
                 hint="set identity.type: UserAssigned to use this identity",
             )
-
-
-IDENTITY = Rule(
-    "CAPZ-MC-IDENTITY",
-    "AzureManagedControlPlane identity: userAssignedIdentityResourceID is set with type "
-    "UserAssigned and only then (CAPZ validateAzureManagedControlPlaneIdentity; ASO shape: "
-    "ASO-IDENTITY-USERASSIGNED; §4.7, §5.3)",
-    Severity.ERROR,
-    _check,
-)
-
-RULES = (IDENTITY,)

@@ -12,10 +12,10 @@ import base64
 import binascii
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, Severity
+from generator.jsontypes import Json
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
 from generator.model.values import as_dict, is_templated
@@ -30,6 +30,14 @@ def _embedded(ms: ManifestSet) -> Iterator[AsoResource]:
     return (res for res in ms.resources if res.parent is not None)
 
 
+MISSING = Rule(
+    "CAPZ-CRED-MISSING",
+    "Every embedded resource carries serviceoperator.azure.com/credential-from (R12, §1.6)",
+    Severity.WARNING,
+)
+
+
+@MISSING.checks
 def _check_missing(ms: ManifestSet) -> Iterator[Finding]:
     for res in _embedded(ms):
         if _KEY not in res.annotations:
@@ -41,6 +49,14 @@ def _check_missing(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+VALUE = Rule(
+    "CAPZ-CRED-VALUE",
+    "The credential-from annotation is a non-empty Secret name without '/' (R12)",
+    Severity.ERROR,
+)
+
+
+@VALUE.checks
 def _check_value(ms: ManifestSet) -> Iterator[Finding]:
     for res in _embedded(ms):
         annotations = res.annotations
@@ -57,6 +73,14 @@ def _check_value(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+CONSISTENT = Rule(
+    "CAPZ-CRED-CONSISTENT",
+    "All embedded resources of one Cluster use the same credential Secret (§1.6)",
+    Severity.WARNING,
+)
+
+
+@CONSISTENT.checks
 def _check_consistent(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         named = [
@@ -77,7 +101,7 @@ def _check_consistent(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
-def _decoded(value: Any, encoded: bool) -> str | None:
+def _decoded(value: Json, encoded: bool) -> str | None:
     if not isinstance(value, str):
         return None
     if not encoded:
@@ -119,6 +143,16 @@ def _secret_problems(secret: TopObject) -> Iterator[Finding]:
             )
 
 
+SECRET = Rule(
+    "CAPZ-CRED-SECRET",
+    "A credential Secret in the set is in the resources' namespace and has AZURE_SUBSCRIPTION_ID, "
+    "AZURE_TENANT_ID, AZURE_CLIENT_ID in data or stringData; AUTH_MODE is workloadidentity or podidentity "
+    "(R12, §1.6, O7)",
+    Severity.ERROR,
+)
+
+
+@SECRET.checks
 def _check_secret(ms: ManifestSet) -> Iterator[Finding]:
     checked: set[TopObject] = set()
     misplaced: set[tuple[str | None, str]] = set()  # reported once per namespace and name
@@ -142,33 +176,3 @@ def _check_secret(ms: ManifestSet) -> Iterator[Finding]:
                 f"Secret {value!r} is in namespace {namespaces}, not in {res.namespace or '<none>'}: "
                 "ASO looks it up in the resource's namespace",
             )
-
-
-MISSING = Rule(
-    "CAPZ-CRED-MISSING",
-    "Every embedded resource carries serviceoperator.azure.com/credential-from (R12, §1.6)",
-    Severity.WARNING,
-    _check_missing,
-)
-VALUE = Rule(
-    "CAPZ-CRED-VALUE",
-    "The credential-from annotation is a non-empty Secret name without '/' (R12)",
-    Severity.ERROR,
-    _check_value,
-)
-CONSISTENT = Rule(
-    "CAPZ-CRED-CONSISTENT",
-    "All embedded resources of one Cluster use the same credential Secret (§1.6)",
-    Severity.WARNING,
-    _check_consistent,
-)
-SECRET = Rule(
-    "CAPZ-CRED-SECRET",
-    "A credential Secret in the set is in the resources' namespace and has AZURE_SUBSCRIPTION_ID, "
-    "AZURE_TENANT_ID, AZURE_CLIENT_ID in data or stringData; AUTH_MODE is workloadidentity or podidentity "
-    "(R12, §1.6, O7)",
-    Severity.ERROR,
-    _check_secret,
-)
-
-RULES = (MISSING, VALUE, CONSISTENT, SECRET)

@@ -10,12 +10,12 @@ kinds may be combined is CAPZ-MC-LOADBALANCER.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.fields import Api, Field, inside
 from generator.checks.rules.base import Rule
 from generator.checks.views import views_of
 from generator.findings import Finding, Severity
+from generator.jsontypes import Json
 from generator.model.manifests import ManifestSet
 from generator.model.values import as_int
 
@@ -25,13 +25,22 @@ _LIMITS = (
 )
 
 
-def _settings(profile: Field[Any], api: Api) -> Iterator[tuple[Field[Any], int, int]]:
+def _settings(profile: Field[Json], api: Api) -> Iterator[tuple[Field[Json], int, int]]:
     count = ("managedOutboundIPs",) if api is Api.LEGACY else ("managedOutboundIPs", "count")
     yield inside(profile, *count), 1, 100
     for key, low, high in _LIMITS:
         yield inside(profile, key), low, high
 
 
+LIMITS = Rule(
+    "CAPZ-MC-LB-LIMITS",
+    "loadBalancerProfile: 1-100 managed outbound IPs, 0-64000 allocated outbound ports, idle "
+    "timeout 4-120 minutes (K14, §4.5; CAPZ validateLoadBalancerProfile)",
+    Severity.ERROR,
+)
+
+
+@LIMITS.checks
 def _check(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         if cp.load_balancer.value is None:
@@ -40,14 +49,3 @@ def _check(ms: ManifestSet) -> Iterator[Finding]:
             value = as_int(setting.raw)
             if value is not None and not low <= value <= high:
                 yield LIMITS.at(setting, (), f"{value} is outside {low}-{high}")
-
-
-LIMITS = Rule(
-    "CAPZ-MC-LB-LIMITS",
-    "loadBalancerProfile: 1-100 managed outbound IPs, 0-64000 allocated outbound ports, idle "
-    "timeout 4-120 minutes (K14, §4.5; CAPZ validateLoadBalancerProfile)",
-    Severity.ERROR,
-    _check,
-)
-
-RULES = (LIMITS,)

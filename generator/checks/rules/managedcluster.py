@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from generator.checks.fields import Owner
 from generator.checks.rules.base import Rule
 from generator.checks.views import Api, ControlPlane, is_aks_cluster, views_of
 from generator.findings import Finding, JsonPath, Severity
-from generator.jsontypes import dig
+from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import (
@@ -37,7 +36,7 @@ _DNS_PREFIX = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$")
 _RESERVED_WORDS = ("microsoft", "windows")
 
 
-def managed_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, dict[str, Any]]]:
+def managed_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, JsonObject]]:
     """Every ManagedCluster with a spec (for the checks of ASO-only fields)."""
     for res in ms.resources_of(kinds.MANAGED_CLUSTER):
         spec = res.spec
@@ -45,6 +44,15 @@ def managed_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, dict[str, A
             yield res, spec
 
 
+DNS_PREFIX = Rule(
+    "CAPZ-MC-DNSPREFIX",
+    "The AKS DNS prefix (ManagedCluster or AzureManagedControlPlane dnsPrefix) is 2-54 letters, "
+    "digits or '-', alphanumeric at both ends (K10)",
+    Severity.ERROR,
+)
+
+
+@DNS_PREFIX.checks
 def _check_dns_prefix(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         value = cp.dns_prefix.value
@@ -56,6 +64,15 @@ def _check_dns_prefix(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+NAME = Rule(
+    "CAPZ-MC-NAME",
+    "The AKS cluster name (azureName, else metadata.name; legacy: the control plane's name) does not "
+    "contain 'microsoft' or 'windows' (K11)",
+    Severity.ERROR,
+)
+
+
+@NAME.checks
 def _check_name(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         value = cp.aks_name.value
@@ -68,6 +85,14 @@ def _check_name(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
+CLUSTER_CIDRS = Rule(
+    "CAPZ-CLUSTER-CIDRS",
+    "An AKS Cluster's clusterNetwork has at most one services and one pods CIDR (K13)",
+    Severity.ERROR,
+)
+
+
+@CLUSTER_CIDRS.checks
 def _check_cluster_cidrs(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         if not is_aks_cluster(group):
@@ -117,6 +142,16 @@ def _legacy_dns_service_ip(cp: ControlPlane) -> Iterator[Finding]:
         )
 
 
+DNS_SERVICE_IP = Rule(
+    "CAPZ-MC-DNSSERVICEIP",
+    "dnsServiceIP lies inside the service CIDR (own serviceCidr or the Cluster's), which must be "
+    "set when the Cluster is in the set; legacy: an IP address ending in .10 (K13; CAPZ "
+    "validateManagedClusterNetwork)",
+    Severity.ERROR,
+)
+
+
+@DNS_SERVICE_IP.checks
 def _check_dns_service_ip(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         yield from _legacy_dns_service_ip(cp)
@@ -143,6 +178,14 @@ def _check_dns_service_ip(ms: ManifestSet) -> Iterator[Finding]:
 _OUTBOUND = ("managedOutboundIPs", "outboundIPs", "outboundIPPrefixes")
 
 
+LOAD_BALANCER = Rule(
+    "CAPZ-MC-LOADBALANCER",
+    "loadBalancerProfile sets at most one of managedOutboundIPs, outboundIPs, outboundIPPrefixes (K14)",
+    Severity.ERROR,
+)
+
+
+@LOAD_BALANCER.checks
 def _check_load_balancer(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         profile = cp.load_balancer.value
@@ -157,6 +200,15 @@ def _check_load_balancer(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+NETWORK_PLUGIN = Rule(
+    "CAPZ-MC-NETWORK-PLUGIN",
+    "overlay and network policy azure need network plugin azure; cilium dataplane needs overlay "
+    "and cilium policy; cilium policy needs cilium dataplane (K16, §4.4)",
+    Severity.ERROR,
+)
+
+
+@NETWORK_PLUGIN.checks
 def _check_network_plugin(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         plugin, mode = cp.network_plugin.value, cp.network_plugin_mode.value
@@ -201,40 +253,6 @@ KNOWN_ADDONS = (
 )
 
 _ADDONS_BY_LOWER = {name.lower(): name for name in KNOWN_ADDONS}
-
-
-def _addon_names(cp: ControlPlane) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    """(path inside addonProfiles, name): the keys of the ASO map, the names of the legacy list."""
-    profiles = cp.addon_profiles.raw
-    if isinstance(profiles, dict):
-        for key in profiles:
-            if isinstance(key, str):
-                yield (key,), key
-    for index, item in enumerate(as_list(profiles) or ()):
-        name = known_str(dig(item, "name"))
-        if name is not None:
-            yield (index, "name"), name
-
-
-def _check_addons(ms: ManifestSet) -> Iterator[Finding]:
-    for cp in views_of(ms).control_planes:
-        for rel, name in _addon_names(cp):
-            if name in KNOWN_ADDONS or is_templated(name):
-                continue
-            known = _ADDONS_BY_LOWER.get(name.lower())
-            yield ADDONS.at(
-                cp.addon_profiles,
-                rel,
-                f"{name!r} is not an AKS add-on name"
-                + (
-                    f"; add-on names are case-sensitive: {known!r}"
-                    if known is not None
-                    else f" ({', '.join(KNOWN_ADDONS)})"
-                ),
-                hint="web application routing is ingressProfile.webAppRouting, not an add-on"
-                if name.lower() in ("webapprouting", "web_application_routing")
-                else None,
-            )
 
 
 _MINUTES = re.compile(r"^\d+m$")
@@ -289,6 +307,14 @@ def _kebab(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", key).lower()
 
 
+AUTOSCALER_PROFILE = Rule(
+    "CAPZ-MC-AUTOSCALER-PROFILE",
+    "Cluster-autoscaler profile values have the formats AKS accepts (durations, ranges, booleans) (K25)",
+    Severity.ERROR,
+)
+
+
+@AUTOSCALER_PROFILE.checks
 def _check_autoscaler_profile(ms: ManifestSet) -> Iterator[Finding]:
     profiles: list[tuple[Owner, JsonPath, Callable[[str], str]]] = [
         (res, ("spec", "autoScalerProfile"), str) for res, _ in managed_clusters(ms)
@@ -307,68 +333,44 @@ def _check_autoscaler_profile(ms: ManifestSet) -> Iterator[Finding]:
                 yield AUTOSCALER_PROFILE.at(where, (*base, key), problem)
 
 
-DNS_PREFIX = Rule(
-    "CAPZ-MC-DNSPREFIX",
-    "The AKS DNS prefix (ManagedCluster or AzureManagedControlPlane dnsPrefix) is 2-54 letters, "
-    "digits or '-', alphanumeric at both ends (K10)",
-    Severity.ERROR,
-    _check_dns_prefix,
-)
-NAME = Rule(
-    "CAPZ-MC-NAME",
-    "The AKS cluster name (azureName, else metadata.name; legacy: the control plane's name) does not "
-    "contain 'microsoft' or 'windows' (K11)",
-    Severity.ERROR,
-    _check_name,
-)
-CLUSTER_CIDRS = Rule(
-    "CAPZ-CLUSTER-CIDRS",
-    "An AKS Cluster's clusterNetwork has at most one services and one pods CIDR (K13)",
-    Severity.ERROR,
-    _check_cluster_cidrs,
-)
-DNS_SERVICE_IP = Rule(
-    "CAPZ-MC-DNSSERVICEIP",
-    "dnsServiceIP lies inside the service CIDR (own serviceCidr or the Cluster's), which must be "
-    "set when the Cluster is in the set; legacy: an IP address ending in .10 (K13; CAPZ "
-    "validateManagedClusterNetwork)",
-    Severity.ERROR,
-    _check_dns_service_ip,
-)
-LOAD_BALANCER = Rule(
-    "CAPZ-MC-LOADBALANCER",
-    "loadBalancerProfile sets at most one of managedOutboundIPs, outboundIPs, outboundIPPrefixes (K14)",
-    Severity.ERROR,
-    _check_load_balancer,
-)
-NETWORK_PLUGIN = Rule(
-    "CAPZ-MC-NETWORK-PLUGIN",
-    "overlay and network policy azure need network plugin azure; cilium dataplane needs overlay "
-    "and cilium policy; cilium policy needs cilium dataplane (K16, §4.4)",
-    Severity.ERROR,
-    _check_network_plugin,
-)
+def _addon_names(cp: ControlPlane) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(path inside addonProfiles, name): the keys of the ASO map, the names of the legacy list."""
+    profiles = cp.addon_profiles.raw
+    if isinstance(profiles, dict):
+        for key in profiles:
+            if isinstance(key, str):
+                yield (key,), key
+    for index, item in enumerate(as_list(profiles) or ()):
+        name = known_str(dig(item, "name"))
+        if name is not None:
+            yield (index, "name"), name
+
+
 ADDONS = Rule(
     "CAPZ-MC-ADDONS",
     "addonProfiles names are AKS add-on names, spelled with their case (ASO map keys; legacy "
     "addonProfiles[].name) (§4.15)",
     Severity.WARNING,
-    _check_addons,
-)
-AUTOSCALER_PROFILE = Rule(
-    "CAPZ-MC-AUTOSCALER-PROFILE",
-    "Cluster-autoscaler profile values have the formats AKS accepts (durations, ranges, booleans) (K25)",
-    Severity.ERROR,
-    _check_autoscaler_profile,
 )
 
-RULES = (
-    DNS_PREFIX,
-    NAME,
-    CLUSTER_CIDRS,
-    DNS_SERVICE_IP,
-    LOAD_BALANCER,
-    NETWORK_PLUGIN,
-    AUTOSCALER_PROFILE,
-    ADDONS,
-)
+
+@ADDONS.checks
+def _check_addons(ms: ManifestSet) -> Iterator[Finding]:
+    for cp in views_of(ms).control_planes:
+        for rel, name in _addon_names(cp):
+            if name in KNOWN_ADDONS or is_templated(name):
+                continue
+            known = _ADDONS_BY_LOWER.get(name.lower())
+            yield ADDONS.at(
+                cp.addon_profiles,
+                rel,
+                f"{name!r} is not an AKS add-on name"
+                + (
+                    f"; add-on names are case-sensitive: {known!r}"
+                    if known is not None
+                    else f" ({', '.join(KNOWN_ADDONS)})"
+                ),
+                hint="web application routing is ingressProfile.webAppRouting, not an add-on"
+                if name.lower() in ("webapprouting", "web_application_routing")
+                else None,
+            )

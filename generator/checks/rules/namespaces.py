@@ -16,7 +16,15 @@ from generator.findings import Finding, Severity
 from generator.jsontypes import dig
 from generator.model.manifests import ManifestSet
 
+MIXED = Rule(
+    "CAPZ-NS-MIXED",
+    "Objects of one Cluster either all set metadata.namespace or none does (a missing namespace is the "
+    "apply-time namespace; objects in different explicit namespaces fail the reference rules) (§1.5)",
+    Severity.WARNING,
+)
 
+
+@MIXED.checks
 def _check_mixed(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         members = list(group.members())
@@ -34,6 +42,14 @@ def _check_mixed(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
+EMBEDDED = Rule(
+    "CAPZ-NS-EMBEDDED",
+    "Embedded resources set no metadata.namespace: CAPZ overwrites it with its own object's (§1.5)",
+    Severity.WARNING,
+)
+
+
+@EMBEDDED.checks
 def _check_embedded(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         if res.parent is None:
@@ -47,20 +63,3 @@ def _check_embedded(ms: ManifestSet) -> Iterator[Finding]:
                 f"is ignored: CAPZ puts embedded resources into {res.parent.kind}'s namespace ({target})",
                 hint="remove metadata.namespace from embedded resources",
             )
-
-
-MIXED = Rule(
-    "CAPZ-NS-MIXED",
-    "Objects of one Cluster either all set metadata.namespace or none does (a missing namespace is the "
-    "apply-time namespace; objects in different explicit namespaces fail the reference rules) (§1.5)",
-    Severity.WARNING,
-    _check_mixed,
-)
-EMBEDDED = Rule(
-    "CAPZ-NS-EMBEDDED",
-    "Embedded resources set no metadata.namespace: CAPZ overwrites it with its own object's (§1.5)",
-    Severity.WARNING,
-    _check_embedded,
-)
-
-RULES = (MIXED, EMBEDDED)

@@ -16,12 +16,11 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.checks.views import ControlPlane, is_aks_cluster, views_of
 from generator.findings import Finding, JsonPath, Severity, format_path
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, is_templated, known_str, parse_ip_network
@@ -63,7 +62,7 @@ def _within(inner: Network, outer: Network) -> bool:
 
 
 def _ranges_at(
-    label: str, where: TopObject | AsoResource, rel: JsonPath, value: Any
+    label: str, where: TopObject | AsoResource, rel: JsonPath, value: Json
 ) -> list[_Range]:
     """The range at ``rel`` (a string) or every range of the list there; unknown values skipped."""
     items = as_list(value)
@@ -226,6 +225,16 @@ def _outside_vnet(res: AsoResource, prefixes: list[_Range], vnet: AsoResource) -
             )
 
 
+CIDR_OVERLAP = Rule(
+    "CAPZ-NET-CIDR-OVERLAP",
+    "Per cluster, pod CIDRs (kubenet/overlay), service CIDRs (AKS's defaults when unset) and the "
+    "cluster's VNet/subnet prefixes do not overlap; subnets lie inside their VNet and do not "
+    "overlap each other (K13, §4.4, §4.8)",
+    Severity.ERROR,
+)
+
+
+@CIDR_OVERLAP.checks
 def _check_cidr_overlap(ms: ManifestSet) -> Iterator[Finding]:
     views = views_of(ms)
     for group in ms.clusters:
@@ -238,6 +247,15 @@ def _check_cidr_overlap(ms: ManifestSet) -> Iterator[Finding]:
     yield from _subnet_problems(ms)
 
 
+POD_CIDR = Rule(
+    "CAPZ-NET-POD-CIDR",
+    "A pods CIDR is only set for kubenet or Azure CNI overlay: plain Azure CNI gives pods node "
+    "subnet addresses (§4.4)",
+    Severity.ERROR,
+)
+
+
+@POD_CIDR.checks
 def _check_pod_cidr(ms: ManifestSet) -> Iterator[Finding]:
     views = views_of(ms)
     for group in ms.clusters:
@@ -268,6 +286,16 @@ _SUBNET_REFERENCES = ("vnetSubnetReference", "podSubnetReference")
 _SUBNET_KIND = {"group": kinds.SUBNET[0], "kind": kinds.SUBNET[1]}
 
 
+SUBNET_REF = Rule(
+    "CAPZ-POOL-SUBNET-REF",
+    "Agent pool vnetSubnetReference/podSubnetReference by name is network.azure.com "
+    "VirtualNetworksSubnet and names one in the set (fragments skipped; the reference's form is "
+    "ASO-REFERENCE's) (R13, §4.8)",
+    Severity.ERROR,
+)
+
+
+@SUBNET_REF.checks
 def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
     """The kind a subnet reference names and whether it resolves; its form (armId or group, kind
     and name) is ASO-REFERENCE's."""
@@ -309,32 +337,6 @@ def _check_subnet_reference(ms: ManifestSet) -> Iterator[Finding]:
                 f"VirtualNetworksSubnet {name!r} is not in the validated set in namespace "
                 f"{res.namespace or '<none>'}{found_in}",
                 hint="add the VirtualNetworksSubnet or use armId for an existing subnet",
-            )
-
-
-def _subnet_key(ref: dict[str, Any]) -> tuple[str, ...] | None:
-    """What a subnet reference names, comparable with another written the same way."""
-    arm_id = known_str(ref.get("armId"))
-    if arm_id:
-        return ("armId", arm_id.lower().rstrip("/"))
-    parts = tuple(known_str(ref.get(key)) for key in ("group", "kind", "name"))
-    return None if None in parts else ("name", *(part or "" for part in parts))
-
-
-def _check_pod_subnet(ms: ManifestSet) -> Iterator[Finding]:
-    for pool in views_of(ms).pools:
-        node, pods = pool.subnet.value, pool.pod_subnet.value
-        if node is None or pods is None:
-            continue
-        key = _subnet_key(pods)
-        if key is not None and key == _subnet_key(node):
-            yield POD_SUBNET.at(
-                pool.pod_subnet,
-                (),
-                f"names the node subnet ({key[-1]}, the pool's vnetSubnetReference): pods get "
-                "their addresses from a subnet of their own",
-                hint="reference a separate subnet, or leave podSubnetReference out to give pods "
-                "node subnet addresses",
             )
 
 
@@ -380,6 +382,16 @@ def _check_pool_subnets(
             )
 
 
+OUTBOUND = Rule(
+    "CAPZ-MC-OUTBOUND",
+    "outboundType userAssignedNATGateway/userDefinedRouting needs every pool on its own subnet, "
+    "one with a NAT gateway / route table when it is in the set; a loadBalancerProfile only with "
+    "outboundType loadBalancer (§4.5)",
+    Severity.ERROR,
+)
+
+
+@OUTBOUND.checks
 def _check_outbound(ms: ManifestSet) -> Iterator[Finding]:
     views = views_of(ms)
     for group in ms.clusters:
@@ -398,43 +410,36 @@ def _check_outbound(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
-CIDR_OVERLAP = Rule(
-    "CAPZ-NET-CIDR-OVERLAP",
-    "Per cluster, pod CIDRs (kubenet/overlay), service CIDRs (AKS's defaults when unset) and the "
-    "cluster's VNet/subnet prefixes do not overlap; subnets lie inside their VNet and do not "
-    "overlap each other (K13, §4.4, §4.8)",
-    Severity.ERROR,
-    _check_cidr_overlap,
-)
-POD_CIDR = Rule(
-    "CAPZ-NET-POD-CIDR",
-    "A pods CIDR is only set for kubenet or Azure CNI overlay: plain Azure CNI gives pods node "
-    "subnet addresses (§4.4)",
-    Severity.ERROR,
-    _check_pod_cidr,
-)
-SUBNET_REF = Rule(
-    "CAPZ-POOL-SUBNET-REF",
-    "Agent pool vnetSubnetReference/podSubnetReference by name is network.azure.com "
-    "VirtualNetworksSubnet and names one in the set (fragments skipped; the reference's form is "
-    "ASO-REFERENCE's) (R13, §4.8)",
-    Severity.ERROR,
-    _check_subnet_reference,
-)
+def _subnet_key(ref: JsonObject) -> tuple[str, ...] | None:
+    """What a subnet reference names, comparable with another written the same way."""
+    arm_id = known_str(ref.get("armId"))
+    if arm_id:
+        return ("armId", arm_id.lower().rstrip("/"))
+    parts = tuple(known_str(ref.get(key)) for key in ("group", "kind", "name"))
+    return None if None in parts else ("name", *(part or "" for part in parts))
+
+
 POD_SUBNET = Rule(
     "CAPZ-POOL-POD-SUBNET",
     "An agent pool's podSubnetReference names a subnet other than its vnetSubnetReference (same "
     "armId, or same group/kind/name) (§4.8)",
     Severity.ERROR,
-    _check_pod_subnet,
-)
-OUTBOUND = Rule(
-    "CAPZ-MC-OUTBOUND",
-    "outboundType userAssignedNATGateway/userDefinedRouting needs every pool on its own subnet, "
-    "one with a NAT gateway / route table when it is in the set; a loadBalancerProfile only with "
-    "outboundType loadBalancer (§4.5)",
-    Severity.ERROR,
-    _check_outbound,
 )
 
-RULES = (CIDR_OVERLAP, POD_CIDR, SUBNET_REF, OUTBOUND, POD_SUBNET)
+
+@POD_SUBNET.checks
+def _check_pod_subnet(ms: ManifestSet) -> Iterator[Finding]:
+    for pool in views_of(ms).pools:
+        node, pods = pool.subnet.value, pool.pod_subnet.value
+        if node is None or pods is None:
+            continue
+        key = _subnet_key(pods)
+        if key is not None and key == _subnet_key(node):
+            yield POD_SUBNET.at(
+                pool.pod_subnet,
+                (),
+                f"names the node subnet ({key[-1]}, the pool's vnetSubnetReference): pods get "
+                "their addresses from a subnet of their own",
+                hint="reference a separate subnet, or leave podSubnetReference out to give pods "
+                "node subnet addresses",
+            )

@@ -8,11 +8,10 @@ derives from the Cluster, the control plane and the MachinePool.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, Severity
-from generator.jsontypes import dig
+from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
 from generator.model.values import as_dict, as_int, as_list, known_str
@@ -34,6 +33,15 @@ def _first_managed_clusters(ms: ManifestSet) -> Iterator[tuple[TopObject, AsoRes
                 break
 
 
+AGENT_POOL_PROFILES = Rule(
+    "CAPZ-OWNED-AGENTPOOLPROFILES",
+    "A ManagedCluster embedded in an AzureASOManagedControlPlane(Template) has no "
+    "spec.agentPoolProfiles (C5)",
+    Severity.ERROR,
+)
+
+
+@AGENT_POOL_PROFILES.checks
 def _check_agent_pool_profiles(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources_of(kinds.MANAGED_CLUSTER):
         if res.parent is None or res.parent.kind not in kinds.CONTROL_PLANE_KINDS:
@@ -47,6 +55,15 @@ def _check_agent_pool_profiles(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+KUBERNETES_VERSION = Rule(
+    "CAPZ-OWNED-K8S-VERSION",
+    "ManagedCluster spec.kubernetesVersion is absent or equals the control plane spec.version without "
+    "a leading v (C6)",
+    Severity.ERROR,
+)
+
+
+@KUBERNETES_VERSION.checks
 def _check_kubernetes_version(ms: ManifestSet) -> Iterator[Finding]:
     for cp, mc in _first_managed_clusters(ms):
         wanted = _control_plane_version(cp)
@@ -65,6 +82,15 @@ def _check_kubernetes_version(ms: ManifestSet) -> Iterator[Finding]:
 _CIDRS = (("services", "serviceCidr"), ("pods", "podCidr"))
 
 
+CIDR = Rule(
+    "CAPZ-OWNED-CIDR",
+    "ManagedCluster networkProfile.serviceCidr/podCidr are absent or equal the Cluster's "
+    "clusterNetwork services/pods cidrBlocks[0] (C7, C8)",
+    Severity.ERROR,
+)
+
+
+@CIDR.checks
 def _check_cidrs(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         mc = group.managed_cluster
@@ -90,9 +116,17 @@ def _pool_pairs(ms: ManifestSet) -> Iterator[tuple[TopObject, AsoResource]]:
             yield view.machine_pool, agent_pool
 
 
+POOL_COUNT = Rule(
+    "CAPZ-OWNED-POOL-COUNT",
+    "Agent pool spec.count is absent or equals MachinePool spec.replicas, unless autoscaling (C12)",
+    Severity.ERROR,
+)
+
+
+@POOL_COUNT.checks
 def _check_pool_count(ms: ManifestSet) -> Iterator[Finding]:
     for mp, pool in _pool_pairs(ms):
-        spec: dict[str, Any] = pool.spec or {}
+        spec: JsonObject = pool.spec or {}
         count, replicas = as_int(spec.get("count")), as_int(dig(mp.obj, "spec", "replicas"))
         if spec.get("enableAutoScaling") is True or count is None or replicas is None:
             continue
@@ -104,6 +138,14 @@ def _check_pool_count(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+POOL_VERSION = Rule(
+    "CAPZ-OWNED-POOL-VERSION",
+    "Agent pool spec.orchestratorVersion is absent or equals the MachinePool version without a leading v (C11)",
+    Severity.ERROR,
+)
+
+
+@POOL_VERSION.checks
 def _check_pool_version(ms: ManifestSet) -> Iterator[Finding]:
     for mp, pool in _pool_pairs(ms):
         wanted = known_str(dig(mp.obj, "spec", "template", "spec", "version"))
@@ -125,6 +167,15 @@ _CAPZ_MANAGED = {
 }
 
 
+CAPZ_FIELDS = Rule(
+    "CAPZ-OWNED-CAPZ-FIELDS",
+    "AzureASOManagedCluster spec.controlPlaneEndpoint and AzureASOManagedMachinePool spec.providerIDList "
+    "are left to CAPZ (§2.3)",
+    Severity.WARNING,
+)
+
+
+@CAPZ_FIELDS.checks
 def _check_capz_fields(ms: ManifestSet) -> Iterator[Finding]:
     for kind, path in _CAPZ_MANAGED.items():
         for obj in ms.objects_of(kind):
@@ -133,6 +184,15 @@ def _check_capz_fields(ms: ManifestSet) -> Iterator[Finding]:
                 yield CAPZ_FIELDS.at(obj, path, f"is written by CAPZ; do not set it in a {kind}")
 
 
+KUBECONFIG_SECRET = Rule(
+    "CAPZ-OWNED-KUBECONFIG",
+    "With disableLocalAccounts: true the ManagedCluster uses userCredentials (no adminCredentials) "
+    "named other than <Cluster>-kubeconfig (C9, C17, §4.2)",
+    Severity.ERROR,
+)
+
+
+@KUBECONFIG_SECRET.checks
 def _check_kubeconfig_secret(ms: ManifestSet) -> Iterator[Finding]:
     for cp, mc in _first_managed_clusters(ms):
         spec = mc.spec or {}
@@ -164,62 +224,3 @@ def _check_kubeconfig_secret(ms: ManifestSet) -> Iterator[Finding]:
                 ("spec", "operatorSpec", "secrets", "userCredentials", "name"),
                 f"must not be {name!r}: CAPZ writes that Secret itself when local accounts are disabled",
             )
-
-
-AGENT_POOL_PROFILES = Rule(
-    "CAPZ-OWNED-AGENTPOOLPROFILES",
-    "A ManagedCluster embedded in an AzureASOManagedControlPlane(Template) has no "
-    "spec.agentPoolProfiles (C5)",
-    Severity.ERROR,
-    _check_agent_pool_profiles,
-)
-KUBERNETES_VERSION = Rule(
-    "CAPZ-OWNED-K8S-VERSION",
-    "ManagedCluster spec.kubernetesVersion is absent or equals the control plane spec.version without "
-    "a leading v (C6)",
-    Severity.ERROR,
-    _check_kubernetes_version,
-)
-CIDR = Rule(
-    "CAPZ-OWNED-CIDR",
-    "ManagedCluster networkProfile.serviceCidr/podCidr are absent or equal the Cluster's "
-    "clusterNetwork services/pods cidrBlocks[0] (C7, C8)",
-    Severity.ERROR,
-    _check_cidrs,
-)
-POOL_COUNT = Rule(
-    "CAPZ-OWNED-POOL-COUNT",
-    "Agent pool spec.count is absent or equals MachinePool spec.replicas, unless autoscaling (C12)",
-    Severity.ERROR,
-    _check_pool_count,
-)
-POOL_VERSION = Rule(
-    "CAPZ-OWNED-POOL-VERSION",
-    "Agent pool spec.orchestratorVersion is absent or equals the MachinePool version without a leading v (C11)",
-    Severity.ERROR,
-    _check_pool_version,
-)
-CAPZ_FIELDS = Rule(
-    "CAPZ-OWNED-CAPZ-FIELDS",
-    "AzureASOManagedCluster spec.controlPlaneEndpoint and AzureASOManagedMachinePool spec.providerIDList "
-    "are left to CAPZ (§2.3)",
-    Severity.WARNING,
-    _check_capz_fields,
-)
-KUBECONFIG_SECRET = Rule(
-    "CAPZ-OWNED-KUBECONFIG",
-    "With disableLocalAccounts: true the ManagedCluster uses userCredentials (no adminCredentials) "
-    "named other than <Cluster>-kubeconfig (C9, C17, §4.2)",
-    Severity.ERROR,
-    _check_kubeconfig_secret,
-)
-
-RULES = (
-    AGENT_POOL_PROFILES,
-    KUBERNETES_VERSION,
-    CIDR,
-    POOL_COUNT,
-    POOL_VERSION,
-    CAPZ_FIELDS,
-    KUBECONFIG_SECRET,
-)

@@ -25,6 +25,18 @@ def _expected_owner(res: AsoResource, owner: dict[str, object]) -> kinds.GroupKi
     return kinds.OWNER_KINDS.get(res.group_kind)
 
 
+OWNER = Rule(
+    "CAPZ-ASO-OWNER",
+    "spec.owner.name of an ASO resource names a resource of the owner kind in the set "
+    "(ManagedCluster→ResourceGroup, agent pool/MaintenanceConfiguration→ManagedCluster, "
+    "VirtualNetwork→ResourceGroup, subnet→VirtualNetwork, FederatedIdentityCredential→"
+    "UserAssignedIdentity, explicit group/kind owners ...); skipped for fragments without a Cluster or "
+    "ClusterClass (R6, R7, R9, R10, R13)",
+    Severity.ERROR,
+)
+
+
+@OWNER.checks
 def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
     if not ms.complete:
         return  # a fragment's owners may well live in the running cluster
@@ -54,6 +66,15 @@ def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
         )
 
 
+POOL_OWNER_NAME = Rule(
+    "CAPZ-POOL-OWNER-NAME",
+    "The owner of a ManagedClustersAgentPool embedded in an AzureASOManagedMachinePool(Template) "
+    "uses name, not only armId (R7, C15)",
+    Severity.ERROR,
+)
+
+
+@POOL_OWNER_NAME.checks
 def _check_pool_owner_name(ms: ManifestSet) -> Iterator[Finding]:
     """Only pools CAPZ manages: ASO itself accepts an agent pool owned by ARM ID."""
     for res in ms.resources_of(kinds.AGENT_POOL):
@@ -71,6 +92,14 @@ def _check_pool_owner_name(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+POOL_OWNER_CLUSTER = Rule(
+    "CAPZ-POOL-OWNER-CLUSTER",
+    "An agent pool is owned by the ManagedCluster of its own Cluster's control plane (R8)",
+    Severity.ERROR,
+)
+
+
+@POOL_OWNER_CLUSTER.checks
 def _check_pool_owner_cluster(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         managed_cluster = group.managed_cluster
@@ -88,30 +117,3 @@ def _check_pool_owner_cluster(ms: ManifestSet) -> Iterator[Finding]:
                     ("spec", "owner", "name"),
                     f"is {name!r} but the ManagedCluster of Cluster {group.cluster.name!r} is {expected!r}",
                 )
-
-
-OWNER = Rule(
-    "CAPZ-ASO-OWNER",
-    "spec.owner.name of an ASO resource names a resource of the owner kind in the set "
-    "(ManagedCluster→ResourceGroup, agent pool/MaintenanceConfiguration→ManagedCluster, "
-    "VirtualNetwork→ResourceGroup, subnet→VirtualNetwork, FederatedIdentityCredential→"
-    "UserAssignedIdentity, explicit group/kind owners ...); skipped for fragments without a Cluster or "
-    "ClusterClass (R6, R7, R9, R10, R13)",
-    Severity.ERROR,
-    _check_owner,
-)
-POOL_OWNER_NAME = Rule(
-    "CAPZ-POOL-OWNER-NAME",
-    "The owner of a ManagedClustersAgentPool embedded in an AzureASOManagedMachinePool(Template) "
-    "uses name, not only armId (R7, C15)",
-    Severity.ERROR,
-    _check_pool_owner_name,
-)
-POOL_OWNER_CLUSTER = Rule(
-    "CAPZ-POOL-OWNER-CLUSTER",
-    "An agent pool is owned by the ManagedCluster of its own Cluster's control plane (R8)",
-    Severity.ERROR,
-    _check_pool_owner_cluster,
-)
-
-RULES = (OWNER, POOL_OWNER_NAME, POOL_OWNER_CLUSTER)

@@ -27,6 +27,15 @@ _PREFIX_ID = re.compile(
 )
 
 
+SUBNET_NAME = Rule(
+    "CAPZ-POOL-SUBNET-NAME",
+    "AzureManagedMachinePool subnetName is 2-80 letters, digits, '.', '_' or '-', alphanumeric at "
+    "both ends (§4.8, §5.4; CAPZ validateMPSubnetName)",
+    Severity.ERROR,
+)
+
+
+@SUBNET_NAME.checks
 def _check_subnet_name(ms: ManifestSet) -> Iterator[Finding]:
     for obj in ms.objects_of(kinds.LEGACY_MACHINE_POOL):
         value = known_str(dig(obj.spec, "subnetName"))
@@ -39,6 +48,15 @@ def _check_subnet_name(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+PREFIX_ID = Rule(
+    "CAPZ-POOL-PUBLICIP-ID",
+    "AzureManagedMachinePool nodePublicIPPrefixID is a Microsoft.Network/publicIPPrefixes resource "
+    "ID (K6, §5.4; CAPZ validateNodePublicIPPrefixID)",
+    Severity.ERROR,
+)
+
+
+@PREFIX_ID.checks
 def _check_prefix_id(ms: ManifestSet) -> Iterator[Finding]:
     for obj in ms.objects_of(kinds.LEGACY_MACHINE_POOL):
         value = known_str(dig(obj.spec, "nodePublicIPPrefixID"))
@@ -49,21 +67,3 @@ def _check_prefix_id(ms: ManifestSet) -> Iterator[Finding]:
                 f"{value!r} is not a public IP prefix ID: /subscriptions/<uuid>/resourceGroups/"
                 "<group>/providers/Microsoft.Network/publicIPPrefixes/<name>",
             )
-
-
-SUBNET_NAME = Rule(
-    "CAPZ-POOL-SUBNET-NAME",
-    "AzureManagedMachinePool subnetName is 2-80 letters, digits, '.', '_' or '-', alphanumeric at "
-    "both ends (§4.8, §5.4; CAPZ validateMPSubnetName)",
-    Severity.ERROR,
-    _check_subnet_name,
-)
-PREFIX_ID = Rule(
-    "CAPZ-POOL-PUBLICIP-ID",
-    "AzureManagedMachinePool nodePublicIPPrefixID is a Microsoft.Network/publicIPPrefixes resource "
-    "ID (K6, §5.4; CAPZ validateNodePublicIPPrefixID)",
-    Severity.ERROR,
-    _check_prefix_id,
-)
-
-RULES = (SUBNET_NAME, PREFIX_ID)

@@ -1,4 +1,5 @@
-"""Agent pool constraints AKS enforces at create time (K1–K8, K23, C14, §4.10–§4.12, §4.14).
+"""Agent pool constraints AKS enforces at create time (K3–K8, K23, C14, §4.10, §4.12, §4.14);
+the System pool rules (K1, K2, §4.11) live in :mod:`~generator.checks.rules.system_pools`.
 
 Each rule runs on :class:`~generator.checks.views.AgentPool`, so it holds for a
 ManagedClustersAgentPool (ASO API) and an AzureManagedMachinePool (legacy API) alike. For the
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.checks.views import (
@@ -19,11 +19,10 @@ from generator.checks.views import (
     Field,
     embeds_raw_pool_name,
     inside,
-    is_aks_cluster,
     views_of,
 )
 from generator.findings import Finding, Severity
-from generator.jsontypes import dig
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import as_dict, as_int, as_list, is_templated, known_str
 from generator.names import is_label_key, is_label_value
@@ -31,39 +30,17 @@ from generator.names import is_label_key, is_label_value
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]*$")
 
 
-def _check_system_pool(ms: ManifestSet) -> Iterator[Finding]:
-    views = views_of(ms)
-    for group in ms.clusters:
-        if not is_aks_cluster(group) or group.control_plane is None:
-            continue
-        pools = views.pools_of(group)
-        if any(pool.is_system or pool.mode.unknown for pool in pools):
-            continue
-        yield SYSTEM_POOL.at(
-            group.cluster,
-            (),
-            f"Cluster {group.cluster.name!r} has no agent pool with mode: System "
-            f"({len(pools)} pool{'s' if len(pools) != 1 else ''} found); AKS requires at least one",
-        )
+POOL_NAME = Rule(
+    "CAPZ-POOL-NAME",
+    "Agent pool name (ASO azureName, set explicitly in an AzureASOManagedMachinePool, else "
+    "defaulting to metadata.name; legacy spec.name, defaulting likewise) is lower-case "
+    "alphanumeric starting with a letter, at most 12 characters (Linux) or 6 (Windows) "
+    "(C14, K3, O4)",
+    Severity.ERROR,
+)
 
 
-def _check_system_linux(ms: ManifestSet) -> Iterator[Finding]:
-    for pool in views_of(ms).pools:
-        if pool.is_system and pool.is_windows:
-            yield SYSTEM_LINUX.at(pool.os_type, (), "a System pool must run Linux, not Windows")
-
-
-def _check_spot_system(ms: ManifestSet) -> Iterator[Finding]:
-    for pool in views_of(ms).pools:
-        if pool.priority.value == "Spot" and pool.is_system:
-            yield SPOT_SYSTEM.at(
-                pool.priority,
-                (),
-                "Spot is not allowed for a System pool: AKS runs System pools on regular VMs",
-                hint="use mode: User for the spot pool and keep a regular System pool",
-            )
-
-
+@POOL_NAME.checks
 def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         field = pool.name
@@ -98,6 +75,15 @@ def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+POOL_NAME_UNIQUE = Rule(
+    "CAPZ-POOL-NAME-UNIQUE",
+    "The agent pools of one Cluster have distinct names (K3, §5.4: the name is the pool's "
+    "identity in AKS)",
+    Severity.ERROR,
+)
+
+
+@POOL_NAME_UNIQUE.checks
 def _check_unique_names(ms: ManifestSet) -> Iterator[Finding]:
     views = views_of(ms)
     for group in ms.clusters:
@@ -120,6 +106,15 @@ def _check_unique_names(ms: ManifestSet) -> Iterator[Finding]:
 _WINDOWS_SKUS = ("Windows2019", "Windows2022")
 
 
+OS_SKU = Rule(
+    "CAPZ-POOL-OSSKU",
+    "Agent pool osSKU fits osType: Windows2019/Windows2022 with Windows, the others with Linux "
+    "(§4.10)",
+    Severity.ERROR,
+)
+
+
+@OS_SKU.checks
 def _check_os_sku(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         sku = pool.os_sku.value
@@ -142,6 +137,10 @@ def _check_os_sku(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+MAX_PODS = Rule("CAPZ-POOL-MAXPODS", "Agent pool maxPods is 10 to 250 (K4)", Severity.ERROR)
+
+
+@MAX_PODS.checks
 def _check_max_pods(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         value = pool.max_pods.value
@@ -149,6 +148,14 @@ def _check_max_pods(ms: ManifestSet) -> Iterator[Finding]:
             yield MAX_PODS.at(pool.max_pods, (), f"is {value}; AKS allows 10 to 250")
 
 
+NODE_LABELS = Rule(
+    "CAPZ-POOL-NODELABELS",
+    "Agent pool nodeLabels keys do not start with kubernetes.azure.com (K5)",
+    Severity.ERROR,
+)
+
+
+@NODE_LABELS.checks
 def _check_node_labels(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         for key in pool.node_labels.value or {}:
@@ -160,6 +167,15 @@ def _check_node_labels(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
+PUBLIC_IP = Rule(
+    "CAPZ-POOL-PUBLICIP",
+    "A node public IP prefix (nodePublicIPPrefixReference, legacy nodePublicIPPrefixID) requires "
+    "enableNodePublicIP: true (K6)",
+    Severity.ERROR,
+)
+
+
+@PUBLIC_IP.checks
 def _check_public_ip(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         if pool.public_ip_prefix.is_set and pool.node_public_ip.raw is not True:
@@ -174,7 +190,7 @@ _KUBELET_ENUMS = {
 _KUBELET_MINIMUMS = {"podMaxPids": -1, "containerLogMaxFiles": 2}
 
 
-def _kubelet_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+def _kubelet_problems(config: JsonObject) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """(relative path, message) pairs for kubeletConfig (K7)."""
     period = known_str(config.get("cpuCfsQuotaPeriod"))
     if period is not None and not period.endswith("ms"):
@@ -197,7 +213,7 @@ def _kubelet_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int,
             yield (key,), f"is {value}; must be {minimum} or more"
 
 
-def _image_gc_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+def _image_gc_problems(config: JsonObject) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """Both image GC thresholds are percentages, and low may not be above high."""
     low, high = (
         as_int(config.get("imageGcLowThreshold")),
@@ -210,6 +226,15 @@ def _image_gc_problems(config: dict[str, Any]) -> Iterator[tuple[tuple[str | int
         yield ("imageGcLowThreshold",), f"{low} is above imageGcHighThreshold {high}"
 
 
+KUBELET = Rule(
+    "CAPZ-POOL-KUBELET",
+    "kubeletConfig: cpuCfsQuotaPeriod in ms, image GC thresholds 0-100 and low <= high, allowed "
+    "unsafe sysctls, manager policy enums, podMaxPids >= -1, containerLogMaxFiles >= 2 (K7)",
+    Severity.ERROR,
+)
+
+
+@KUBELET.checks
 def _check_kubelet(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         config = pool.kubelet_config.value
@@ -226,7 +251,7 @@ _THP = {
 }
 
 
-def _linux_os_problems(pool: AgentPool, config: dict[str, Any]) -> Iterator[tuple[Field[Any], str]]:
+def _linux_os_problems(pool: AgentPool, config: JsonObject) -> Iterator[tuple[Field[Json], str]]:
     """(field, message) pairs for linuxOSConfig (K8)."""
     base = pool.linux_os_config
     if (
@@ -252,6 +277,15 @@ def _linux_os_problems(pool: AgentPool, config: dict[str, Any]) -> Iterator[tupl
             yield inside(base, key), f"{value!r} is not one of {', '.join(allowed)}"
 
 
+LINUX_OS = Rule(
+    "CAPZ-POOL-LINUXOS",
+    "linuxOSConfig: swap needs failSwapOn: false, valid local port range, transparent huge page "
+    "enums (K8)",
+    Severity.ERROR,
+)
+
+
+@LINUX_OS.checks
 def _check_linux_os(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         config = pool.linux_os_config.value
@@ -261,6 +295,15 @@ def _check_linux_os(ms: ManifestSet) -> Iterator[Finding]:
             yield LINUX_OS.at(field, (), message)
 
 
+SCALE_SET = Rule(
+    "CAPZ-POOL-SCALESET",
+    "Eviction policy only with Spot, spotMaxPrice -1 or > 0, availabilityZones only with "
+    "VirtualMachineScaleSets, node count 0-1000 (User) / 1-1000 (System) (K23)",
+    Severity.ERROR,
+)
+
+
+@SCALE_SET.checks
 def _check_scale_set(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         spot = pool.priority.value == "Spot"
@@ -327,7 +370,7 @@ def _taint_text_problem(text: str) -> str | None:
     return None
 
 
-def _taint_problems(item: Any) -> Iterator[tuple[tuple[str, ...], str]]:
+def _taint_problems(item: Json) -> Iterator[tuple[tuple[str, ...], str]]:
     """(path inside the item, message): a string (ASO) or a legacy {key, value, effect}, whose
     effect the legacy CRD's enum checks and whose parts CAPZ joins as key=value:effect."""
     if isinstance(item, str):
@@ -349,6 +392,16 @@ def _taint_problems(item: Any) -> Iterator[tuple[tuple[str, ...], str]]:
         )
 
 
+TAINTS = Rule(
+    "CAPZ-POOL-TAINTS",
+    "Agent pool taints are key=value:Effect (or key:Effect) with a label key, a label value and "
+    "an effect of NoSchedule, PreferNoSchedule or NoExecute (ASO nodeTaints; legacy "
+    "taints[].key/value) (§4.12, §5.4)",
+    Severity.ERROR,
+)
+
+
+@TAINTS.checks
 def _check_taints(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         for index, item in enumerate(pool.taints.value or ()):
@@ -359,6 +412,15 @@ def _check_taints(ms: ManifestSet) -> Iterator[Finding]:
 _SURGE = re.compile(r"^(\d+)(%?)$")
 
 
+MAX_SURGE = Rule(
+    "CAPZ-POOL-MAXSURGE",
+    "Agent pool upgradeSettings.maxSurge is a whole number of nodes or a percentage, above 0 "
+    "(§4.14)",
+    Severity.ERROR,
+)
+
+
+@MAX_SURGE.checks
 def _check_max_surge(ms: ManifestSet) -> Iterator[Finding]:
     for pool in views_of(ms).pools:
         surge = pool.max_surge.value
@@ -380,116 +442,3 @@ def _check_max_surge(ms: ManifestSet) -> Iterator[Finding]:
                 (),
                 f"{surge!r}: an upgrade needs at least one surge node (maxSurge above 0)",
             )
-
-
-SYSTEM_POOL = Rule(
-    "CAPZ-POOL-SYSTEM",
-    "Every AKS Cluster (either API) has at least one agent pool with mode: System (K1)",
-    Severity.ERROR,
-    _check_system_pool,
-)
-SYSTEM_LINUX = Rule(
-    "CAPZ-POOL-SYSTEM-LINUX",
-    "System agent pools run Linux (osType absent or Linux) (K2)",
-    Severity.ERROR,
-    _check_system_linux,
-)
-SPOT_SYSTEM = Rule(
-    "CAPZ-POOL-SPOT-SYSTEM",
-    "An agent pool with scaleSetPriority: Spot is not a System pool (§4.11)",
-    Severity.ERROR,
-    _check_spot_system,
-)
-POOL_NAME = Rule(
-    "CAPZ-POOL-NAME",
-    "Agent pool name (ASO azureName, set explicitly in an AzureASOManagedMachinePool, else "
-    "defaulting to metadata.name; legacy spec.name, defaulting likewise) is lower-case "
-    "alphanumeric starting with a letter, at most 12 characters (Linux) or 6 (Windows) "
-    "(C14, K3, O4)",
-    Severity.ERROR,
-    _check_pool_name,
-)
-POOL_NAME_UNIQUE = Rule(
-    "CAPZ-POOL-NAME-UNIQUE",
-    "The agent pools of one Cluster have distinct names (K3, §5.4: the name is the pool's "
-    "identity in AKS)",
-    Severity.ERROR,
-    _check_unique_names,
-)
-OS_SKU = Rule(
-    "CAPZ-POOL-OSSKU",
-    "Agent pool osSKU fits osType: Windows2019/Windows2022 with Windows, the others with Linux "
-    "(§4.10)",
-    Severity.ERROR,
-    _check_os_sku,
-)
-MAX_PODS = Rule(
-    "CAPZ-POOL-MAXPODS", "Agent pool maxPods is 10 to 250 (K4)", Severity.ERROR, _check_max_pods
-)
-NODE_LABELS = Rule(
-    "CAPZ-POOL-NODELABELS",
-    "Agent pool nodeLabels keys do not start with kubernetes.azure.com (K5)",
-    Severity.ERROR,
-    _check_node_labels,
-)
-PUBLIC_IP = Rule(
-    "CAPZ-POOL-PUBLICIP",
-    "A node public IP prefix (nodePublicIPPrefixReference, legacy nodePublicIPPrefixID) requires "
-    "enableNodePublicIP: true (K6)",
-    Severity.ERROR,
-    _check_public_ip,
-)
-KUBELET = Rule(
-    "CAPZ-POOL-KUBELET",
-    "kubeletConfig: cpuCfsQuotaPeriod in ms, image GC thresholds 0-100 and low <= high, allowed "
-    "unsafe sysctls, manager policy enums, podMaxPids >= -1, containerLogMaxFiles >= 2 (K7)",
-    Severity.ERROR,
-    _check_kubelet,
-)
-LINUX_OS = Rule(
-    "CAPZ-POOL-LINUXOS",
-    "linuxOSConfig: swap needs failSwapOn: false, valid local port range, transparent huge page "
-    "enums (K8)",
-    Severity.ERROR,
-    _check_linux_os,
-)
-SCALE_SET = Rule(
-    "CAPZ-POOL-SCALESET",
-    "Eviction policy only with Spot, spotMaxPrice -1 or > 0, availabilityZones only with "
-    "VirtualMachineScaleSets, node count 0-1000 (User) / 1-1000 (System) (K23)",
-    Severity.ERROR,
-    _check_scale_set,
-)
-
-TAINTS = Rule(
-    "CAPZ-POOL-TAINTS",
-    "Agent pool taints are key=value:Effect (or key:Effect) with a label key, a label value and "
-    "an effect of NoSchedule, PreferNoSchedule or NoExecute (ASO nodeTaints; legacy "
-    "taints[].key/value) (§4.12, §5.4)",
-    Severity.ERROR,
-    _check_taints,
-)
-MAX_SURGE = Rule(
-    "CAPZ-POOL-MAXSURGE",
-    "Agent pool upgradeSettings.maxSurge is a whole number of nodes or a percentage, above 0 "
-    "(§4.14)",
-    Severity.ERROR,
-    _check_max_surge,
-)
-
-RULES = (
-    SYSTEM_POOL,
-    SYSTEM_LINUX,
-    SPOT_SYSTEM,
-    POOL_NAME,
-    POOL_NAME_UNIQUE,
-    OS_SKU,
-    MAX_PODS,
-    NODE_LABELS,
-    PUBLIC_IP,
-    KUBELET,
-    LINUX_OS,
-    SCALE_SET,
-    TAINTS,
-    MAX_SURGE,
-)

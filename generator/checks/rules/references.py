@@ -76,11 +76,29 @@ _INFRA_PAIR = _RefPair("infrastructureRef", kinds.ASO_CLUSTER, kinds.ASO_CONTROL
 _CONTROL_PLANE_PAIR = _RefPair("controlPlaneRef", kinds.ASO_CONTROL_PLANE, kinds.ASO_CLUSTER)
 
 
+INFRA = Rule(
+    "CAPZ-REF-INFRA",
+    "Cluster.spec.infrastructureRef of an ASO cluster names an AzureASOManagedCluster "
+    "(group infrastructure.cluster.x-k8s.io) present in the set (R1, C2)",
+    Severity.ERROR,
+)
+
+
+@INFRA.checks
 def _check_infra(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         yield from _cluster_ref_check(ms, INFRA, group, _INFRA_PAIR)
 
 
+CONTROL_PLANE = Rule(
+    "CAPZ-REF-CONTROLPLANE",
+    "Cluster.spec.controlPlaneRef of an ASO cluster names an AzureASOManagedControlPlane "
+    "(group infrastructure.cluster.x-k8s.io, not controlplane.*) present in the set (R2, C1, C3)",
+    Severity.ERROR,
+)
+
+
+@CONTROL_PLANE.checks
 def _check_control_plane(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         yield from _cluster_ref_check(ms, CONTROL_PLANE, group, _CONTROL_PLANE_PAIR)
@@ -123,6 +141,15 @@ def _cluster_ref_check(
     yield from _check_ref(rule, ms, cluster, ref, pair.expected, target)
 
 
+MACHINE_POOL_REF = Rule(
+    "CAPZ-REF-MACHINEPOOL",
+    "MachinePool.spec.template.spec.infrastructureRef names an AzureASOManagedMachinePool present "
+    "in the set (R4, C3)",
+    Severity.ERROR,
+)
+
+
+@MACHINE_POOL_REF.checks
 def _check_machine_pool(ms: ManifestSet) -> Iterator[Finding]:
     for view in ms.pools:
         ref = view.infra_ref
@@ -137,6 +164,15 @@ def _check_machine_pool(ms: ManifestSet) -> Iterator[Finding]:
         )
 
 
+CLUSTER_NAME = Rule(
+    "CAPZ-REF-CLUSTERNAME",
+    "MachinePool spec.clusterName and spec.template.spec.clusterName agree and name a Cluster in the "
+    "set (skipped for fragments without a Cluster or ClusterClass) (R3, C3)",
+    Severity.ERROR,
+)
+
+
+@CLUSTER_NAME.checks
 def _check_cluster_name(ms: ManifestSet) -> Iterator[Finding]:
     for mp in ms.objects_of(kinds.MACHINE_POOL):
         name = as_str(dig(mp.spec, "clusterName"))
@@ -159,6 +195,14 @@ def _check_cluster_name(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+BOOTSTRAP = Rule(
+    "CAPZ-MP-BOOTSTRAP",
+    'An AKS MachinePool\'s bootstrap has dataSecretName (normally "") or a configRef (R5, P2)',
+    Severity.ERROR,
+)
+
+
+@BOOTSTRAP.checks
 def _check_bootstrap(ms: ManifestSet) -> Iterator[Finding]:
     for mp in ms.objects_of(kinds.MACHINE_POOL):
         if (
@@ -207,6 +251,15 @@ def _class_refs(cc: TopObject) -> Iterator[tuple[Ref, str | None]]:
                     yield ref, expected
 
 
+CLASS_REF = Rule(
+    "CAPZ-REF-CLASS",
+    "ClusterClass template refs of an ASO class pair the AzureASOManaged*Template kinds and resolve "
+    "in the set (R1, R2, R4 for templates; §6.1, P3)",
+    Severity.ERROR,
+)
+
+
+@CLASS_REF.checks
 def _check_class(ms: ManifestSet) -> Iterator[Finding]:
     for cc in ms.objects_of(kinds.CLUSTER_CLASS):
         refs = list(_class_refs(cc))
@@ -226,6 +279,15 @@ def _check_class(ms: ManifestSet) -> Iterator[Finding]:
 _REFERENCED_KINDS = (kinds.ASO_CLUSTER, kinds.ASO_CONTROL_PLANE, kinds.ASO_MACHINE_POOL)
 
 
+UNREFERENCED = Rule(
+    "CAPZ-REF-UNREFERENCED",
+    "Every AzureASOManaged* object (and *Template) is referenced by a Cluster, MachinePool or "
+    "ClusterClass of the set (§1.1 ownership)",
+    Severity.WARNING,
+)
+
+
+@UNREFERENCED.checks
 def _check_unreferenced(ms: ManifestSet) -> Iterator[Finding]:
     if ms.has_kind(kinds.CLUSTER):
         referenced = set(ms.cluster_of) | set(ms.pool_of)
@@ -250,55 +312,3 @@ def _check_unreferenced(ms: ManifestSet) -> Iterator[Finding]:
                     ("metadata", "name"),
                     f"no ClusterClass in the set references this {obj.kind}",
                 )
-
-
-INFRA = Rule(
-    "CAPZ-REF-INFRA",
-    "Cluster.spec.infrastructureRef of an ASO cluster names an AzureASOManagedCluster "
-    "(group infrastructure.cluster.x-k8s.io) present in the set (R1, C2)",
-    Severity.ERROR,
-    _check_infra,
-)
-CONTROL_PLANE = Rule(
-    "CAPZ-REF-CONTROLPLANE",
-    "Cluster.spec.controlPlaneRef of an ASO cluster names an AzureASOManagedControlPlane "
-    "(group infrastructure.cluster.x-k8s.io, not controlplane.*) present in the set (R2, C1, C3)",
-    Severity.ERROR,
-    _check_control_plane,
-)
-MACHINE_POOL_REF = Rule(
-    "CAPZ-REF-MACHINEPOOL",
-    "MachinePool.spec.template.spec.infrastructureRef names an AzureASOManagedMachinePool present "
-    "in the set (R4, C3)",
-    Severity.ERROR,
-    _check_machine_pool,
-)
-CLUSTER_NAME = Rule(
-    "CAPZ-REF-CLUSTERNAME",
-    "MachinePool spec.clusterName and spec.template.spec.clusterName agree and name a Cluster in the "
-    "set (skipped for fragments without a Cluster or ClusterClass) (R3, C3)",
-    Severity.ERROR,
-    _check_cluster_name,
-)
-BOOTSTRAP = Rule(
-    "CAPZ-MP-BOOTSTRAP",
-    'An AKS MachinePool\'s bootstrap has dataSecretName (normally "") or a configRef (R5, P2)',
-    Severity.ERROR,
-    _check_bootstrap,
-)
-CLASS_REF = Rule(
-    "CAPZ-REF-CLASS",
-    "ClusterClass template refs of an ASO class pair the AzureASOManaged*Template kinds and resolve "
-    "in the set (R1, R2, R4 for templates; §6.1, P3)",
-    Severity.ERROR,
-    _check_class,
-)
-UNREFERENCED = Rule(
-    "CAPZ-REF-UNREFERENCED",
-    "Every AzureASOManaged* object (and *Template) is referenced by a Cluster, MachinePool or "
-    "ClusterClass of the set (§1.1 ownership)",
-    Severity.WARNING,
-    _check_unreferenced,
-)
-
-RULES = (INFRA, CONTROL_PLANE, MACHINE_POOL_REF, CLUSTER_NAME, BOOTSTRAP, CLASS_REF, UNREFERENCED)

@@ -37,11 +37,28 @@ def _exactly_one(rule: Rule, obj: TopObject, group_kind: kinds.GroupKind) -> Ite
         )
 
 
+MANAGED_CLUSTER = Rule(
+    "CAPZ-CP-MANAGEDCLUSTER",
+    "Each AzureASOManagedControlPlane(Template) embeds exactly one containerservice.azure.com "
+    "ManagedCluster (C4)",
+    Severity.ERROR,
+)
+
+
+@MANAGED_CLUSTER.checks
 def _check_control_plane(ms: ManifestSet) -> Iterator[Finding]:
     for obj in ms.objects_of(*sorted(kinds.CONTROL_PLANE_KINDS)):
         yield from _exactly_one(MANAGED_CLUSTER, obj, kinds.MANAGED_CLUSTER)
 
 
+AGENT_POOL = Rule(
+    "CAPZ-MP-AGENTPOOL",
+    "Each AzureASOManagedMachinePool(Template) embeds exactly one ManagedClustersAgentPool (C10)",
+    Severity.ERROR,
+)
+
+
+@AGENT_POOL.checks
 def _check_machine_pool(ms: ManifestSet) -> Iterator[Finding]:
     for obj in ms.objects_of(*sorted(kinds.MACHINE_POOL_KINDS)):
         yield from _exactly_one(AGENT_POOL, obj, kinds.AGENT_POOL)
@@ -54,6 +71,15 @@ _HOMES: dict[kinds.GroupKind, frozenset[str]] = {
 }
 
 
+PLACEMENT = Rule(
+    "CAPZ-RES-PLACEMENT",
+    "ManagedCluster is embedded in the control plane and ManagedClustersAgentPool in a machine pool, "
+    "where CAPZ manages them (§1.1, C4, C10)",
+    Severity.WARNING,
+)
+
+
+@PLACEMENT.checks
 def _check_placement(ms: ManifestSet) -> Iterator[Finding]:
     for group_kind, homes in _HOMES.items():
         for res in ms.resources_of(group_kind):
@@ -67,6 +93,15 @@ def _check_placement(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+DUPLICATE = Rule(
+    "CAPZ-RES-DUPLICATE",
+    "No two objects or embedded ASO resources of one namespace share group, kind and metadata.name "
+    "(§1.8: CAPZ, ASO and the API server identify objects by them)",
+    Severity.ERROR,
+)
+
+
+@DUPLICATE.checks
 def _check_duplicates(ms: ManifestSet) -> Iterator[Finding]:
     """Objects are identified by group, kind, namespace and name (:meth:`ManifestSet.duplicate_of`):
     two definitions with one identity are one object, the later silently replacing the earlier.
@@ -85,35 +120,3 @@ def _check_duplicates(ms: ManifestSet) -> Iterator[Finding]:
             f"{obj.kind} {obj.name!r} is already defined ({where}): objects are identified by "
             "group, kind, namespace and name, so one would silently replace the other",
         )
-
-
-MANAGED_CLUSTER = Rule(
-    "CAPZ-CP-MANAGEDCLUSTER",
-    "Each AzureASOManagedControlPlane(Template) embeds exactly one containerservice.azure.com "
-    "ManagedCluster (C4)",
-    Severity.ERROR,
-    _check_control_plane,
-)
-AGENT_POOL = Rule(
-    "CAPZ-MP-AGENTPOOL",
-    "Each AzureASOManagedMachinePool(Template) embeds exactly one ManagedClustersAgentPool (C10)",
-    Severity.ERROR,
-    _check_machine_pool,
-)
-PLACEMENT = Rule(
-    "CAPZ-RES-PLACEMENT",
-    "ManagedCluster is embedded in the control plane and ManagedClustersAgentPool in a machine pool, "
-    "where CAPZ manages them (§1.1, C4, C10)",
-    Severity.WARNING,
-    _check_placement,
-)
-
-DUPLICATE = Rule(
-    "CAPZ-RES-DUPLICATE",
-    "No two objects or embedded ASO resources of one namespace share group, kind and metadata.name "
-    "(§1.8: CAPZ, ASO and the API server identify objects by them)",
-    Severity.ERROR,
-    _check_duplicates,
-)
-
-RULES = (MANAGED_CLUSTER, AGENT_POOL, PLACEMENT, DUPLICATE)

@@ -15,7 +15,15 @@ from generator.model.values import as_dict, as_list, known_str
 from generator.names import DNS1123_LABEL as _FLEET_NAME
 from generator.names import DNS1123_SUBDOMAIN as _RFC1123
 
+FLEET = Rule(
+    "CAPZ-FLEET-NAME",
+    "FleetsMember name (azureName, else metadata.name; legacy spec.fleetsMember.name) and spec.group "
+    "are lower-case DNS labels of at most 50 (K26; CAPZ validateFleetsMember)",
+    Severity.ERROR,
+)
 
+
+@FLEET.checks
 def _check_fleet(ms: ManifestSet) -> Iterator[Finding]:
     yield from _check_legacy_fleet(ms)
     for res in ms.resources_of(kinds.FLEETS_MEMBER):
@@ -83,6 +91,16 @@ def _check_legacy_extension(ms: ManifestSet) -> Iterator[Finding]:
                 )
 
 
+EXTENSION = Rule(
+    "CAPZ-EXTENSION",
+    "Extension: version only with autoUpgradeMinorVersion: false, releaseTrain not with it; cluster scope "
+    "needs releaseNamespace, namespace scope targetNamespace; the same on the legacy spec.extensions (K27; "
+    "CAPZ validateAKSExtensions)",
+    Severity.ERROR,
+)
+
+
+@EXTENSION.checks
 def _check_extension(ms: ManifestSet) -> Iterator[Finding]:
     yield from _check_legacy_extension(ms)
     for res in ms.resources_of(kinds.EXTENSION):
@@ -120,6 +138,15 @@ _MAINTENANCE = {
 _MAINTENANCE_FIELDS = ("timeInWeek", "notAllowedTime", "maintenanceWindow")
 
 
+MAINTENANCE = Rule(
+    "CAPZ-MAINTENANCE",
+    "MaintenanceConfiguration name is default, aksManagedAutoUpgradeSchedule or "
+    "aksManagedNodeOSUpgradeSchedule with the fields that name uses (K28)",
+    Severity.WARNING,
+)
+
+
+@MAINTENANCE.checks
 def _check_maintenance(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources_of(kinds.MAINTENANCE_CONFIGURATION):
         spec = res.spec or {}
@@ -149,6 +176,14 @@ _POLICIES = ("manage", "skip", "detach-on-delete")
 _POLICY_PATH = ("metadata", "annotations", kinds.RECONCILE_POLICY_ANNOTATION)
 
 
+POLICY = Rule(
+    "CAPZ-RECONCILE-POLICY",
+    "serviceoperator.azure.com/reconcile-policy is manage, skip or detach-on-delete (O6)",
+    Severity.ERROR,
+)
+
+
+@POLICY.checks
 def _check_policy(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         value = res.annotations.get(kinds.RECONCILE_POLICY_ANNOTATION)
@@ -156,6 +191,14 @@ def _check_policy(ms: ManifestSet) -> Iterator[Finding]:
             yield POLICY.at(res, _POLICY_PATH, f"{value!r} is not one of {', '.join(_POLICIES)}")
 
 
+POLICY_PAUSE = Rule(
+    "CAPZ-RECONCILE-POLICY-PAUSE",
+    "Embedded resources do not pin reconcile-policy to manage/detach-on-delete, which breaks pausing (C18)",
+    Severity.WARNING,
+)
+
+
+@POLICY_PAUSE.checks
 def _check_policy_pause(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         value = res.annotations.get(kinds.RECONCILE_POLICY_ANNOTATION)
@@ -168,6 +211,15 @@ def _check_policy_pause(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+DEFAULT_KINDS = Rule(
+    "CAPZ-ASO-KIND",
+    "Embedded ASO kinds outside CAPZ's default CRD set need ADDITIONAL_ASO_CRDS and an aggregated "
+    "ClusterRole (C20, C21, §4.0)",
+    Severity.WARNING,
+)
+
+
+@DEFAULT_KINDS.checks
 def _check_default_kinds(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         if res.parent is None or not res.kind or not kinds.is_aso_group(res.group):
@@ -181,6 +233,14 @@ def _check_default_kinds(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+CLUSTER_NAME = Rule(
+    "CAPZ-CLUSTER-NAME",
+    "Cluster metadata.name is an RFC 1123 name of at most 63 characters (P1, R3)",
+    Severity.ERROR,
+)
+
+
+@CLUSTER_NAME.checks
 def _check_cluster_name(ms: ManifestSet) -> Iterator[Finding]:
     for cluster in ms.objects_of(kinds.CLUSTER):
         name = known_str(cluster.name)
@@ -190,54 +250,3 @@ def _check_cluster_name(ms: ManifestSet) -> Iterator[Finding]:
                 ("metadata", "name"),
                 f"{name!r} must be at most 63 lower-case letters, digits, '-' or '.', alphanumeric at both ends",
             )
-
-
-FLEET = Rule(
-    "CAPZ-FLEET-NAME",
-    "FleetsMember name (azureName, else metadata.name; legacy spec.fleetsMember.name) and spec.group "
-    "are lower-case DNS labels of at most 50 (K26; CAPZ validateFleetsMember)",
-    Severity.ERROR,
-    _check_fleet,
-)
-EXTENSION = Rule(
-    "CAPZ-EXTENSION",
-    "Extension: version only with autoUpgradeMinorVersion: false, releaseTrain not with it; cluster scope "
-    "needs releaseNamespace, namespace scope targetNamespace; the same on the legacy spec.extensions (K27; "
-    "CAPZ validateAKSExtensions)",
-    Severity.ERROR,
-    _check_extension,
-)
-MAINTENANCE = Rule(
-    "CAPZ-MAINTENANCE",
-    "MaintenanceConfiguration name is default, aksManagedAutoUpgradeSchedule or "
-    "aksManagedNodeOSUpgradeSchedule with the fields that name uses (K28)",
-    Severity.WARNING,
-    _check_maintenance,
-)
-POLICY = Rule(
-    "CAPZ-RECONCILE-POLICY",
-    "serviceoperator.azure.com/reconcile-policy is manage, skip or detach-on-delete (O6)",
-    Severity.ERROR,
-    _check_policy,
-)
-POLICY_PAUSE = Rule(
-    "CAPZ-RECONCILE-POLICY-PAUSE",
-    "Embedded resources do not pin reconcile-policy to manage/detach-on-delete, which breaks pausing (C18)",
-    Severity.WARNING,
-    _check_policy_pause,
-)
-DEFAULT_KINDS = Rule(
-    "CAPZ-ASO-KIND",
-    "Embedded ASO kinds outside CAPZ's default CRD set need ADDITIONAL_ASO_CRDS and an aggregated "
-    "ClusterRole (C20, C21, §4.0)",
-    Severity.WARNING,
-    _check_default_kinds,
-)
-CLUSTER_NAME = Rule(
-    "CAPZ-CLUSTER-NAME",
-    "Cluster metadata.name is an RFC 1123 name of at most 63 characters (P1, R3)",
-    Severity.ERROR,
-    _check_cluster_name,
-)
-
-RULES = (FLEET, EXTENSION, MAINTENANCE, POLICY, POLICY_PAUSE, DEFAULT_KINDS, CLUSTER_NAME)

@@ -80,6 +80,15 @@ def _aso_keys(ms: ManifestSet) -> Iterator[tuple[Owner, JsonPath, str, bool]]:
                 yield res, path, value, False
 
 
+SSH_KEY = Rule(
+    "CAPZ-MC-SSH-KEY",
+    "The nodes' SSH public key is an OpenSSH authorized key: legacy spec.sshPublicKey base64-encoded, "
+    "ManagedCluster linuxProfile.ssh.publicKeys[].keyData as text (§5.3, K22; CAPZ ValidateSSHKey)",
+    Severity.ERROR,
+)
+
+
+@SSH_KEY.checks
 def _check(ms: ManifestSet) -> Iterator[Finding]:
     for where, path, value, encoded in (*_legacy_keys(ms), *_aso_keys(ms)):
         text = value
@@ -97,14 +106,3 @@ def _check(ms: ManifestSet) -> Iterator[Finding]:
         problem = authorized_key_problem(text)
         if problem is not None:
             yield SSH_KEY.at(where, path, problem)
-
-
-SSH_KEY = Rule(
-    "CAPZ-MC-SSH-KEY",
-    "The nodes' SSH public key is an OpenSSH authorized key: legacy spec.sshPublicKey base64-encoded, "
-    "ManagedCluster linuxProfile.ssh.publicKeys[].keyData as text (§5.3, K22; CAPZ ValidateSSHKey)",
-    Severity.ERROR,
-    _check,
-)
-
-RULES = (SSH_KEY,)

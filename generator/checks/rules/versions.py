@@ -30,6 +30,16 @@ DEPRECATED_VERSIONS: dict[tuple[str, str, str], str] = {
 }
 
 
+REMOVED = Rule(
+    "CAPZ-ASO-VERSION-REMOVED",
+    "Embedded ASO apiVersions are served by ASO v2.18.0: ManagedCluster/ManagedClustersAgentPool "
+    "v1api20210501, v1api20230201, v1api20231001, v1api20231102preview -> v1api20240901; FleetsMember "
+    "v1api20230315preview -> v1api20250301 (O8)",
+    Severity.ERROR,
+)
+
+
+@REMOVED.checks
 def _check_removed(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         target = REMOVED_VERSIONS.get((res.group, res.kind, res.version))
@@ -41,6 +51,14 @@ def _check_removed(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+DEPRECATED = Rule(
+    "CAPZ-ASO-VERSION-DEPRECATED",
+    "ManagedCluster/ManagedClustersAgentPool v1api20240402preview is dropped by ASO v2.19 and AKS (O8)",
+    Severity.WARNING,
+)
+
+
+@DEPRECATED.checks
 def _check_deprecated(ms: ManifestSet) -> Iterator[Finding]:
     for res in ms.resources:
         target = DEPRECATED_VERSIONS.get((res.group, res.kind, res.version))
@@ -53,6 +71,14 @@ def _check_deprecated(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
+CAPZ_ALPHA = Rule(
+    "CAPZ-API-DEPRECATED",
+    "AzureASOManaged* kinds use infrastructure.cluster.x-k8s.io/v1beta1, not the deprecated v1alpha1 (§0, §5.1)",
+    Severity.WARNING,
+)
+
+
+@CAPZ_ALPHA.checks
 def _check_capz_alpha(ms: ManifestSet) -> Iterator[Finding]:
     for obj in ms.objects:
         if (
@@ -87,6 +113,15 @@ def _versions(ms: ManifestSet) -> Iterator[tuple[Located, JsonPath, object]]:
         yield res, ("spec", "orchestratorVersion"), dig(res.spec, "orchestratorVersion")
 
 
+VERSION_FORMAT = Rule(
+    "CAPZ-VERSION-FORMAT",
+    "Kubernetes versions (control plane of either API, MachinePool, topology, kubernetesVersion, orchestratorVersion) "
+    "look like [v]MAJOR.MINOR[.PATCH] (K12)",
+    Severity.ERROR,
+)
+
+
+@VERSION_FORMAT.checks
 def _check_format(ms: ManifestSet) -> Iterator[Finding]:
     for where, path, value in _versions(ms):
         text = known_str(value)
@@ -100,6 +135,15 @@ def _version_of(obj: TopObject, *path: str) -> tuple[int, int, int | None] | Non
     return parse_version(dig(obj.obj, *path))
 
 
+VERSION_SKEW = Rule(
+    "CAPZ-VERSION-SKEW",
+    "A MachinePool's version is not newer than its control plane's, has the same major and is at most "
+    "2 minors behind (K12)",
+    Severity.ERROR,
+)
+
+
+@VERSION_SKEW.checks
 def _check_skew(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         if group.control_plane is None or group.control_plane.kind != kinds.ASO_CONTROL_PLANE:
@@ -134,41 +178,3 @@ def _skew_problem(cp: tuple[int, int, int | None], mp: tuple[int, int, int | Non
 
 def _show(version: tuple[int, int, int | None]) -> str:
     return ".".join(str(part) for part in version if part is not None)
-
-
-REMOVED = Rule(
-    "CAPZ-ASO-VERSION-REMOVED",
-    "Embedded ASO apiVersions are served by ASO v2.18.0: ManagedCluster/ManagedClustersAgentPool "
-    "v1api20210501, v1api20230201, v1api20231001, v1api20231102preview -> v1api20240901; FleetsMember "
-    "v1api20230315preview -> v1api20250301 (O8)",
-    Severity.ERROR,
-    _check_removed,
-)
-DEPRECATED = Rule(
-    "CAPZ-ASO-VERSION-DEPRECATED",
-    "ManagedCluster/ManagedClustersAgentPool v1api20240402preview is dropped by ASO v2.19 and AKS (O8)",
-    Severity.WARNING,
-    _check_deprecated,
-)
-CAPZ_ALPHA = Rule(
-    "CAPZ-API-DEPRECATED",
-    "AzureASOManaged* kinds use infrastructure.cluster.x-k8s.io/v1beta1, not the deprecated v1alpha1 (§0, §5.1)",
-    Severity.WARNING,
-    _check_capz_alpha,
-)
-VERSION_FORMAT = Rule(
-    "CAPZ-VERSION-FORMAT",
-    "Kubernetes versions (control plane of either API, MachinePool, topology, kubernetesVersion, orchestratorVersion) "
-    "look like [v]MAJOR.MINOR[.PATCH] (K12)",
-    Severity.ERROR,
-    _check_format,
-)
-VERSION_SKEW = Rule(
-    "CAPZ-VERSION-SKEW",
-    "A MachinePool's version is not newer than its control plane's, has the same major and is at most "
-    "2 minors behind (K12)",
-    Severity.ERROR,
-    _check_skew,
-)
-
-RULES = (REMOVED, DEPRECATED, CAPZ_ALPHA, VERSION_FORMAT, VERSION_SKEW)

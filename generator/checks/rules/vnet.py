@@ -14,10 +14,10 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, JsonPath, Severity
+from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, is_templated, known_str
@@ -27,7 +27,7 @@ _RESOURCE_ID = re.compile(r"subscriptions/.+/resourceGroups/.+/providers/.+?/.+?
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-def _network(value: Any) -> Network | None:
+def _network(value: Json) -> Network | None:
     text = known_str(value)
     if text is None or "/" not in text:
         return None
@@ -37,7 +37,7 @@ def _network(value: Any) -> Network | None:
         return None
 
 
-def _check_blocks(obj: TopObject, vnet: dict[str, Any]) -> Iterator[Finding]:
+def _check_blocks(obj: TopObject, vnet: JsonObject) -> Iterator[Finding]:
     base: JsonPath = ("spec", "virtualNetwork")
     subnet = as_dict(vnet.get("subnet")) or {}
     parent, child = _network(vnet.get("cidrBlock")), _network(subnet.get("cidrBlock"))
@@ -56,7 +56,7 @@ def _check_blocks(obj: TopObject, vnet: dict[str, Any]) -> Iterator[Finding]:
 
 
 def _check_endpoint(
-    obj: TopObject, path: JsonPath, endpoint: dict[str, Any], subnet: Network | None
+    obj: TopObject, path: JsonPath, endpoint: JsonObject, subnet: Network | None
 ) -> Iterator[Finding]:
     name = endpoint.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
@@ -81,7 +81,7 @@ def _check_endpoint(
 
 
 def _check_address(
-    obj: TopObject, path: JsonPath, value: Any, subnet: Network | None
+    obj: TopObject, path: JsonPath, value: Json, subnet: Network | None
 ) -> Iterator[Finding]:
     text = known_str(value)
     if text is None:
@@ -95,6 +95,16 @@ def _check_address(
         yield VNET.at(obj, path, f"{address} is outside the subnet {subnet}")
 
 
+VNET = Rule(
+    "CAPZ-MC-VNET",
+    "AzureManagedControlPlane virtualNetwork: CIDR blocks parse, the subnet lies in the virtual "
+    "network; private endpoints have a name, a private link service ID and IPs inside the subnet "
+    "(§4.8, §5.3; CAPZ validateAMCPVirtualNetwork, validatePrivateEndpoints)",
+    Severity.ERROR,
+)
+
+
+@VNET.checks
 def _check(ms: ManifestSet) -> Iterator[Finding]:
     for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
         vnet = as_dict((obj.spec or {}).get("virtualNetwork"))
@@ -108,15 +118,3 @@ def _check(ms: ManifestSet) -> Iterator[Finding]:
             endpoint = as_dict(item)
             if endpoint is not None:
                 yield from _check_endpoint(obj, (*base, index), endpoint, network)
-
-
-VNET = Rule(
-    "CAPZ-MC-VNET",
-    "AzureManagedControlPlane virtualNetwork: CIDR blocks parse, the subnet lies in the virtual "
-    "network; private endpoints have a name, a private link service ID and IPs inside the subnet "
-    "(§4.8, §5.3; CAPZ validateAMCPVirtualNetwork, validatePrivateEndpoints)",
-    Severity.ERROR,
-    _check,
-)
-
-RULES = (VNET,)
