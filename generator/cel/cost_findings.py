@@ -17,6 +17,7 @@ from __future__ import annotations
 from generator.cel.limits import TIME, CostExceeded, CostLimits
 from generator.cel.tree import CompiledRule
 from generator.findings import Finding, JsonPath, Severity, Subject
+from generator.schemastore.types import SchemaHandle
 
 RULE_ID = "cel-cost"
 ORIGIN = "cel"
@@ -26,12 +27,10 @@ _BOUNDS_HINT = (
 )
 
 
-def crd_name(handle: object) -> str:
+def crd_name(handle: SchemaHandle) -> str:
     """How findings name the CRD of a schema handle: ``group/version Kind (source)``."""
-    gvk = getattr(handle, "gvk", None)
-    source = getattr(handle, "source", None)
-    name = f"{gvk.api_version} {gvk.kind}" if gvk is not None else "the schema"
-    return f"{name} ({source})" if source else name
+    name = f"{handle.gvk.api_version} {handle.gvk.kind}"
+    return f"{name} ({handle.source})" if handle.source else name
 
 
 def over_rule_limit(
