@@ -152,7 +152,9 @@ def step_path(path: str, step: str, name: str) -> str:
     return f"{path}.{text}" if path else text
 
 
-class _Builder:
+class TreeBuilder:
+    """Builds the CEL tree of one schema, descending only where a rule can sit."""
+
     def __init__(self, root: Mapping[str, Json], cache_folder: Path | None) -> None:
         self.root = root
         self.rule_set = RuleSet(root, cache_folder)
@@ -165,7 +167,7 @@ class _Builder:
 
         Most schemas carry no rule, or a few deep inside; building a :class:`CelNode` (and a
         path) for every node only to drop it costs several times this plain scan, so
-        :meth:`_build` descends only where this says yes. A node met again below itself (a
+        :meth:`build_node` descends only where this says yes. A node met again below itself (a
         recursive schema) counts as yes, and so does a mapping that is not a dict: the builder
         then decides, as it did before this scan existed, so the tree is the same. A no is
         exact, a yes at worst a wasted build.
@@ -194,6 +196,7 @@ class _Builder:
     def build(
         self, node: Json, path: str = "", enclosing: tuple[Mapping[str, Json], ...] = ()
     ) -> CelNode | None:
+        """The tree below ``node``, once per node (a node met again below itself is None)."""
         if not isinstance(node, Mapping):
             return None
         key = id(node)
@@ -203,15 +206,16 @@ class _Builder:
             return None
         self.active.add(key)
         try:
-            result = self._build(node, path, enclosing)
+            result = self.build_node(node, path, enclosing)
         finally:
             self.active.discard(key)
         self.done[key] = result
         return result
 
-    def _build(
+    def build_node(
         self, node: Mapping[str, Json], path: str, enclosing: tuple[Mapping[str, Json], ...]
     ) -> CelNode | None:
+        """One node's rules and the children that lead to more (None when there are none)."""
         rules = tuple(self._locate(rule, node, path, enclosing) for rule in rules_of(node))
         out = CelNode(schema=node, rules=rules)
         for step, name, sub in children(node):
@@ -271,7 +275,7 @@ def _merge_optional(a: CelNode | None, b: CelNode | None) -> CelNode | None:
 
 def build_tree(schema: Mapping[str, Json], cache_folder: Path | None = None) -> CelNode | None:
     """The rule tree of a whole converted schema; None when it carries no rule at all."""
-    builder = _Builder(schema, cache_folder)
+    builder = TreeBuilder(schema, cache_folder)
     tree = builder.build(schema)
     if tree is not None:
         tree.rule_set = builder.rule_set

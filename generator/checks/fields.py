@@ -126,22 +126,32 @@ class FieldReader:
         return Field(raw, value, self.owner, _joined(self.base, rel))
 
 
-# Paths of settings, shared by the fields of every object: the views of a thousand clusters read
-# the same few dozen paths 73,000 times, and one tuple each, kept alive with its view, made the
-# garbage collector's passes during validation a third of the cost of building views. The paths
-# come from the code, never from the data; the bound only guards against a caller that breaks this.
-_PATHS: dict[tuple[JsonPath, JsonPath], JsonPath] = {}
-_MAX_PATHS: Final = 1024
+class SharedPaths:
+    """Paths of settings, shared by the fields of every object: the views of a thousand clusters
+    read the same few dozen paths 73,000 times, and one tuple each, kept alive with its view, made
+    the garbage collector's passes during validation a third of the cost of building views. The
+    paths come from the code, never from the data; ``limit`` only guards against a caller that
+    breaks this (past it, paths are still right, just not shared)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._paths: dict[tuple[JsonPath, JsonPath], JsonPath] = {}
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def joined(self, base: JsonPath, rel: JsonPath) -> JsonPath:
+        """``(*base, *rel)``, the same tuple every time for the same parts."""
+        path = self._paths.get((base, rel))
+        if path is None:
+            path = (*base, *rel)
+            if len(self._paths) < self.limit:
+                self._paths[(base, rel)] = path
+        return path
 
 
-def _joined(base: JsonPath, rel: JsonPath) -> JsonPath:
-    """``(*base, *rel)``, the same tuple every time for the same parts."""
-    path = _PATHS.get((base, rel))
-    if path is None:
-        path = (*base, *rel)
-        if len(_PATHS) < _MAX_PATHS:
-            _PATHS[(base, rel)] = path
-    return path
+SHARED_PATHS = SharedPaths(limit=1024)
+_joined = SHARED_PATHS.joined
 
 
 def absent(owner: Owner, rel: JsonPath = ()) -> Field[Json]:

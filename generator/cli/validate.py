@@ -134,20 +134,17 @@ def _validate(
     store = SchemaStore.from_search_path(list(schema_dirs), settings)
     second_opinion = checks.kubeconform
     # lazy: as above, the streaming validator is for runs that validate
-    from generator.validate.stream import default_jobs, stream_paths
+    from generator.validate.stream import RunSettings, default_jobs, stream_paths
 
     workers = run.jobs if run.jobs is not None else default_jobs()
+    on = RunSettings(jobs=workers, results_dir=run.results_dir)
     if second_opinion is None:
-        report = stream_paths(
-            list(paths), store, options, jobs=workers, results_dir=run.results_dir
-        )
+        report = stream_paths(list(paths), store, options, on)
     else:
         # lazy: as above (kubeconform runs beside capzgen's own validation)
         from generator.validate.beside import check_beside_kubeconform
 
-        report = check_beside_kubeconform(
-            list(paths), store, options, second_opinion, jobs=workers, results_dir=run.results_dir
-        )
+        report = check_beside_kubeconform(list(paths), store, options, second_opinion, on)
     render = render_json if output == "json" else render_text
     click.echo(render(report.findings, report.document_count), nl=False)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)

@@ -155,7 +155,7 @@ class FolderTransaction:
         try:
             _switch(self.root, staging, steps)
             fsync_dirs(touched_dirs(self.root, staging, steps))
-            _unlink(staging / JOURNAL_NAME)  # the commit
+            remove_journal(staging / JOURNAL_NAME)  # the commit
             fsync_dir(staging)
         except BaseException as failure:
             try:
@@ -374,21 +374,25 @@ def rename(source: Path, target: Path) -> None:
 
 @contextlib.contextmanager
 def open_transaction(
-    root: Path, *, subfolders: Iterable[Path] = (), create: bool = True
+    root: Path,
+    *,
+    subfolders: Iterable[Path] = (),
+    create: bool = True,
+    lock_wait: float = LOCK_WAIT_SECONDS,
 ) -> Iterator[FolderTransaction]:
     """Lock ``root`` and its parent, finish interrupted runs (module docstring, steps 1-2) and yield
     a transaction; what it does not commit is discarded. ``subfolders`` are folders directly below
     the root that the command writes (a fleet's cluster folders): their leftovers are cleaned too.
 
     ``create`` makes the root (and missing parents) first; a run that fails removes them again
-    if they are still empty.
+    if they are still empty. ``lock_wait`` is how long to wait for another run writing there.
     """
     created = make_folder(root) if create else 0
-    locks = Locks()
+    locks = Locks(lock_wait)
     transaction: FolderTransaction | None = None
     absolute = Path(os.path.abspath(root))
     try:
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        deadline = time.monotonic() + lock_wait
         for folder in (absolute.parent, absolute):
             if folder.is_dir():
                 locks.take(folder, deadline)
@@ -406,10 +410,12 @@ def open_transaction(
             locks.release()
 
 
-def recover(root: Path, *, subfolders: Iterable[Path] = ()) -> None:
+def recover(
+    root: Path, *, subfolders: Iterable[Path] = (), lock_wait: float = LOCK_WAIT_SECONDS
+) -> None:
     """What every run writing ``root`` does first: undo an interrupted switch there, remove
     staging folders and temporary files killed runs left (module docstring, step 2)."""
-    with open_transaction(root, subfolders=subfolders, create=False):
+    with open_transaction(root, subfolders=subfolders, create=False, lock_wait=lock_wait):
         pass
 
 
@@ -470,7 +476,9 @@ def _write_small_file(path: Path, text: str, root: Path) -> None:
         raise io_error(exc, root) from exc
 
 
-def _unlink(path: Path) -> None:
+def remove_journal(path: Path) -> None:
+    """Remove a staging folder's journal: the commit point of a switch (a seam of its own, so a
+    test can kill a run exactly there)."""
     os.unlink(path)
 
 

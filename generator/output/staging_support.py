@@ -170,7 +170,8 @@ def running(pid: int) -> bool:
 class Locks:
     """``flock`` locks on folders, held until :meth:`release` (or the process's end)."""
 
-    def __init__(self) -> None:
+    def __init__(self, wait: float = LOCK_WAIT_SECONDS) -> None:
+        self.wait = wait  # seconds a run waits for another one (named in the message)
         self._fds: dict[str, int] = {}
 
     def take(self, folder: Path, deadline: float) -> None:
@@ -188,7 +189,7 @@ class Locks:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     os.close(fd)
-                    msg = f"another capzgen run is writing this folder; waited {LOCK_WAIT_SECONDS:.0f} s"
+                    msg = f"another capzgen run is writing this folder; waited {self.wait:.0f} s"
                     raise InputOutputError(
                         msg,
                         location=Location(file=str(folder)),

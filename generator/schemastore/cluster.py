@@ -56,8 +56,11 @@ def wanted(crd_name: str) -> bool:
     return crd_name.endswith(GROUP_SUFFIXES)
 
 
-def fetch_cluster_crds(settings: KubectlSettings) -> list[SourceBytes]:
-    """The wanted CRDs of the cluster, as ``List`` documents in JSON (one per batch)."""
+def fetch_cluster_crds(
+    settings: KubectlSettings, batch_size: int = BATCH_SIZE
+) -> list[SourceBytes]:
+    """The wanted CRDs of the cluster, as ``List`` documents in JSON (one per ``batch_size``
+    CRDs: one call per CRD is slow, all in one call can exceed what kubectl returns at once)."""
     listing = _run(settings, ["get", "crd", "-o", "name"]).decode("utf-8", errors="replace")
     names = sorted(
         line.strip().removeprefix(_CRD_PREFIX)
@@ -70,7 +73,7 @@ def fetch_cluster_crds(settings: KubectlSettings) -> list[SourceBytes]:
             msg,
             hint="check --context; are CAPI, CAPZ and ASO installed there?",
         )
-    batches = [names[i : i + BATCH_SIZE] for i in range(0, len(names), BATCH_SIZE)]
+    batches = [names[i : i + batch_size] for i in range(0, len(names), batch_size)]
     origin = f"kubectl ({settings.describe()})"
     return [
         SourceBytes(name=origin, data=_run(settings, ["get", "crd", *batch, "-o", "json"]))

@@ -13,7 +13,6 @@ never an error.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from generator.checks import ValidationOptions
 from generator.findings import sort_findings
@@ -23,7 +22,7 @@ from generator.schemastore.types import SchemaLookup
 from generator.validate.cache.verdicts import Verdicts
 from generator.validate.check import CheckReport, second_opinion, with_lines
 from generator.validate.inputs import collect_inputs
-from generator.validate.stream import stream_inputs
+from generator.validate.stream import SERIAL, RunSettings, stream_inputs
 
 
 def check_beside_kubeconform(
@@ -31,17 +30,15 @@ def check_beside_kubeconform(
     store: SchemaLookup | None,
     options: ValidationOptions,
     kubeconform: KubeconformOptions,
-    *,
-    jobs: int = 1,
-    results_dir: Path | None = None,
+    settings: RunSettings = SERIAL,
 ) -> CheckReport:
     """Validate ``paths`` as :func:`generator.validate.stream.stream_paths` does, with
     kubeconform's findings merged."""
     inputs = collect_inputs(paths)
     files = [InputFile(name, path) for path, name in zip(inputs.paths, inputs.names, strict=True)]
-    verdicts = Verdicts.open(results_dir, store)
+    verdicts = Verdicts.open(settings.results_dir, store)
     with start_on_files(files, store, kubeconform, inputs.read, verdicts) as running:
-        report = stream_inputs(inputs, store, options, jobs=jobs, results_dir=results_dir)
+        report = stream_inputs(inputs, store, options, settings)
         extra = second_opinion(report, running.finish(), options)
     report.findings = sort_findings([*report.findings, *with_lines(extra, running.texts)])
     return report

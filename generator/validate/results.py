@@ -22,7 +22,7 @@ from generator.validate.cache.keys import (
     options_fingerprint,
     store_fingerprint,
 )
-from generator.validate.cache.store import FileIndex, ResultCache
+from generator.validate.cache.store import CacheLimits, FileIndex, ResultCache
 from generator.validate.inputs import Inputs
 from generator.validate.partition import Batch
 
@@ -136,6 +136,7 @@ def open_results(
     *,
     index_below: int,
     query_batches: int,
+    limits: CacheLimits,
 ) -> NoResults:
     """The result cache in ``folder`` for this run, or :class:`NoResults` (no folder, a schema
     source nothing can describe, a cache that cannot be opened)."""
@@ -144,7 +145,7 @@ def open_results(
     stores = store_fingerprint(store)
     if stores is None:  # a schema source nothing can describe: no result can be reused
         return NoResults()
-    cache = ResultCache.open(folder)
+    cache = ResultCache.open(folder, limits)
     if cache is None:
         return NoResults()
     code_key = code_fingerprint()

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from generator.checks import ValidationOptions
@@ -77,11 +78,11 @@ def fork_pool(jobs: int) -> workers.Workers | None:
 
 
 def _serial(
-    run: RunInputs, index: SourceIndex, report: CheckReport, results: NoResults, size: int | None
+    run: RunInputs, index: SourceIndex, report: CheckReport, results: NoResults
 ) -> Iterator[BatchResult]:
     index_sources(run, index, report, results)
     view = PassTwo(index.options(run.options), index.places, index.kept)
-    plan = _batches(run, index, view, results, size, 1)
+    plan = _batches(run, index, view, results, 1)
     texts = TextCache(run, index.digests)
     found = (validate_batch(run, view, batch, texts) for batch in plan.batches)
     yield from _learning(found, plan)
@@ -93,11 +94,10 @@ def _parallel(
     report: CheckReport,
     results: NoResults,
     pool: workers.Workers,
-    size: int | None,
 ) -> Iterator[BatchResult]:
     owners = parallel.index_sources(run, index, report, results, pool)
     view = PassTwo(index.options(run.options), index.places, {})
-    plan = _batches(run, index, view, results, size, pool.count, owners)
+    plan = _batches(run, index, view, results, pool.count, owners)
     yield from _learning(workers.run_batches(view, index.digests, plan.batches, pool, owners), plan)
 
 
@@ -113,14 +113,16 @@ def _batches(
     index: SourceIndex,
     view: PassTwo,
     results: NoResults,
-    size: int | None,
     jobs: int,
     owners: workers.Owners | None = None,
 ) -> Plan:
     """The batches, once every document is indexed (a batch is judged by the whole input),
     without the parts the result cache knows clean."""
     partitioner = index.partition
-    size = size or max(50, min(run.tuning.batch_documents, partitioner.count // (jobs * 4)))
+    tuning = run.tuning
+    size = tuning.batch_size or max(
+        50, min(tuning.batch_documents, partitioner.count // (jobs * 4))
+    )
     batches: list[Batch] = partitioner.batches(size)
     if owners is not None:
         batches = workers.by_owner(index.places, batches, owners)
@@ -134,29 +136,59 @@ def _batches(
     return plan
 
 
-def check_stream(
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """How one run uses the machine: worker processes, the result cache's folder (None: no
+    cache), the sizes of its work, and how its workers start (tests start them on a thread)."""
+
+    jobs: int = 1
+    results_dir: Path | None = None
+    tuning: Tuning = DEFAULT_TUNING
+    pool: PoolFactory = fork_pool
+
+
+SERIAL = RunSettings()  # one process, no cache, the default sizes
+
+
+def stream_paths(
+    paths: Sequence[str],
+    store: SchemaLookup | None,
+    options: ValidationOptions,
+    settings: RunSettings = SERIAL,
+) -> CheckReport:
+    """:func:`stream_inputs` on the files ``paths`` stand for (see
+    :func:`generator.validate.inputs.collect_inputs`)."""
+    return stream_inputs(collect_inputs(paths), store, options, settings)
+
+
+def stream_inputs(
     inputs: Inputs,
     store: SchemaLookup | None,
     options: ValidationOptions,
-    *,
-    jobs: int = 1,
-    batch_documents: int | None = None,
-    results_dir: Path | None = None,
-    tuning: Tuning = DEFAULT_TUNING,
-    pool: PoolFactory = fork_pool,
+    settings: RunSettings = SERIAL,
 ) -> CheckReport:
-    """Validate the files of ``inputs`` in batches; see the module doc. ``batch_documents``
-    overrides the batch size (tests make it tiny to split every cluster); ``results_dir`` holds
-    the result cache (:mod:`generator.validate.cache.store`), None: no cache; ``pool`` starts
-    the worker processes for ``jobs``."""
+    """What :func:`generator.validate.check.check_paths` does, on inputs collected already, in
+    batches (see the module doc), in bounded memory on ``settings.jobs`` processes; parts
+    validated clean before (in ``settings.results_dir``) are not validated again."""
+    report = _stream(inputs, store, options, settings)
+    report.findings = sort_findings([*inputs.unreadable, *report.findings])
+    return report
+
+
+def _stream(
+    inputs: Inputs, store: SchemaLookup | None, options: ValidationOptions, settings: RunSettings
+) -> CheckReport:
+    """The two passes, with the result cache around them (a clean rerun stops at its key)."""
+    tuning = settings.tuning
     report = CheckReport()
     results = open_results(
-        results_dir,
+        settings.results_dir,
         store,
         options,
         inputs,
         index_below=tuning.index_files_below,
         query_batches=tuning.query_batches,
+        limits=tuning.cache,
     )
     known = results.clean_run()
     if known is not None:  # validated before without a finding: nothing can have changed
@@ -174,12 +206,13 @@ def check_stream(
         keep_parsed=size < tuning.keep_parsed_below,
     )
     index = SourceIndex()
-    started = pool(jobs) if jobs > 1 and size >= tuning.parallel_from else None
+    jobs = settings.jobs
+    started = settings.pool(jobs) if jobs > 1 and size >= tuning.parallel_from else None
     if started is None:
-        found = _serial(run, index, report, results, batch_documents)
+        found = _serial(run, index, report, results)
     else:
         workers.start(run)  # before the first task forks the workers
-        found = _parallel(run, index, report, results, started, batch_documents)
+        found = _parallel(run, index, report, results, started)
     try:
         findings = _gathered(found, report, results)
     finally:
@@ -208,56 +241,3 @@ def _gathered(
             results.remember_run(report.counted_documents)
         results.close(save=finished)
     return [*home, *(guests - set(home))]
-
-
-def stream_inputs(
-    inputs: Inputs,
-    store: SchemaLookup | None,
-    options: ValidationOptions,
-    *,
-    jobs: int = 1,
-    batch_documents: int | None = None,
-    results_dir: Path | None = None,
-    tuning: Tuning = DEFAULT_TUNING,
-    pool: PoolFactory = fork_pool,
-) -> CheckReport:
-    """What :func:`generator.validate.check.check_paths` does, on inputs collected already,
-    in bounded memory on ``jobs`` processes; parts validated clean before (in ``results_dir``)
-    are not validated again."""
-    report = check_stream(
-        inputs,
-        store,
-        options,
-        jobs=jobs,
-        batch_documents=batch_documents,
-        results_dir=results_dir,
-        tuning=tuning,
-        pool=pool,
-    )
-    report.findings = sort_findings([*inputs.unreadable, *report.findings])
-    return report
-
-
-def stream_paths(
-    paths: Sequence[str],
-    store: SchemaLookup | None,
-    options: ValidationOptions,
-    *,
-    jobs: int = 1,
-    batch_documents: int | None = None,
-    results_dir: Path | None = None,
-    tuning: Tuning = DEFAULT_TUNING,
-    pool: PoolFactory = fork_pool,
-) -> CheckReport:
-    """:func:`stream_inputs` on the files ``paths`` stand for (see
-    :func:`generator.validate.inputs.collect_inputs`)."""
-    return stream_inputs(
-        collect_inputs(paths),
-        store,
-        options,
-        jobs=jobs,
-        batch_documents=batch_documents,
-        results_dir=results_dir,
-        tuning=tuning,
-        pool=pool,
-    )

@@ -7,9 +7,9 @@ run is taken without large inputs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from generator.validate.cache.store import INDEX_FILES_BELOW
+from generator.validate.cache.store import INDEX_FILES_BELOW, CacheLimits
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +21,9 @@ class Tuning:
     keep_parsed_below: int = 8 << 20
     parallel_from: int = 256 << 10  # bytes of input from which worker processes pay off
     batch_documents: int = 700  # about a hundred clusters of seven documents
+    # A fixed batch size instead (tests make it tiny, to split every cluster); None: from
+    # batch_documents, the input and the workers.
+    batch_size: int | None = None
     piece_chunks: int = 400  # chunks a worker parses per task in pass 1
     tasks_per_job: int = 4  # pass-1 tasks in flight per worker process
     block_tasks: int = 2  # consecutive tasks one worker parses (its batches then find them)
@@ -28,6 +31,7 @@ class Tuning:
     index_files_below: int = INDEX_FILES_BELOW  # larger files get no index in the result cache
     query_batches: int = 64  # batches whose part keys the result cache looks up together
     sample_documents: int = 8  # documents a worker validates once to warm up
+    cache: CacheLimits = field(default_factory=CacheLimits)  # the result cache file's bounds
 
 
 DEFAULT_TUNING = Tuning()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from generator.yamlio.linetree import Node
 
 
-def _build(text: str, base: int = 1) -> list[Node]:
+def line_trees(text: str, base: int = 1) -> list[Node]:
     """The line tree of every document of ``text`` (see :func:`generator.yamlio.linetree.build`)."""
     # lazy: PyYAML and the tree builder load only when a finding needs a line
     from generator.yamlio.linetree import build
@@ -67,13 +67,13 @@ class LineLocator:
     def _read(self, document: int) -> Node | None:
         if self._spans is None:
             if self._whole is None:
-                self._whole = _build(self._text)
+                self._whole = line_trees(self._text)
             roots = self._whole
             return roots[document] if 0 <= document < len(roots) else None
         if not 0 <= document < len(self._spans):
             return None
         start, end, line = self._spans[document]
-        roots = _build(self._text[start:end], line)
+        roots = line_trees(self._text[start:end], line)
         return roots[0] if roots else None
 
     def line_of(self, document: int, path: JsonPath) -> int | None:

@@ -1,6 +1,6 @@
 """The scan that keeps the rule-tree builder out of rule-less subtrees changes no tree.
 
-``_Builder.reaches`` lets the builder skip every subtree in which no rule can sit; forcing it to
+``TreeBuilder.reaches`` lets the builder skip every subtree in which no rule can sit; forcing it to
 say yes everywhere gives the tree as it was built before the scan existed. Both must agree on
 every shipped schema (built-in bundle and core kinds) and on recursive and shared ``$ref``s.
 """
@@ -56,7 +56,7 @@ def describe(tree: CelNode | None, schema: Mapping[str, Any]) -> Described:
 def built_both_ways(schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     scanned = describe(build_tree(schema), schema)
     with monkeypatch.context() as patched:
-        patched.setattr(cel_tree._Builder, "reaches", lambda self, node: True)
+        patched.setattr(cel_tree.TreeBuilder, "reaches", lambda self, node: True)
         full = describe(build_tree(schema), schema)
     return scanned, full
 
@@ -120,13 +120,13 @@ def test_the_scan_changes_no_tree_of_synthetic_schemas(
 
 def test_a_schema_without_rules_is_scanned_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[int] = []
-    original = cel_tree._Builder._build
+    original = cel_tree.TreeBuilder.build_node
 
     def counting(self: Any, node: Any, path: str, enclosing: Any) -> Any:
         built.append(id(node))
         return original(self, node, path, enclosing)
 
-    monkeypatch.setattr(cel_tree._Builder, "_build", counting)
+    monkeypatch.setattr(cel_tree.TreeBuilder, "build_node", counting)
     assert build_tree(DEEP_ONLY["properties"]["wide"]) is None
     assert built == [id(DEEP_ONLY["properties"]["wide"])]  # the root only, none of its 50
     assert build_tree(DEEP_ONLY) is not None

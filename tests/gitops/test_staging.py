@@ -188,12 +188,12 @@ def test_a_switch_killed_after_any_rename_is_undone_by_the_next_run(
     def dying_roll_back(*args: Any) -> None:
         raise Killed
 
-    def dying_unlink(path: Path) -> None:
+    def dying_remove_journal(path: Path) -> None:
         raise Killed  # the commit (removing the journal) never happens
 
     monkeypatch.setattr(staging, "rename", dying_rename)
     monkeypatch.setattr(staging, "roll_back", dying_roll_back)
-    monkeypatch.setattr(staging, "_unlink", dying_unlink)
+    monkeypatch.setattr(staging, "remove_journal", dying_remove_journal)
     with pytest.raises(InputOutputError):
         write_directory(folder, NEW, force=False)
     assert len(list(folder.glob(f"{STAGING_PREFIX}*/{JOURNAL_NAME}"))) == 1
@@ -281,32 +281,28 @@ def test_a_damaged_journal_is_an_io_error_with_a_way_out(folder: Path) -> None:
 # --- overlapping runs ----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def short_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(staging, "LOCK_WAIT_SECONDS", 0.2)
+SHORT_WAIT = 0.2  # seconds a test's second run waits for the first
 
 
-@pytest.mark.usefixtures("short_wait")
 def test_a_second_run_on_the_same_folders_waits_for_the_first(tmp_path: Path) -> None:
     fleet = tmp_path / "fleet"
     with open_transaction(fleet):
         for other in (fleet, fleet / "east"):  # the same fleet, or one of its cluster folders
             with (
                 pytest.raises(InputOutputError, match="another capzgen run is writing"),
-                open_transaction(other),
+                open_transaction(other, lock_wait=SHORT_WAIT),
             ):
                 pass
     with open_transaction(fleet / "east"):
         pass
 
 
-@pytest.mark.usefixtures("short_wait")
 def test_a_live_run_keeps_its_staging_folder(folder: Path) -> None:
     with open_transaction(folder) as transaction:
         transaction.write(folder / "x.yaml", "x\n")
         transaction._make_staging()  # stopped before the switch, still running
         with pytest.raises(InputOutputError, match="another capzgen run is writing"):
-            recover(folder)
+            recover(folder, lock_wait=SHORT_WAIT)
         assert len(leftovers(folder)) == 1
     assert leftovers(folder) == []
 

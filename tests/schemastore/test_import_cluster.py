@@ -90,14 +90,11 @@ def test_imports_only_capi_capz_and_aso_crds(
     ), listing
 
 
-def test_many_crds_are_fetched_in_batches(
-    run_cli: Any, kubectl: FakeKubectl, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(cluster, "BATCH_SIZE", 2)
+def test_many_crds_are_fetched_in_batches(kubectl: FakeKubectl, cli_env: dict[str, str]) -> None:
     for i in range(5):
         kubectl.add(widget_crd("network.azure.com", f"Net{i}"))
-    result = run_cli(["schemas", "import", "--from-cluster"])
-    assert result.exit_code == 0, result.stderr
+    fetched = cluster.fetch_cluster_crds(cluster.KubectlSettings(env=cli_env), batch_size=2)
+    assert [len(json.loads(source.data)["items"]) for source in fetched] == [2, 2, 1]
     fetches = [call for call in kubectl.calls() if call[-2:] == ["-o", "json"]]
     assert [len(call) - 4 for call in fetches] == [2, 2, 1]
 

@@ -206,14 +206,15 @@ _INFRA_SELECTOR = {
 
 
 def _run(
-    objs: list[Any], check: Callable[[Document], list[Finding]] | None = None
+    objs: list[Any],
+    check: Callable[[Document], list[Finding]] | None = None,
+    max_operations: int = patches.MAX_OPERATIONS,
 ) -> list[Finding]:
     documents = [Document("c.yaml", i, obj) for i, obj in enumerate(objs)]
-    return class_findings(ManifestSet(documents), check or (lambda _: []))
+    return class_findings(ManifestSet(documents), check or (lambda _: []), max_operations)
 
 
-def test_operations_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(patches, "MAX_OPERATIONS", 2)
+def test_operations_are_bounded() -> None:
     ops = [{"op": "add", "path": f"/spec/template/spec/k{i}", "value": i} for i in range(4)]
     found = _run(
         [
@@ -225,7 +226,8 @@ def test_operations_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
                     }
                 ]
             )
-        ]
+        ],
+        max_operations=2,
     )
     assert [(f.rule, format_path(f.path), f.message) for f in found] == [
         (

@@ -194,15 +194,14 @@ def test_outside_the_subset_is_unsupported(template: str, what: str) -> None:
     assert what in caught.value.what
 
 
-def test_output_and_work_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_output_and_work_are_bounded() -> None:
     data = {"items": [1.0] * 50}
     assert render("{{ range .items }}abc{{ end }}", data).text == "abc" * 50
-    monkeypatch.setattr(goeval, "MAX_OUTPUT", 100)
     with pytest.raises(Unsupported, match="output longer than 100 characters"):
-        render("{{ range .items }}abc{{ end }}", data)
-    monkeypatch.setattr(goeval, "MAX_STEPS", 10)
+        render("{{ range .items }}abc{{ end }}", data, goeval.Bounds(output=100))
     with pytest.raises(Unsupported, match="more than 10 evaluation steps"):
-        render("{{ range .items }}{{ . }}{{ end }}", data)
+        render("{{ range .items }}{{ . }}{{ end }}", data, goeval.Bounds(steps=10))
+    assert goeval.Bounds() == goeval.Bounds(goeval.MAX_OUTPUT, goeval.MAX_STEPS)
 
 
 def test_functions_cannot_build_huge_strings() -> None:

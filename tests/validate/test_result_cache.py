@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,15 @@ import generator.validate.results
 import generator.yamlio.chunks as chunks
 from benchmarks.inputs import cluster_text
 from generator.checks import ValidationOptions
-from generator.validate.cache.store import FILE_NAME, FileIndex, IndexedChunk, ResultCache
+from generator.validate.cache.store import (
+    FILE_NAME,
+    CacheLimits,
+    FileIndex,
+    IndexedChunk,
+    ResultCache,
+)
 from generator.validate.partition import HUB_REFERRERS, DocumentKeys
-from generator.validate.stream import stream_paths
+from generator.validate.stream import RunSettings, stream_paths
 from generator.validate.tuning import DEFAULT_TUNING, Tuning
 from tests.validate.test_stream import ALL_EXAMPLES, _texts, in_threads
 
@@ -82,9 +89,8 @@ def _run(
     options: ValidationOptions = OPTIONS,
     tuning: Tuning = DEFAULT_TUNING,
 ) -> list[str]:
-    report = stream_paths(
-        [str(p) for p in paths], store, options, batch_documents=3, results_dir=cache, tuning=tuning
-    )
+    on = RunSettings(results_dir=cache, tuning=replace(tuning, batch_size=3))
+    report = stream_paths([str(p) for p in paths], store, options, on)
     return [*_texts(report), f"documents: {report.document_count}"]
 
 
@@ -252,16 +258,10 @@ def test_workers_use_the_cache_too(tmp_path: Path, store: Any, counter: Counter)
     cache = tmp_path / "cache"
 
     def run() -> list[str]:
-        report = stream_paths(
-            [str(fleet)],
-            store,
-            OPTIONS,
-            jobs=2,
-            batch_documents=3,
-            results_dir=cache,
-            tuning=Tuning(parallel_from=0),
-            pool=in_threads,
+        on = RunSettings(
+            jobs=2, results_dir=cache, tuning=Tuning(parallel_from=0, batch_size=3), pool=in_threads
         )
+        report = stream_paths([str(fleet)], store, OPTIONS, on)
         return [*_texts(report), f"documents: {report.document_count}"]
 
     assert run() == fresh
@@ -302,13 +302,10 @@ def test_a_stored_index_that_is_not_ours_is_missing(stored: str) -> None:
     assert FileIndex.from_json(stored) is None
 
 
-def test_the_cache_is_pruned_to_its_bounds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.validate.cache.store as result_cache
-
-    monkeypatch.setattr(result_cache, "MAX_PARTS", 3)
-    monkeypatch.setattr(result_cache, "PRUNE_EVERY", 1)
+def test_the_cache_is_pruned_to_its_bounds(tmp_path: Path) -> None:
+    limits = CacheLimits(max_parts=3, prune_every=1)
     for run in range(3):
-        cache = ResultCache.open(tmp_path)
+        cache = ResultCache.open(tmp_path, limits)
         assert cache is not None
         cache.remember_parts([bytes([run, n]) for n in range(2)])
         cache.close(save=True)
@@ -353,13 +350,8 @@ def test_large_files_are_parsed_every_time(tmp_path: Path, store: Any, counter: 
     assert (counter.parsed, counter.validated) == (3, DOCUMENTS)  # no index, one part checked
 
 
-def test_file_indexes_are_written_as_the_run_goes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import generator.validate.cache.store as result_cache
-
-    monkeypatch.setattr(result_cache, "FLUSH_INDEX_BYTES", 1)
-    cache = ResultCache.open(tmp_path)
+def test_file_indexes_are_written_as_the_run_goes(tmp_path: Path) -> None:
+    cache = ResultCache.open(tmp_path, CacheLimits(flush_index_bytes=1))
     assert cache is not None
     cache.remember_file(b"k" * 16, FileIndex([]))
     with sqlite3.connect(tmp_path / FILE_NAME) as db:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from generator.validate import workers
 from generator.validate.check import CheckReport, check_paths
 from generator.validate.partition import HUB_REFERRERS, Partitioner, document_keys
 from generator.validate.passes import RunInputs
-from generator.validate.stream import stream_paths
+from generator.validate.stream import PoolFactory, RunSettings, fork_pool, stream_paths
 from generator.validate.tuning import Tuning
 from generator.validate.workers import Workers, index_pieces
 
@@ -33,9 +34,9 @@ def _texts(report: CheckReport) -> list[str]:
     return [f"{f.to_text()} @{f.line}" for f in report.findings]
 
 
-def _same(paths: list[str], store: Any, **stream: Any) -> CheckReport:
+def _same(paths: list[str], store: Any) -> CheckReport:
     whole = check_paths(paths, store, OPTIONS)
-    batched = stream_paths(paths, store, OPTIONS, batch_documents=1, **stream)
+    batched = stream_paths(paths, store, OPTIONS, RunSettings(tuning=Tuning(batch_size=1)))
     assert _texts(batched) == _texts(whole)
     assert batched.document_count == whole.document_count
     return batched
@@ -117,14 +118,19 @@ def test_a_file_that_breaks_late_is_one_finding(tmp_path: Path, store: Any) -> N
 WORKERS_ALWAYS = Tuning(parallel_from=0, piece_chunks=3)
 
 
+def on(
+    jobs: int, *, batch: int, tuning: Tuning = WORKERS_ALWAYS, pool: PoolFactory = fork_pool
+) -> RunSettings:
+    """A run on ``jobs`` processes (workers even for tiny inputs) in batches of ``batch``."""
+    return RunSettings(jobs=jobs, tuning=replace(tuning, batch_size=batch), pool=pool)
+
+
 def test_parallel_workers_report_the_same(tmp_path: Path, store: Any) -> None:
     parts = [_cluster(f"p{i}", f"ns{i % 3}") for i in range(30)]
     parts.insert(7, _cluster("missing-identity", "ns1", identity="nope"))
     (tmp_path / "many.yaml").write_text("---\n".join(parts))
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    parallel = stream_paths(
-        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3, tuning=WORKERS_ALWAYS
-    )
+    parallel = stream_paths([str(tmp_path)], store, OPTIONS, on(2, batch=3))
     assert _texts(parallel) == _texts(whole)
     assert parallel.document_count == whole.document_count
     assert parallel.has_errors
@@ -134,9 +140,7 @@ def test_parallel_workers_on_every_example(tmp_path: Path, store: Any) -> None:
     for number, path in enumerate(ALL_EXAMPLES):
         shutil.copy(path, tmp_path / f"{number:03d}-{path.name}")
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    parallel = stream_paths(
-        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1, tuning=WORKERS_ALWAYS
-    )
+    parallel = stream_paths([str(tmp_path)], store, OPTIONS, on(2, batch=1))
     assert _texts(parallel) == _texts(whole)
 
 
@@ -145,9 +149,7 @@ def test_parallel_workers_place_a_late_yaml_error(tmp_path: Path, store: Any) ->
     parts = [_cluster(f"e{i}", "fleet") for i in range(4)]
     (tmp_path / "broken.yaml").write_text("---\n".join(parts) + "---\nkind: [unclosed\n")
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    parallel = stream_paths(
-        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=1, tuning=WORKERS_ALWAYS
-    )
+    parallel = stream_paths([str(tmp_path)], store, OPTIONS, on(2, batch=1))
     assert _texts(parallel) == _texts(whole)
     (finding,) = parallel.findings
     assert finding.rule == "yaml"
@@ -219,7 +221,7 @@ def test_a_file_changed_between_the_passes_is_an_error_not_a_crash(
 
     monkeypatch.setattr(generator.validate.stream, "index_sources", edit_after_indexing)
     with pytest.raises(InputOutputError, match="changed while capzgen was validating it"):
-        stream_paths([str(path)], store, OPTIONS, batch_documents=1)
+        stream_paths([str(path)], store, OPTIONS, on(1, batch=1, tuning=Tuning()))
 
 
 def in_threads(jobs: int) -> Workers:
@@ -228,11 +230,15 @@ def in_threads(jobs: int) -> Workers:
     return Workers([one] * jobs)
 
 
-def in_process(paths: list[str], store: Any, tuning: Tuning = WORKERS_ALWAYS, **run: Any) -> Any:
+def in_process(
+    paths: list[str], store: Any, tuning: Tuning = WORKERS_ALWAYS, *, jobs: int, batch: int
+) -> Any:
     """``stream_paths`` with the worker path on a thread instead of forked processes, so that
     coverage sees the workers' code run (the forked runs above check the same results across
     processes)."""
-    return stream_paths(paths, store, OPTIONS, tuning=tuning, pool=in_threads, **run)
+    return stream_paths(
+        paths, store, OPTIONS, on(jobs, batch=batch, tuning=tuning, pool=in_threads)
+    )
 
 
 def test_worker_code_in_process_on_every_example(tmp_path: Path, store: Any) -> None:
@@ -242,7 +248,7 @@ def test_worker_code_in_process_on_every_example(tmp_path: Path, store: Any) -> 
     (tmp_path / "zz-broken.yaml").write_text("---\n".join(parts) + "---\nkind: [unclosed\n")
     (tmp_path / "zz-many.yaml").write_text("# header\n" + "---\n".join(parts).replace("w", "v"))
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    threaded = in_process([str(tmp_path)], store, jobs=2, batch_documents=2)
+    threaded = in_process([str(tmp_path)], store, jobs=2, batch=2)
     assert _texts(threaded) == _texts(whole)
     assert threaded.document_count == whole.document_count
 
@@ -251,7 +257,7 @@ def test_worker_code_reports_an_unreadable_file(tmp_path: Path, store: Any) -> N
     (tmp_path / "a.yaml").write_text(_cluster("a", "fleet"))
     (tmp_path / "bin.yaml").write_bytes(b"\x00\x01binary")
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    report = in_process([str(tmp_path)], store, jobs=2, batch_documents=1)
+    report = in_process([str(tmp_path)], store, jobs=2, batch=1)
     assert _texts(report) == _texts(whole)
     assert any(f.rule == "yaml" and f.subject.file.endswith("bin.yaml") for f in report.findings)
 
@@ -271,8 +277,8 @@ def test_a_large_file_added_piece_by_piece_breaks_late(
     (tmp_path / "a-broken.yaml").write_text("---\n".join(documents))
     (tmp_path / "b-fine.yaml").write_text(_cluster("fine", "fleet"))
     whole = check_paths([str(tmp_path)], store, OPTIONS)
-    serial = in_process([str(tmp_path)], store, tuning, jobs=1, batch_documents=2)
-    report = in_process([str(tmp_path)], store, tuning, jobs=2, batch_documents=2)
+    serial = in_process([str(tmp_path)], store, tuning, jobs=1, batch=2)
+    report = in_process([str(tmp_path)], store, tuning, jobs=2, batch=2)
     assert _texts(report) == _texts(whole) == _texts(serial)
     assert report.document_count == whole.document_count == serial.document_count
     (broken,) = [f for f in report.findings if f.rule == "yaml"]
@@ -312,7 +318,7 @@ def test_small_files_travel_together_in_input_order(
     (tmp_path / "zz-identity.yaml").write_text(IDENTITY)
     whole = check_paths([str(tmp_path)], store, OPTIONS)
     report = stream_paths(
-        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=2, tuning=tuning, pool=counting
+        [str(tmp_path)], store, OPTIONS, on(2, batch=2, tuning=tuning, pool=counting)
     )
     assert _texts(report) == _texts(whole)
     assert report.document_count == whole.document_count
@@ -327,9 +333,7 @@ def test_what_the_forked_workers_freeze_stays_in_the_workers(tmp_path: Path, sto
 
     (tmp_path / "many.yaml").write_text("---\n".join(_cluster(f"g{i}", "fleet") for i in range(4)))
     before = gc.get_freeze_count()
-    report = stream_paths(
-        [str(tmp_path)], store, OPTIONS, jobs=2, batch_documents=3, tuning=WORKERS_ALWAYS
-    )
+    report = stream_paths([str(tmp_path)], store, OPTIONS, on(2, batch=3))
     assert report.document_count > 0
     assert gc.get_freeze_count() == before
 

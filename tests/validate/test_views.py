@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
-
 from generator.checks import fields
 from generator.checks.fields import FieldReader, as_bool, read_field
 from generator.checks.views import UNKNOWN, Api, views_of
@@ -195,9 +193,7 @@ def test_a_field_reader_reads_siblings_below_one_node(parse: Parse) -> None:
         assert field.rel == (*missing.base, "setting") and field.owner is control_plane
 
 
-def test_field_paths_are_shared_up_to_a_bound(
-    parse: Parse, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_field_paths_are_shared_up_to_a_bound(parse: Parse) -> None:
     """Fields of different objects at the same place share one path tuple; past the bound on
     remembered paths, paths are still right, just not shared."""
     ms = ManifestSet(parse(LEGACY + "---\n" + LEGACY.replace("name: demo", "name: other")))
@@ -205,8 +201,10 @@ def test_field_paths_are_shared_up_to_a_bound(
         FieldReader.at(obj, "spec") for obj in ms.objects_of("AzureManagedControlPlane")
     )
     assert first.read(known_str, "location").rel is second.read(known_str, "location").rel
-    monkeypatch.setattr(fields, "_PATHS", {})
-    monkeypatch.setattr(fields, "_MAX_PATHS", 0)
-    unshared = first.read(known_str, "networkPlugin").rel
-    assert unshared == ("spec", "networkPlugin") and fields._PATHS == {}
-    assert second.read(known_str, "networkPlugin").rel is not unshared
+    assert 0 < len(fields.SHARED_PATHS) <= fields.SHARED_PATHS.limit
+    full = fields.SharedPaths(limit=1)
+    kept = full.joined(("spec",), ("location",))
+    assert full.joined(("spec",), ("location",)) is kept
+    unshared = full.joined(("spec",), ("networkPlugin",))
+    assert unshared == ("spec", "networkPlugin") and len(full) == 1
+    assert full.joined(("spec",), ("networkPlugin",)) is not unshared

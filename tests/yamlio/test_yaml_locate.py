@@ -144,13 +144,13 @@ def test_nesting_beyond_the_limit_stops_the_reading() -> None:
 
 def test_only_the_documents_asked_about_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed: list[tuple[str, int]] = []
-    real = locate._build
+    real = locate.line_trees
 
     def spy(text: str, base: int = 1) -> Any:
         parsed.append((text, base))
         return real(text, base)
 
-    monkeypatch.setattr(locate, "_build", spy)
+    monkeypatch.setattr(locate, "line_trees", spy)
     text = "\ufeff# head\n---\na: 1\n---\nb:\n  c: 2\n---\nd: 3\n"
     locator = LineLocator(text)
     assert locator.line_of(1, ("b", "c")) == 6

@@ -41,6 +41,15 @@ MAX_OUTPUT = 256 * 1024
 MAX_STEPS = 100_000
 
 
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """How much one template may produce and how much work it may take: a ClusterClass comes
+    from a repository, and a template is code (``range`` over ``range`` multiplies)."""
+
+    output: int = MAX_OUTPUT  # characters of rendered text
+    steps: int = MAX_STEPS  # evaluations
+
+
 def _fail(message: str) -> TemplateFailure:
     return TemplateFailure(message)
 
@@ -232,6 +241,7 @@ class Rendered:
 @dataclass(slots=True)
 class _Run:
     data: JsonObject
+    bounds: Bounds
     out: list[str] = field(default_factory=list)
     size: int = 0
     steps: int = 0
@@ -239,14 +249,14 @@ class _Run:
 
     def step(self) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS:
-            msg = f"more than {MAX_STEPS:,} evaluation steps"
+        if self.steps > self.bounds.steps:
+            msg = f"more than {self.bounds.steps:,} evaluation steps"
             raise Unsupported(msg)
 
     def emit(self, text: str) -> None:
         self.size += len(text)
-        if self.size > MAX_OUTPUT:
-            msg = f"output longer than {MAX_OUTPUT:,} characters"
+        if self.size > self.bounds.output:
+            msg = f"output longer than {self.bounds.output:,} characters"
             raise Unsupported(msg)
         self.out.append(text)
 
@@ -354,8 +364,9 @@ class _Run:
             self._otherwise(rest, dot)
 
 
-def render(text: str, data: JsonObject) -> Rendered:
-    """``text`` executed with ``data`` as dot; raises Unsupported or TemplateFailure."""
-    run = _Run(data)
+def render(text: str, data: JsonObject, bounds: Bounds | None = None) -> Rendered:
+    """``text`` executed with ``data`` as dot; raises Unsupported or TemplateFailure (also past
+    ``bounds``, by default :data:`MAX_OUTPUT` characters and :data:`MAX_STEPS` evaluations)."""
+    run = _Run(data, bounds or Bounds())
     run.nodes(parse(text), data)
     return Rendered("".join(run.out), tuple(dict.fromkeys(run.undefined)))

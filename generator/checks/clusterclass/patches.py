@@ -106,8 +106,11 @@ def _operations(cc: TopObject) -> Iterator[tuple[_Operation | None, Json, JsonPa
 class ClassPatches:
     """The patch findings of one ClusterClass."""
 
-    def __init__(self, cc: TopObject, ms: ManifestSet, check: ObjectCheck) -> None:
+    def __init__(
+        self, cc: TopObject, ms: ManifestSet, check: ObjectCheck, max_operations: int
+    ) -> None:
         self.cc = cc
+        self.max_operations = max_operations
         self.check = check
         self.findings: list[Finding] = []
         self.variables = variables(cc.obj)
@@ -184,13 +187,13 @@ class ClassPatches:
 
     def _apply(self, operation: _Operation, state: _State) -> None:
         self.applied += 1
-        if self.applied > MAX_OPERATIONS:
-            if self.applied == MAX_OPERATIONS + 1:
+        if self.applied > self.max_operations:
+            if self.applied == self.max_operations + 1:
                 self._report(
                     Severity.WARNING,
                     UNCHECKED,
                     operation.path,
-                    f"more than {MAX_OPERATIONS:,} patch applications: the rest is not checked",
+                    f"more than {self.max_operations:,} patch applications: the rest is not checked",
                 )
             return
         data = {**self.variables, "builtin": builtins(state.target.role, self.cc.name)}
@@ -249,10 +252,13 @@ class ClassPatches:
             self._report(finding.severity, finding.rule, operation.path, message, finding.hint)
 
 
-def check_class_patches(ms: ManifestSet, check: ObjectCheck) -> list[Finding]:
-    """The patch findings of every ClusterClass of ``ms``."""
+def check_class_patches(
+    ms: ManifestSet, check: ObjectCheck, max_operations: int = MAX_OPERATIONS
+) -> list[Finding]:
+    """The patch findings of every ClusterClass of ``ms``; past ``max_operations`` patch
+    applications in one class, the rest is reported unchecked."""
     findings: list[Finding] = []
     for cc in ms.objects_of(kinds.CLUSTER_CLASS):
         if not ms.is_copy(cc):
-            findings.extend(ClassPatches(cc, ms, check).run())
+            findings.extend(ClassPatches(cc, ms, check, max_operations).run())
     return findings

@@ -143,26 +143,38 @@ def _chunk(row: Json) -> IndexedChunk:
     return IndexedChunk(start, end, index, line, tuple(_document(d) for d in documents))
 
 
+@dataclass(frozen=True, slots=True)
+class CacheLimits:
+    """How large the cache file may grow and how often it is written and pruned (the defaults
+    above; tests pass small ones to reach pruning and flushing with a few entries)."""
+
+    max_parts: int = MAX_PARTS
+    max_files: int = MAX_FILES
+    prune_every: int = PRUNE_EVERY
+    flush_index_bytes: int = FLUSH_INDEX_BYTES
+
+
 class ResultCache:
     """The SQLite file of remembered results; every failure turns it off for the run."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, limits: CacheLimits) -> None:
+        self.limits = limits
         self._db: sqlite3.Connection | None = connection
         self._generation = 0
         self._new_parts: set[bytes] = set()
         self._used_parts: set[bytes] = set()
-        self._new_files: dict[bytes, str] = {}  # written whenever FLUSH_INDEX_BYTES pile up
+        self._new_files: dict[bytes, str] = {}  # written whenever flush_index_bytes pile up
         self._pending_bytes = 0
         self._used_files: set[bytes] = set()
         self._runs: dict[bytes, int] = {}
 
     @classmethod
-    def open(cls, folder: Path) -> ResultCache | None:
+    def open(cls, folder: Path, limits: CacheLimits | None = None) -> ResultCache | None:
         """The cache in ``folder`` (created), or None when it cannot be used."""
         try:
             folder.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(folder / FILE_NAME, timeout=_TIMEOUT)
-            cache = cls(connection)
+            cache = cls(connection, limits or CacheLimits())
             with connection:
                 for statement in _SCHEMA:
                     connection.execute(statement)
@@ -221,7 +233,7 @@ class ResultCache:
             return
         self._new_files[key] = stored
         self._pending_bytes += len(stored)
-        if self._pending_bytes >= FLUSH_INDEX_BYTES and self._db is not None:
+        if self._pending_bytes >= self.limits.flush_index_bytes and self._db is not None:
             try:
                 with self._db:
                     _write_files(self._db, self._new_files, self._generation)
@@ -296,10 +308,11 @@ def _save(db: sqlite3.Connection, cache: ResultCache) -> None:
             [(key, now, documents) for key, documents in runs.items()],
         )
         db.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('generation', ?)", (now,))
-        if now % PRUNE_EVERY == 0:
-            _prune(db, "parts", MAX_PARTS)
-            _prune(db, "files", MAX_FILES)
-            _prune(db, "runs", MAX_FILES)
+        limits = cache.limits
+        if now % limits.prune_every == 0:
+            _prune(db, "parts", limits.max_parts)
+            _prune(db, "files", limits.max_files)
+            _prune(db, "runs", limits.max_files)
 
 
 def _write_parts(db: sqlite3.Connection, parts: Iterable[bytes], generation: int) -> None:
