@@ -30,7 +30,15 @@ class Edge:
     source: str
     target: str
     line: int
-    kind: str  # "top", "function" or "type-only"
+    in_function: bool  # made when a function runs, not when the module loads
+    type_only: bool  # inside ``if TYPE_CHECKING:``
+
+    @property
+    def kind(self) -> str:
+        """How the import is made, for the picture."""
+        if self.type_only:
+            return "type-only"
+        return "function" if self.in_function else "top"
 
 
 def modules_of(package: Path) -> dict[str, Path]:
@@ -44,7 +52,11 @@ def modules_of(package: Path) -> dict[str, Path]:
     return found
 
 
-def _targets(modules: dict[str, Path], module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
+def targets_of(
+    modules: dict[str, Path], module: str, node: ast.Import | ast.ImportFrom
+) -> list[str]:
+    """The package modules an import statement in ``module`` loads (the deepest existing module
+    per name), in the statement's order."""
     if isinstance(node, ast.Import):
         names = [alias.name for alias in node.names]
     else:
@@ -56,34 +68,40 @@ def _targets(modules: dict[str, Path], module: str, node: ast.Import | ast.Impor
             package = package[: len(package) - node.level + 1]
             base = ".".join([*package, *([base] if base else [])])
         names = [f"{base}.{alias.name}" for alias in node.names] + [base]
-    found = set()
+    found: list[str] = []
     for name in names:
         while name and name not in modules:
             name = name.rpartition(".")[0]
-        if name and name != module:
-            found.add(name)
+        if name and name != module and name not in found:
+            found.append(name)
     return found
 
 
 def edges_of(modules: dict[str, Path]) -> Iterator[Edge]:
     """Every import between the package's modules, with where and how it is made."""
-    for module, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        yield from _walk(modules, module, tree, "top")
+    for module in modules:
+        yield from edges_from(modules, module)
 
 
-def _walk(modules: dict[str, Path], module: str, node: ast.AST, kind: str) -> Iterator[Edge]:
+def edges_from(modules: dict[str, Path], module: str) -> Iterator[Edge]:
+    """The imports ``module`` makes of the package's modules, in source order."""
+    tree = ast.parse(modules[module].read_text(encoding="utf-8"))
+    yield from _walk(modules, module, tree, in_function=False, type_only=False)
+
+
+def _walk(
+    modules: dict[str, Path], module: str, node: ast.AST, *, in_function: bool, type_only: bool
+) -> Iterator[Edge]:
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.Import | ast.ImportFrom):
-            for target in _targets(modules, module, child):
-                yield Edge(module, target, child.lineno, kind)
+            for target in targets_of(modules, module, child):
+                yield Edge(module, target, child.lineno, in_function, type_only)
             continue
-        inner = kind
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            inner = "function"
-        elif isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-            inner = "type-only"
-        yield from _walk(modules, module, child, inner)
+        function = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+        typing = type_only or (
+            isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test)
+        )
+        yield from _walk(modules, module, child, in_function=function, type_only=typing)
 
 
 def room_of(module: str) -> str:

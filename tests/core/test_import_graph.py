@@ -15,7 +15,6 @@ imports the generate pipeline, and nothing below the CLI imports the CLI.
 
 from __future__ import annotations
 
-import ast
 import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,18 +23,12 @@ from pathlib import Path
 import pytest
 
 import generator
+from benchmarks.import_graph import Edge, edges_from, modules_of
 
 PACKAGE_DIR = Path(generator.__file__).parent
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-MODULES = {module_name(path): path for path in sorted(PACKAGE_DIR.rglob("*.py"))}
+MODULES = modules_of(PACKAGE_DIR)
 
 
 @dataclass(frozen=True)
@@ -46,43 +39,14 @@ class ImportSite:
     in_function: bool
 
 
-def _resolve(module: str, node: ast.Import | ast.ImportFrom) -> tuple[str, ...]:
-    """The package modules an import statement loads (the deepest existing module per name)."""
-    if isinstance(node, ast.Import):
-        names = [alias.name for alias in node.names]
-    else:
-        base = node.module or ""
-        if node.level:
-            package = module.split(".")
-            if MODULES[module].name != "__init__.py":
-                package = package[:-1]
-            package = package[: len(package) - node.level + 1]
-            base = ".".join([*package, *([base] if base else [])])
-        names = [f"{base}.{alias.name}" for alias in node.names] + [base]
-    targets = []
-    for name in names:
-        while name and name not in MODULES:
-            name = name.rpartition(".")[0]
-        if name and name != module:
-            targets.append(name)
-    return tuple(dict.fromkeys(targets))
-
-
 def import_sites(module: str) -> Iterator[ImportSite]:
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-
-    def visit(node: ast.AST, in_function: bool) -> Iterator[ImportSite]:
-        for child in ast.iter_child_nodes(node):
-            yield from visit_one(child, in_function)
-
-    def visit_one(node: ast.AST, in_function: bool) -> Iterator[ImportSite]:
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            yield ImportSite(module, _resolve(module, node), node.lineno, in_function)
-            return
-        nested = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        yield from visit(node, nested)
-
-    yield from visit(tree, False)
+    """Every import statement of ``module`` that loads modules of the package, read by the same
+    reader as the picture (:mod:`benchmarks.import_graph`), type-only imports included."""
+    sites: dict[int, list[Edge]] = {}
+    for edge in edges_from(MODULES, module):
+        sites.setdefault(edge.line, []).append(edge)
+    for line, edges in sites.items():
+        yield ImportSite(module, tuple(e.target for e in edges), line, edges[0].in_function)
 
 
 def import_graph() -> dict[str, set[str]]:
