@@ -378,23 +378,18 @@ def test_every_option_but_the_cache_folder_is_in_the_key() -> None:
         assert options_fingerprint(replace(OPTIONS, **{name: value})) != base, name
 
 
-def test_an_oversized_stored_index_is_not_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import generator.validate.cache.store as result_cache
-
+def test_an_oversized_stored_index_is_not_read(tmp_path: Path) -> None:
     cache = ResultCache.open(tmp_path)
     assert cache is not None
     cache.remember_file(b"k" * 16, FileIndex([]))
     cache.close(save=True)
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
         db.execute("UPDATE files SET data = ?", ("[" + " " * 100 + "]",))
-    monkeypatch.setattr(
-        result_cache,
-        "_INDEX_QUERY",
-        result_cache._INDEX_QUERY.replace(str(result_cache.MAX_INDEX_BYTES), "50"),
-    )
-    again = ResultCache.open(tmp_path)
+    within = ResultCache.open(tmp_path, CacheLimits(max_index_bytes=200))
+    assert within is not None
+    assert within.file_index(b"k" * 16) is not None
+    within.close(save=False)
+    again = ResultCache.open(tmp_path, CacheLimits(max_index_bytes=50))
     assert again is not None
     assert again.file_index(b"k" * 16) is None
     again.close(save=False)

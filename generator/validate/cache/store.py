@@ -47,7 +47,7 @@ FLUSH_INDEX_BYTES = 4 << 20  # stored indexes are written once this much is pend
 FLUSH_PARTS = 4096  # clean parts are written once this many are pending
 # The bound is applied by SQLite, before a value is handed over (a damaged file could hold a
 # value of any size).
-_INDEX_QUERY = f"SELECT data FROM files WHERE key = ? AND length(data) <= {MAX_INDEX_BYTES}"
+_INDEX_QUERY = "SELECT data FROM files WHERE key = ? AND length(data) <= ?"
 _QUERY_CHUNK = 500  # keys per SELECT (SQLite's bound on parameters is 32,766)
 _TIMEOUT = 2.0  # seconds to wait for a concurrent run's write lock
 
@@ -104,9 +104,10 @@ class FileIndex:
         return json.dumps(rows, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str) -> FileIndex | None:
-        """The index stored by :meth:`to_json`, or None when ``text`` is anything else."""
-        if len(text) > MAX_INDEX_BYTES:
+    def from_json(cls, text: str, max_bytes: int = MAX_INDEX_BYTES) -> FileIndex | None:
+        """The index stored by :meth:`to_json`, or None when ``text`` is anything else (or
+        longer than ``max_bytes``)."""
+        if len(text) > max_bytes:
             return None
         try:
             rows = json.loads(text)
@@ -150,6 +151,7 @@ class CacheLimits:
 
     max_parts: int = MAX_PARTS
     max_files: int = MAX_FILES
+    max_index_bytes: int = MAX_INDEX_BYTES
     prune_every: int = PRUNE_EVERY
     flush_index_bytes: int = FLUSH_INDEX_BYTES
 
@@ -192,13 +194,13 @@ class ResultCache:
                 self._db.close()
         self._db = None
 
-    def _value(self, query: str, key: bytes) -> object:
+    def _value(self, query: str, *parameters: bytes | int) -> object:
         """The one column ``query`` selects for ``key``; None when there is no row (or no cache
         any more: a failing query turns the cache off)."""
         if self._db is None:
             return None
         try:
-            row = self._db.execute(query, (key,)).fetchone()
+            row = self._db.execute(query, parameters).fetchone()
         except sqlite3.Error as error:
             self._failed(error)
             return None
@@ -206,8 +208,10 @@ class ResultCache:
 
     def file_index(self, key: bytes) -> FileIndex | None:
         """The stored index of the file text with ``key``, if any."""
-        data = self._value(_INDEX_QUERY, key)
-        index = FileIndex.from_json(data) if type(data) is str else None
+        data = self._value(_INDEX_QUERY, key, self.limits.max_index_bytes)
+        index = (
+            FileIndex.from_json(data, self.limits.max_index_bytes) if type(data) is str else None
+        )
         if index is not None:
             self._used_files.add(key)
         return index
