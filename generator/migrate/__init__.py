@@ -17,15 +17,28 @@
 * :mod:`~generator.migrate.az` and :mod:`~generator.migrate.shape` — ``capzgen adopt --from-az``;
 * :mod:`~generator.migrate.engine` — :func:`migrate_text`, which wires them.
 
-The package never prints or writes; the CLI (``generator.cli.migrate``) does.
+The package never prints or writes; the CLI (``generator.cli.migrate``) does. The names below load
+their module on first use (:mod:`generator.faces`).
 """
 
-from generator.migrate.engine import MigrationOptions, migrate_text
-from generator.migrate.model import MigrationResult, Note
+from __future__ import annotations
 
-__all__ = [
-    "MigrationOptions",
-    "MigrationResult",
-    "Note",
-    "migrate_text",
-]
+from typing import TYPE_CHECKING
+
+from generator.faces import lazy_names
+
+if TYPE_CHECKING:
+    from generator.migrate.engine import MigrationOptions, migrate_text
+    from generator.migrate.model import MigrationResult, Note
+
+__all__ = ["MigrationOptions", "MigrationResult", "Note", "migrate_text"]
+
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "MigrationOptions": "engine",
+        "MigrationResult": "model",
+        "Note": "model",
+        "migrate_text": "engine",
+    },
+)

@@ -6,9 +6,9 @@ cheap because the implementation is loaded only when one of its names is first u
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from generator.faces import lazy_names
 from generator.schemastore.types import (
     GroupVersionKind,
     SchemaCatalog,
@@ -35,15 +35,4 @@ __all__ = [
     "SourceFiles",
 ]
 
-_LAZY = {
-    "SchemaStore": "generator.schemastore.store",
-    "CompiledSchema": "generator.schemastore.handle",
-}
-
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        msg = f"module {__name__!r} has no attribute {name!r}"
-        raise AttributeError(msg)
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, {"SchemaStore": "store", "CompiledSchema": "handle"})

@@ -1,13 +1,14 @@
 """YAML input and output: safe multi-document loading, line lookup, deterministic emission.
 
-The names below load their module on first use (PEP 562): reading manifests needs neither the
+The names below load their module on first use (:mod:`generator.faces`): reading manifests needs neither the
 emitter nor PyYAML, and ``from generator.yamlio.load import ...`` runs this file first.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from generator.faces import lazy_names
 
 if TYPE_CHECKING:
     from generator.yamlio.emit import dump_documents
@@ -40,10 +41,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """The exported ``name`` from its module, imported now (other names: AttributeError)."""
-    home = _HOMES.get(name)
-    if home is None:
-        msg = f"module {__name__!r} has no attribute {name!r}"
-        raise AttributeError(msg)
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -15,7 +15,13 @@ imports the generate pipeline, and nothing below the CLI imports the CLI.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,6 +124,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "resources",
         "jsonpatch",
         "jsontypes",
+        "faces",
     ),
     ("yamlio", "envsubst", "model"),  # reading and writing YAML; ${VAR} text; the document model
     ("azure_data", "output", "capzbuild"),  # Azure facts; nothing half-written; CAPZ's builders
@@ -208,3 +215,38 @@ def test_imports_inside_functions_say_why() -> None:
     assert not missing, "imports inside functions without a '# lazy: <reason>' comment: " + (
         ", ".join(missing)
     )
+
+
+# Faces that load their modules on purpose: the CLI's is the program's entry point, envsubst's is
+# clusterctl's whole engine (small, and every use needs all of it), and the rules' is the registry.
+EAGER_FACES = {"generator", "generator.cli", "generator.envsubst", "generator.checks.rules"}
+# What a lazy face may load at once: the schema store's contract (plain types, cheap to load).
+FACE_LOADS = {"generator.schemastore": ["generator.schemastore.types"]}
+PACKAGES = sorted(
+    module
+    for module, path in MODULES.items()
+    if path.name == "__init__.py" and module not in EAGER_FACES
+)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_a_folder_face_is_empty_or_lazy(package: str) -> None:
+    """Importing a folder loads none of its modules (a fresh interpreter, as a user's is)."""
+    script = (
+        "import importlib, json, sys\n"
+        f"importlib.import_module({package!r})\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({package + '.'!r}))))\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        cwd=PACKAGE_DIR.parent,
+        start_new_session=True,
+    )
+    try:
+        out, _ = process.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 0
+    assert json.loads(out) == FACE_LOADS.get(package, [])
