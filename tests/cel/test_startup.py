@@ -4,7 +4,6 @@ per schema under the cache root so that later runs need no parser."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -16,6 +15,7 @@ from generator.cel import astcache, prepare
 from generator.cel.rules import RuleStatus
 from generator.cel.runtime import CelSyntaxError, parse, to_cel
 from generator.cel.tree import build_tree
+from tests.processes import run_reaped
 
 RULES = [
     "self.all(x, x.name.matches('^[a-z]+$') && size(x.tags) < 3) ? true : self.y in [1, 2]",
@@ -123,14 +123,11 @@ PROBE = textwrap.dedent(
 
 
 def probe(spec: Any) -> list[str]:
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE % json.dumps(spec)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(__file__).parents[2],
+    done = run_reaped(
+        [sys.executable, "-c", PROBE % json.dumps(spec)], cwd=Path(__file__).parents[2]
     )
-    return result.stdout.splitlines()
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
 
 
 def test_cel_machinery_loads_only_when_a_rule_applies() -> None:

@@ -15,12 +15,8 @@ imports the generate pipeline, and nothing below the CLI imports the CLI.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
-import os
-import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +26,7 @@ import pytest
 
 import generator
 from benchmarks.import_graph import Edge, edges_from, modules_of
+from tests.processes import run_reaped
 
 PACKAGE_DIR = Path(generator.__file__).parent
 
@@ -237,16 +234,6 @@ def test_a_folder_face_is_empty_or_lazy(package: str) -> None:
         f"importlib.import_module({package!r})\n"
         f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({package + '.'!r}))))\n"
     )
-    process = subprocess.Popen(
-        [sys.executable, "-c", script],
-        stdout=subprocess.PIPE,
-        cwd=PACKAGE_DIR.parent,
-        start_new_session=True,
-    )
-    try:
-        out, _ = process.communicate(timeout=120)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-    assert process.returncode == 0
-    assert json.loads(out) == FACE_LOADS.get(package, [])
+    done = run_reaped([sys.executable, "-c", script], cwd=PACKAGE_DIR.parent)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == FACE_LOADS.get(package, [])
