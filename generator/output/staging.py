@@ -77,6 +77,7 @@ from generator.output.staging_support import (
     Locks,
     Step,
     check_owner_gone,
+    confine_steps,
     fsync_dir,
     fsync_dirs,
     io_error,
@@ -93,6 +94,7 @@ from generator.output.staging_support import (
     remove_legacy_tmp,
     safe_relative,
     stagings,
+    symlink_on_the_way,
     sync_file_system,
     touched_dirs,
     unlink_if_present,
@@ -111,8 +113,11 @@ class FolderTransaction:
     interrupted run; nothing on disk changes before :meth:`commit`.
     """
 
-    def __init__(self, root: Path, created: int) -> None:
-        self.root = root
+    def __init__(self, root: Path, created: int, *, real: Path | None = None) -> None:
+        self.root = root  # as the caller names it (paths given to write/delete are below it)
+        # Where the root resolved when the run started: every file is staged, switched and
+        # removed there, even if a symbolic link on the way is changed meanwhile.
+        self.real = real if real is not None else Path(os.path.realpath(root))
         self.committed = False
         # Levels of the root (the root, its parent...) this run, or a dead one before it, made.
         self._created = created
@@ -153,13 +158,13 @@ class FolderTransaction:
         steps = self._stage(staging)
         _write_small_file(staging / JOURNAL_NAME, journal_text(steps), self.root)
         try:
-            _switch(self.root, staging, steps)
-            fsync_dirs(touched_dirs(self.root, staging, steps))
+            _switch(self.real, staging, steps)
+            fsync_dirs(touched_dirs(self.real, staging, steps))
             remove_journal(staging / JOURNAL_NAME)  # the commit
             fsync_dir(staging)
         except BaseException as failure:
             try:
-                roll_back(self.root, staging, steps)
+                roll_back(self.real, staging, steps)
             except BaseException as undo:
                 self._keep_staging = True  # its journal tells the next run what to undo
                 msg = (
@@ -187,10 +192,10 @@ class FolderTransaction:
                 unlink_if_present(self._staging / JOURNAL_NAME)
                 shutil.rmtree(self._staging)
             self._staging = None
-        remove_created(self.root, self._created)
+        remove_created(self.real, self._created)
 
     def _make_staging(self) -> Path:
-        staging = self.root / f"{STAGING_PREFIX}{secrets.token_hex(6)}"
+        staging = self.real / f"{STAGING_PREFIX}{secrets.token_hex(6)}"
         try:
             os.mkdir(staging, 0o700)
         except OSError as exc:
@@ -212,7 +217,7 @@ class FolderTransaction:
         folders: dict[Path, None] = dict.fromkeys([staging / NEW_DIR, staging / OLD_DIR, staging])
         whole: dict[PurePosixPath, int] = {}  # a folder that does not exist yet -> its step
         try:
-            checked = FolderCheck(self.root)
+            checked = FolderCheck(self.real)
             for relative, data in self._changes.items():
                 missing = checked.missing_folder(relative)
                 if missing is None:
@@ -260,7 +265,7 @@ class FolderTransaction:
             if folder not in folders:
                 os.mkdir(folder)
                 folders[folder] = None
-        return (base / inner, data, None, self.root / relative)
+        return (base / inner, data, None, self.real / relative)
 
     def _stage_in_place(
         self,
@@ -272,7 +277,7 @@ class FolderTransaction:
     ) -> _Job | None:
         """A file in an existing folder: its step (write, replace or delete) and, to write, its
         staging job."""
-        target = self.root / relative
+        target = self.real / relative
         checked.same_file_system(relative.parent)
         current = lstat(target)
         if current is not None and stat.S_ISDIR(current.st_mode):
@@ -338,6 +343,10 @@ def _switch(root: Path, staging: Path, steps: Sequence[Step]) -> None:
     """Step 5: per entry, the old file aside, then the new one in."""
     for index, step in enumerate(steps):
         target = root / step.path
+        crossing = symlink_on_the_way(root, step.path)
+        if crossing is not None:  # a link made since the step was planned: never written through
+            msg = f"cannot write: {crossing} became a symbolic link (or not a folder)"
+            raise InputOutputError(msg, location=Location(file=str(root / crossing)))
         try:
             if step.old:
                 with contextlib.suppress(FileNotFoundError):  # gone meanwhile: nothing to keep
@@ -349,7 +358,12 @@ def _switch(root: Path, staging: Path, steps: Sequence[Step]) -> None:
 
 
 def roll_back(root: Path, staging: Path, steps: Sequence[Step]) -> None:
-    """Step 6: undo a switch that may have been interrupted anywhere, then remove its journal."""
+    """Step 6: undo a switch that may have been interrupted anywhere, then remove its journal.
+
+    ``root`` is a real folder (no symbolic link left in it); a step whose path crosses a link
+    below it, or a staging folder whose ``new``/``old`` are links, is refused before anything
+    moves (:func:`confine_steps`): a journal found on disk may have been planted."""
+    confine_steps(root, staging, steps, staging / JOURNAL_NAME)
     for index in reversed(range(len(steps))):
         step = steps[index]
         target = root / step.path
@@ -390,20 +404,22 @@ def open_transaction(
     created = make_folder(root) if create else 0
     locks = Locks(lock_wait)
     transaction: FolderTransaction | None = None
-    absolute = Path(os.path.abspath(root))
+    # Every rename, unlink and removal happens in the folder the root resolves to now.
+    absolute = Path(os.path.realpath(root))
     try:
         deadline = time.monotonic() + lock_wait
         for folder in (absolute.parent, absolute):
             if folder.is_dir():
                 locks.take(folder, deadline)
-        inherited = _recover(root, list(subfolders), locks)
-        transaction = FolderTransaction(root, max(created, inherited))
+        real_subfolders = _real_subfolders(root, absolute, subfolders)
+        inherited = _recover(absolute, real_subfolders, locks)
+        transaction = FolderTransaction(root, max(created, inherited), real=absolute)
         yield transaction
     finally:
         try:
             if transaction is None:
                 if locks.holds(absolute) or not locks_available():  # not while another run holds it
-                    remove_created(root, created)
+                    remove_created(absolute, created)
             elif not transaction.committed:
                 transaction.discard()
         finally:
@@ -419,11 +435,31 @@ def recover(
         pass
 
 
+def _real_subfolders(root: Path, real: Path, subfolders: Iterable[Path]) -> list[Path]:
+    """``subfolders`` (below ``root``) as folders below its real path ``real``; one that is
+    reached through a symbolic link is left out: its staging folders are not capzgen's to undo
+    (and nothing is written through a link)."""
+    found = []
+    base = Path(os.path.abspath(root))
+    for folder in subfolders:
+        try:
+            relative = Path(os.path.abspath(folder)).relative_to(base)
+        except ValueError:
+            continue
+        if not relative.parts:
+            continue
+        path = PurePosixPath(*relative.parts, "entry").as_posix()
+        info = lstat(real / relative)
+        if symlink_on_the_way(real, path) is None and (info is None or stat.S_ISDIR(info.st_mode)):
+            found.append(real / relative)
+    return found
+
+
 def _recover(root: Path, subfolders: Sequence[Path], locks: Locks) -> int:
     """Recover every staging folder that concerns ``root``; how many levels of the root a dead
     run had created (so that this run removes them if it fails too)."""
     inherited = 0
-    absolute = Path(os.path.abspath(root))
+    absolute = root  # already real (open_transaction)
     for staging in stagings(absolute.parent):
         # A fleet's staging in the folder above: ours only if its switch touched this folder.
         journal = staging / JOURNAL_NAME
@@ -435,7 +471,9 @@ def _recover(root: Path, subfolders: Sequence[Path], locks: Locks) -> int:
         for staging in stagings(folder):
             levels = _recover_staging(staging, folder, locks)
             if folder == root:
-                inherited = max(inherited, levels)
+                # only the root itself: a planted owner record must not make a failing run
+                # remove (empty) folders above the one the user named
+                inherited = max(inherited, min(levels, 1))
             else:
                 remove_created(folder, min(levels, 1))  # a cluster folder it made
         remove_legacy_tmp(folder)

@@ -339,7 +339,7 @@ def test_unchanged_files_and_modes_are_kept(folder: Path) -> None:
 
 
 @pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="needs a second file system")
-def test_a_cluster_folder_on_another_file_system_is_refused_before_anything_moves(
+def test_a_cluster_folder_linked_to_another_file_system_is_refused_before_anything_moves(
     tmp_path: Path,
 ) -> None:
     import tempfile
@@ -351,7 +351,7 @@ def test_a_cluster_folder_on_another_file_system_is_refused_before_anything_move
             pytest.skip("/dev/shm is on the same file system")
         (out / "west").symlink_to(elsewhere)
         before = stat_dir(out)
-        with pytest.raises(InputOutputError, match="on another file system"):
+        with pytest.raises(InputOutputError, match="west is a symbolic link"):
             write_fleet(fleet_result(["east", "west"], "v2"), out, force=False)
         assert stat_dir(out) == before
         assert os.listdir(elsewhere) == []
@@ -400,3 +400,49 @@ def test_many_files_are_flushed_with_one_syncfs_or_else_one_fsync_each(
     write_directory(tmp_path / "b", files, force=False)
     assert len(fsynced) >= len(files)
     assert (tmp_path / "b" / "c5" / "f.yaml").read_text() == "n: 5\n"
+
+
+# --- the real folder -----------------------------------------------------------------------------
+
+
+def test_a_failed_run_removes_its_staging_where_the_output_link_pointed_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The output folder is a link, swapped to another folder during a run that then fails: the
+    run undoes its switch and removes its staging folder in the folder it started writing, and
+    the folder the link points to now is not touched."""
+    first, second, link = tmp_path / "first", tmp_path / "second", tmp_path / "out"
+    write_directory(first, OLD, force=False)
+    write_directory(second, OLD, force=False)
+    link.symlink_to(first)
+    before_first, before_second = stat_dir(first), stat_dir(second)
+    real = staging.rename
+    calls = [0]
+
+    def swap_then_fail(source: Path, target: Path) -> None:
+        calls[0] += 1
+        if calls[0] == 3:  # a few files switched in: the link moves, then the disk fails
+            link.unlink()
+            link.symlink_to(second)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(source, target)
+
+    monkeypatch.setattr(staging, "rename", swap_then_fail)
+    with pytest.raises(InputOutputError, match="No space left on device"):
+        write_directory(link, NEW, force=False)
+    assert stat_dir(first) == before_first
+    assert stat_dir(second) == before_second
+    assert leftovers(first) == [] and leftovers(second) == []
+
+
+def test_staging_folders_below_a_linked_subfolder_are_not_recovered(tmp_path: Path) -> None:
+    """A cluster folder that is a link to elsewhere: what is there is not capzgen's to remove."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    stray = elsewhere / f"{STAGING_PREFIX}0123456789ab"
+    (stray / "new").mkdir(parents=True)
+    (elsewhere / ".keep.0123456789ab.tmp").write_text("not capzgen's\n")
+    (out / "east").symlink_to(elsewhere)
+    recover(out, subfolders=[out / "east"])
+    assert stray.is_dir()
+    assert (elsewhere / ".keep.0123456789ab.tmp").exists()
