@@ -124,6 +124,9 @@ class FolderTransaction:
         self._changes: dict[PurePosixPath, bytes | None] = {}
         self._staging: Path | None = None
         self._keep_staging = False  # a journal whose rollback failed: the next run needs it
+        # Interrupted switches this run rolled back when it opened: anything read from the
+        # folder before that (a fleet's unchanged clusters) may have been read half-switched.
+        self.undone = 0
 
     def write(self, path: Path, data: str | bytes) -> None:
         """Have ``path`` (below the root) hold ``data`` after the commit."""
@@ -412,8 +415,9 @@ def open_transaction(
             if folder.is_dir():
                 locks.take(folder, deadline)
         real_subfolders = _real_subfolders(root, absolute, subfolders)
-        inherited = _recover(absolute, real_subfolders, locks)
+        inherited, undone = _recover(absolute, real_subfolders, locks)
         transaction = FolderTransaction(root, max(created, inherited), real=absolute)
+        transaction.undone = undone
         yield transaction
     finally:
         try:
@@ -455,10 +459,12 @@ def _real_subfolders(root: Path, real: Path, subfolders: Iterable[Path]) -> list
     return found
 
 
-def _recover(root: Path, subfolders: Sequence[Path], locks: Locks) -> int:
+def _recover(root: Path, subfolders: Sequence[Path], locks: Locks) -> tuple[int, int]:
     """Recover every staging folder that concerns ``root``; how many levels of the root a dead
-    run had created (so that this run removes them if it fails too)."""
+    run had created (so that this run removes them if it fails too), and how many interrupted
+    switches were rolled back."""
     inherited = 0
+    undone = 0
     absolute = root  # already real (open_transaction)
     for staging in stagings(absolute.parent):
         # A fleet's staging in the folder above: ours only if its switch touched this folder.
@@ -467,8 +473,10 @@ def _recover(root: Path, subfolders: Sequence[Path], locks: Locks) -> int:
             PurePosixPath(step.path).parts[0] == absolute.name for step in read_journal(journal)
         ):
             _recover_staging(staging, absolute.parent, locks)
+            undone += 1
     for folder in (root, *subfolders):
         for staging in stagings(folder):
+            undone += os.path.lexists(staging / JOURNAL_NAME)
             levels = _recover_staging(staging, folder, locks)
             if folder == root:
                 # only the root itself: a planted owner record must not make a failing run
@@ -477,7 +485,7 @@ def _recover(root: Path, subfolders: Sequence[Path], locks: Locks) -> int:
             else:
                 remove_created(folder, min(levels, 1))  # a cluster folder it made
         remove_legacy_tmp(folder)
-    return inherited
+    return inherited, undone
 
 
 def _recover_staging(staging: Path, folder: Path, locks: Locks) -> int:

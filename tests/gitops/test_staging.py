@@ -446,3 +446,30 @@ def test_staging_folders_below_a_linked_subfolder_are_not_recovered(tmp_path: Pa
     recover(out, subfolders=[out / "east"])
     assert stray.is_dir()
     assert (elsewhere / ".keep.0123456789ab.tmp").exists()
+
+
+def test_a_switch_undone_after_rendering_stops_a_fleet_that_skipped_its_clusters(
+    tmp_path: Path,
+) -> None:
+    """The skip decision was taken before another run's interrupted switch was undone (it was
+    killed in between): the folder a skipped cluster left alone is no longer what was checked,
+    so nothing is written and the run says why."""
+    out = tmp_path / "fleet"
+    first = fleet_result(["east", "west"], "v1")
+    for outcome in first.outcomes:
+        outcome.inputs = f"sha256:{outcome.name}"
+    write_fleet(first, out, force=False)
+    second = fleet_result(["east", "west"], "v2")
+    east = second.outcomes[0]
+    east.files, east.skipped, east.inputs, east.kept_files = {}, True, "sha256:east", 8
+    second.outcomes[1].inputs = "sha256:west-2"
+    planted = out / f"{STAGING_PREFIX}0123456789ab"
+    (planted / "new").mkdir(parents=True)
+    (planted / "old").mkdir()
+    (planted / "old" / "0").write_text("what the killed run moved aside\n")
+    step = {"path": "east/a.yaml", "new": True, "old": True}
+    (planted / JOURNAL_NAME).write_text(json.dumps({"steps": [step], "version": 1}))
+    with pytest.raises(InputOutputError, match="1 cluster folder changed while this run rendered"):
+        write_fleet(second, out, force=False)
+    assert (out / "west" / "a.yaml").read_text() == "west a v1\n"  # nothing written
+    assert leftovers(out) == []
