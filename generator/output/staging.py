@@ -65,6 +65,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from generator.errors import InputOutputError, Location
+from generator.output.fsio import FILE_MODE, FOLDER_MODE, PRIVATE_FILE_MODE, file_mode
+from generator.output.recovery import real_subfolders, recover_folders
 from generator.output.staging_support import (
     JOURNAL_NAME,
     LOCK_WAIT_SECONDS,
@@ -76,7 +78,6 @@ from generator.output.staging_support import (
     FolderCheck,
     Locks,
     Step,
-    check_owner_gone,
     confine_steps,
     fsync_dir,
     fsync_dirs,
@@ -88,12 +89,9 @@ from generator.output.staging_support import (
     mode,
     parallel,
     read_journal,
-    read_owner,
     reason,
     remove_created,
-    remove_legacy_tmp,
     safe_relative,
-    stagings,
     symlink_on_the_way,
     sync_file_system,
     touched_dirs,
@@ -266,9 +264,9 @@ class FolderTransaction:
         for part in (PurePosixPath("."), *reversed(inner.parents[:-1])):
             folder = base / part
             if folder not in folders:
-                os.mkdir(folder)
+                os.mkdir(folder, FOLDER_MODE)
                 folders[folder] = None
-        return (base / inner, data, None, self.real / relative)
+        return (base / inner, data, file_mode(None, data), self.real / relative)
 
     def _stage_in_place(
         self,
@@ -292,7 +290,8 @@ class FolderTransaction:
             return None
         index = len(steps)
         steps.append(Step(relative.as_posix(), new=True, old=current is not None))
-        return (staging / NEW_DIR / str(index), data, mode(target, current), target)
+        existing = mode(target, current)
+        return (staging / NEW_DIR / str(index), data, file_mode(existing, data), target)
 
 
 _Job = tuple[Path, bytes, int | None, Path]  # staged file, data, mode, target
@@ -327,9 +326,11 @@ def _sync_staged(job: _Job) -> None:
 
 
 def write_new_file(path: Path, data: bytes, mode: int | None, *, sync: bool = True) -> None:
-    """Create ``path`` with ``data`` (mode ``mode``, else 0666 minus the umask) and, unless the
-    caller flushes the whole file system afterwards (``sync`` False), fsync it."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    """Create ``path`` with ``data`` (mode ``mode``, else 0644 minus the umask: never group- or
+    world-writable) and, unless the caller flushes the whole file system afterwards (``sync``
+    False), fsync it. A file with a mode is private until its chmod."""
+    create = FILE_MODE if mode is None else PRIVATE_FILE_MODE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, create)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
         handle.flush()
@@ -414,8 +415,8 @@ def open_transaction(
         for folder in (absolute.parent, absolute):
             if folder.is_dir():
                 locks.take(folder, deadline)
-        real_subfolders = _real_subfolders(root, absolute, subfolders)
-        inherited, undone = _recover(absolute, real_subfolders, locks)
+        inside = real_subfolders(root, absolute, subfolders)
+        inherited, undone = recover_folders(absolute, inside, locks, roll_back)
         transaction = FolderTransaction(root, max(created, inherited), real=absolute)
         transaction.undone = undone
         yield transaction
@@ -437,75 +438,6 @@ def recover(
     staging folders and temporary files killed runs left (module docstring, step 2)."""
     with open_transaction(root, subfolders=subfolders, create=False, lock_wait=lock_wait):
         pass
-
-
-def _real_subfolders(root: Path, real: Path, subfolders: Iterable[Path]) -> list[Path]:
-    """``subfolders`` (below ``root``) as folders below its real path ``real``; one that is
-    reached through a symbolic link is left out: its staging folders are not capzgen's to undo
-    (and nothing is written through a link)."""
-    found = []
-    base = Path(os.path.abspath(root))
-    for folder in subfolders:
-        try:
-            relative = Path(os.path.abspath(folder)).relative_to(base)
-        except ValueError:
-            continue
-        if not relative.parts:
-            continue
-        path = PurePosixPath(*relative.parts, "entry").as_posix()
-        info = lstat(real / relative)
-        if symlink_on_the_way(real, path) is None and (info is None or stat.S_ISDIR(info.st_mode)):
-            found.append(real / relative)
-    return found
-
-
-def _recover(root: Path, subfolders: Sequence[Path], locks: Locks) -> tuple[int, int]:
-    """Recover every staging folder that concerns ``root``; how many levels of the root a dead
-    run had created (so that this run removes them if it fails too), and how many interrupted
-    switches were rolled back."""
-    inherited = 0
-    undone = 0
-    absolute = root  # already real (open_transaction)
-    for staging in stagings(absolute.parent):
-        # A fleet's staging in the folder above: ours only if its switch touched this folder.
-        journal = staging / JOURNAL_NAME
-        if os.path.lexists(journal) and any(
-            PurePosixPath(step.path).parts[0] == absolute.name for step in read_journal(journal)
-        ):
-            _recover_staging(staging, absolute.parent, locks)
-            undone += 1
-    for folder in (root, *subfolders):
-        for staging in stagings(folder):
-            undone += os.path.lexists(staging / JOURNAL_NAME)
-            levels = _recover_staging(staging, folder, locks)
-            if folder == root:
-                # only the root itself: a planted owner record must not make a failing run
-                # remove (empty) folders above the one the user named
-                inherited = max(inherited, min(levels, 1))
-            else:
-                remove_created(folder, min(levels, 1))  # a cluster folder it made
-        remove_legacy_tmp(folder)
-    return inherited, undone
-
-
-def _recover_staging(staging: Path, folder: Path, locks: Locks) -> int:
-    """Roll back and remove one staging folder of a dead run; the levels it had created."""
-    owner = read_owner(staging)
-    check_owner_gone(staging, owner, locks)
-    journal = staging / JOURNAL_NAME
-    try:
-        if os.path.lexists(journal):
-            roll_back(folder, staging, read_journal(journal))
-        shutil.rmtree(staging)
-    except OSError as exc:
-        msg = f"cannot undo an interrupted capzgen write: {reason(exc)}"
-        raise InputOutputError(
-            msg,
-            location=Location(file=str(staging)),
-            hint="fix the cause and run again; the folder holds its earlier content once undone",
-        ) from exc
-    created = owner.get("created", 0)
-    return created if isinstance(created, int) and 0 <= created <= 64 else 0
 
 
 # --- small helpers -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from generator.errors import InputOutputError, Location, YamlError
 from generator.jsontypes import Json, JsonObject
+from generator.output.fsio import make_folders
 from generator.yamlio.load import load_json, read_source
 
 try:
@@ -283,7 +284,7 @@ def make_folder(root: Path) -> int:
             break
         missing += 1
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        make_folders(root)  # 0755 at most, whatever the umask
     except FileExistsError:
         msg = "output folder is a file"
         raise InputOutputError(msg, location=Location(file=str(root))) from None
