@@ -41,6 +41,14 @@ The protocol, and why each step is safe:
    fsynced before the journal is removed, and the journal is always removed before anything else
    in the staging folder: a rollback must never see ``new/<i>`` gone because it was deleted.
 
+**Confinement.** Everything happens in the folder the root resolves to when the run starts (a
+root that is a symbolic link is resolved once: a failed run removes its own staging folder there
+even if the link changes meanwhile). No step may cross a symbolic link below it: a target folder
+that is a link is refused before staging, and a journal found on disk (which a cloned repository
+may have planted) is refused whole, before anything moves, when a step's path crosses a link or
+its staging folder's ``new``/``old`` are links (exit 2, naming the journal and the step). A
+subfolder that is a link is not recovered (:mod:`generator.output.recovery`).
+
 A journal therefore always means "undo": the folder holds the old content until the commit and the
 new content after it, and the only mixed state is a switch in progress, which no later run can see
 without first rolling it back. Staging inside the root keeps every rename on one file system; a
