@@ -9,8 +9,9 @@ again, so the usual conflict check sees it).
 
 The digest covers: capzgen's version; the cluster's request (flavor, versions, namespace, values,
 overrides, ``--patch`` files, validation switches, Flux settings); every file of the flavor folders
-(built-in and ``--flavors-dir``); the clusterctl config values; the environment variables whose
-names occur in a flavor file (the only ones a flavor can read); and the schema sources (path, size
+(built-in and ``--flavors-dir``, through symbolic links to sub-folders); the clusterctl config
+values; the environment variables whose names occur in a flavor file, the config values or the
+cluster's own values, overrides and patches (a ``${VAR}`` there); and the schema sources (path, size
 and content of every file of ``--schema-dir``, ``CAPZGEN_SCHEMA_PATH`` and the schema cache; the
 built-in bundle changes only with capzgen's version). Anything else that changed makes
 the digest differ, which only costs a render. Folders are named relative to their roots, so
@@ -56,10 +57,23 @@ class Fingerprint:
 
 
 def _walk_files(root: Path) -> Iterable[Path]:
+    """Every file below ``root``, symbolic links to folders followed (the flavor catalog and the
+    schema loader read through them, so the digest must too); a folder already walked (a link
+    back up, or two links to one folder) is walked once."""
     if root.is_file():
         yield root
         return
-    for folder, dirs, files in os.walk(root):
+    seen: set[tuple[int, int]] = set()
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        try:
+            info = os.stat(folder)
+        except OSError:
+            dirs[:] = []
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
         dirs.sort()
         for name in sorted(files):
             yield Path(folder) / name
@@ -90,7 +104,9 @@ def run_fingerprint(
     for number, root in enumerate(schema_paths):
         for path, data in _contents(root) if root.exists() else ():
             _add(digest, f"S{number}", path.relative_to(root) if path != root else path.name, data)
-    digest.update(json.dumps(config, sort_keys=True, default=repr).encode())
+    config_text = json.dumps(config, sort_keys=True, default=repr)
+    digest.update(config_text.encode())
+    words.update(word.decode() for word in _WORD.findall(config_text.encode()))  # ${VAR} there
     return Fingerprint(digest.hexdigest(), frozenset(words))
 
 
@@ -103,7 +119,11 @@ def cluster_digest(
 ) -> str:
     """The digest of one cluster's inputs (``request`` and ``extra`` by their reprs: frozen
     dataclasses of plain values; folders by content, in the fingerprint)."""
-    relevant = {key: value for key, value in environ.items() if key in fingerprint.words}
+    # An environment variable can reach the output through a flavor file, the config file, or a
+    # ${VAR} in the cluster's values, overrides or patches: every name found in any of them.
+    own = json.dumps(values, sort_keys=True, default=repr) + repr(request) + repr(extra)
+    words = fingerprint.words | {word.decode() for word in _WORD.findall(own.encode())}
+    relevant = {key: value for key, value in environ.items() if key in words}
     request = replace(
         request, schema_dirs=(), flavors_dirs=(), checks=_about_output(request.checks)
     )

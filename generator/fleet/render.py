@@ -12,7 +12,7 @@ from pathlib import Path
 
 from generator.checks.context import CheckOptions
 from generator.clusterctl.substitution import Inputs, ValuesOrigin
-from generator.errors import CapzgenError, ExitCode, FleetInvalid
+from generator.errors import CapzgenError, ExitCode, FleetInvalid, InputOutputError, Location
 from generator.findings import Finding, sort_findings
 from generator.fleet.digest import (
     RECORD_NAME,
@@ -37,7 +37,7 @@ from generator.output.gitops import (
     plan_directory,
     render_files,
 )
-from generator.output.staging import open_transaction
+from generator.output.staging import open_transaction, recover
 from generator.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -269,6 +269,13 @@ def render_fleet(
     PipelineContext(options.settings).catalog(options.flavors_dirs)  # a missing folder fails here
     options = replace(options, checks=_without_missing_kubeconform(options.checks))
     jobs = _with_digests(_jobs(fleet, options), options)
+    if options.output_dir is not None:
+        # An interrupted earlier write is completed or rolled back before anything is read from
+        # the folder: a half-switched cluster folder must never be taken for an unchanged one.
+        recover(
+            options.output_dir,
+            subfolders=[options.output_dir / job.request.name for job in jobs],
+        )
     kept = _unchanged(jobs, options.output_dir)
     todo = [job for job in jobs if job.index not in kept]
     if progress is not None and kept:
@@ -393,12 +400,35 @@ def plan_fleet(result: FleetResult, directory: Path, *, force: bool) -> list[Wri
     return plans
 
 
+def _check_still_unchanged(result: FleetResult, directory: Path) -> None:
+    """After rolling back a switch interrupted since the fleet was rendered, the clusters found
+    unchanged then must still be; else the run stops (nothing written) rather than report
+    success over folders it did not check."""
+    changed = [
+        outcome.name
+        for outcome in result.outcomes
+        if outcome.skipped
+        and (outcome.inputs is None or unchanged(directory / outcome.name, outcome.inputs) is None)
+    ]
+    if changed:
+        msg = (
+            f"{len(changed)} cluster folder{'s' if len(changed) != 1 else ''} changed while "
+            f"this run rendered ({', '.join(changed[:5])}{', ...' if len(changed) > 5 else ''}): "
+            "an interrupted write was undone meanwhile; nothing was written"
+        )
+        raise InputOutputError(
+            msg, location=Location(file=str(directory)), hint="run the command again"
+        )
+
+
 def write_fleet(result: FleetResult, directory: Path, *, force: bool) -> WriteSummary:
     """Write every cluster's folder, all at once; refuses (nothing written) if the fleet is invalid
     or any folder has a conflict. Folders of clusters no longer in the fleet are left alone."""
     raise_for_problems(result)
     folders = [directory / outcome.name for outcome in result.outcomes if not outcome.skipped]
     with open_transaction(directory, subfolders=folders) as transaction:
+        if transaction.undone:
+            _check_still_unchanged(result, directory)
         plans = plan_fleet(result, directory, force=force)
         kept = sum(outcome.kept_files for outcome in result.outcomes)
         return apply_plans(plans, transaction) + WriteSummary(unchanged=kept)

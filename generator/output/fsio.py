@@ -12,10 +12,52 @@ process substitution) is written to directly, since it cannot be renamed over.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
 from generator.errors import InputOutputError, Location
+
+# Permissions of what capzgen writes, whatever the umask: files holding credentials are the
+# owner's alone; other files and folders are never group- or world-writable.
+PRIVATE_FILE_MODE = 0o600
+FILE_MODE = 0o644  # at most: the umask may take more away
+FOLDER_MODE = 0o755  # at most, as above
+_SECRET = re.compile(rb"^kind:[ \t]*[\"']?Secret[\"']?[ \t]*$", re.MULTILINE)
+
+
+def holds_credentials(data: str | bytes) -> bool:
+    """Whether ``data`` (YAML as capzgen writes it) holds a Kubernetes Secret: a document whose
+    top-level ``kind`` is ``Secret`` (nested keys and block scalars are indented, so a line
+    ``kind: Secret`` at the start of a line is a document's own kind)."""
+    return _SECRET.search(data.encode("utf-8") if isinstance(data, str) else data) is not None
+
+
+def file_mode(existing: int | None, data: str | bytes) -> int | None:
+    """The permissions a file written with ``data`` gets: 0600 when it holds credentials; an
+    existing file's own permissions without group/world write; None for a new file (created
+    0644 minus the umask)."""
+    if holds_credentials(data):
+        return PRIVATE_FILE_MODE
+    if existing is None:
+        return None
+    return existing & 0o777 & ~0o022
+
+
+def make_folders(folder: Path) -> None:
+    """``mkdir -p`` with every folder it creates 0755 at most (``Path.mkdir(parents=True)``
+    gives the folders above the last one 0777 minus the umask)."""
+    missing = []
+    for level in (folder, *folder.parents):
+        if os.path.isdir(level):
+            break
+        missing.append(level)
+    for level in reversed(missing):
+        try:
+            os.mkdir(level, FOLDER_MODE)
+        except FileExistsError:
+            if not os.path.isdir(level):
+                raise
 
 
 def write_atomically(
@@ -23,17 +65,23 @@ def write_atomically(
 ) -> None:
     """Replace ``path`` with ``data``.
 
-    An existing file keeps its permissions; a new one gets ``new_file_mode`` (``--write-to`` uses
-    0600, as clusterctl does) or else 0666 minus the umask (files meant for Git). On failure the old
+    An existing file keeps its permissions (never group/world-writable); a new one gets
+    ``new_file_mode`` (``--write-to`` uses 0600, as clusterctl does) or else 0644 minus the umask
+    (files meant for Git); a file holding credentials is 0600 either way. On failure the old
     content stays and no temporary file is left behind.
     """
     # os.urandom is what secrets.token_hex reads; the secrets module would add ~2 ms of start-up
     tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
     try:
         if make_parents:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else new_file_mode
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            make_folders(path.parent)
+        existing = path.stat().st_mode if path.exists() else None
+        mode = file_mode(existing, data)
+        if mode is None:
+            mode = new_file_mode
+        # private until the chmod below; a new file without a mode: 0644 minus the umask
+        create = FILE_MODE if mode is None else PRIVATE_FILE_MODE
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, create)
     except OSError as exc:
         msg = f"cannot write: {exc.strerror or exc}"
         raise InputOutputError(msg, location=Location(file=str(path))) from exc

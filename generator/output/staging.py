@@ -41,6 +41,14 @@ The protocol, and why each step is safe:
    fsynced before the journal is removed, and the journal is always removed before anything else
    in the staging folder: a rollback must never see ``new/<i>`` gone because it was deleted.
 
+**Confinement.** Everything happens in the folder the root resolves to when the run starts (a
+root that is a symbolic link is resolved once: a failed run removes its own staging folder there
+even if the link changes meanwhile). No step may cross a symbolic link below it: a target folder
+that is a link is refused before staging, and a journal found on disk (which a cloned repository
+may have planted) is refused whole, before anything moves, when a step's path crosses a link or
+its staging folder's ``new``/``old`` are links (exit 2, naming the journal and the step). A
+subfolder that is a link is not recovered (:mod:`generator.output.recovery`).
+
 A journal therefore always means "undo": the folder holds the old content until the commit and the
 new content after it, and the only mixed state is a switch in progress, which no later run can see
 without first rolling it back. Staging inside the root keeps every rename on one file system; a
@@ -65,6 +73,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from generator.errors import InputOutputError, Location
+from generator.output.fsio import FILE_MODE, FOLDER_MODE, PRIVATE_FILE_MODE, file_mode
+from generator.output.recovery import real_subfolders, recover_folders
 from generator.output.staging_support import (
     JOURNAL_NAME,
     LOCK_WAIT_SECONDS,
@@ -76,7 +86,7 @@ from generator.output.staging_support import (
     FolderCheck,
     Locks,
     Step,
-    check_owner_gone,
+    confine_steps,
     fsync_dir,
     fsync_dirs,
     io_error,
@@ -87,12 +97,10 @@ from generator.output.staging_support import (
     mode,
     parallel,
     read_journal,
-    read_owner,
     reason,
     remove_created,
-    remove_legacy_tmp,
     safe_relative,
-    stagings,
+    symlink_on_the_way,
     sync_file_system,
     touched_dirs,
     unlink_if_present,
@@ -111,14 +119,20 @@ class FolderTransaction:
     interrupted run; nothing on disk changes before :meth:`commit`.
     """
 
-    def __init__(self, root: Path, created: int) -> None:
-        self.root = root
+    def __init__(self, root: Path, created: int, *, real: Path | None = None) -> None:
+        self.root = root  # as the caller names it (paths given to write/delete are below it)
+        # Where the root resolved when the run started: every file is staged, switched and
+        # removed there, even if a symbolic link on the way is changed meanwhile.
+        self.real = real if real is not None else Path(os.path.realpath(root))
         self.committed = False
         # Levels of the root (the root, its parent...) this run, or a dead one before it, made.
         self._created = created
         self._changes: dict[PurePosixPath, bytes | None] = {}
         self._staging: Path | None = None
         self._keep_staging = False  # a journal whose rollback failed: the next run needs it
+        # Interrupted switches this run rolled back when it opened: anything read from the
+        # folder before that (a fleet's unchanged clusters) may have been read half-switched.
+        self.undone = 0
 
     def write(self, path: Path, data: str | bytes) -> None:
         """Have ``path`` (below the root) hold ``data`` after the commit."""
@@ -153,13 +167,13 @@ class FolderTransaction:
         steps = self._stage(staging)
         _write_small_file(staging / JOURNAL_NAME, journal_text(steps), self.root)
         try:
-            _switch(self.root, staging, steps)
-            fsync_dirs(touched_dirs(self.root, staging, steps))
+            _switch(self.real, staging, steps)
+            fsync_dirs(touched_dirs(self.real, staging, steps))
             remove_journal(staging / JOURNAL_NAME)  # the commit
             fsync_dir(staging)
         except BaseException as failure:
             try:
-                roll_back(self.root, staging, steps)
+                roll_back(self.real, staging, steps)
             except BaseException as undo:
                 self._keep_staging = True  # its journal tells the next run what to undo
                 msg = (
@@ -187,10 +201,10 @@ class FolderTransaction:
                 unlink_if_present(self._staging / JOURNAL_NAME)
                 shutil.rmtree(self._staging)
             self._staging = None
-        remove_created(self.root, self._created)
+        remove_created(self.real, self._created)
 
     def _make_staging(self) -> Path:
-        staging = self.root / f"{STAGING_PREFIX}{secrets.token_hex(6)}"
+        staging = self.real / f"{STAGING_PREFIX}{secrets.token_hex(6)}"
         try:
             os.mkdir(staging, 0o700)
         except OSError as exc:
@@ -212,7 +226,7 @@ class FolderTransaction:
         folders: dict[Path, None] = dict.fromkeys([staging / NEW_DIR, staging / OLD_DIR, staging])
         whole: dict[PurePosixPath, int] = {}  # a folder that does not exist yet -> its step
         try:
-            checked = FolderCheck(self.root)
+            checked = FolderCheck(self.real)
             for relative, data in self._changes.items():
                 missing = checked.missing_folder(relative)
                 if missing is None:
@@ -258,9 +272,9 @@ class FolderTransaction:
         for part in (PurePosixPath("."), *reversed(inner.parents[:-1])):
             folder = base / part
             if folder not in folders:
-                os.mkdir(folder)
+                os.mkdir(folder, FOLDER_MODE)
                 folders[folder] = None
-        return (base / inner, data, None, self.root / relative)
+        return (base / inner, data, file_mode(None, data), self.real / relative)
 
     def _stage_in_place(
         self,
@@ -272,7 +286,7 @@ class FolderTransaction:
     ) -> _Job | None:
         """A file in an existing folder: its step (write, replace or delete) and, to write, its
         staging job."""
-        target = self.root / relative
+        target = self.real / relative
         checked.same_file_system(relative.parent)
         current = lstat(target)
         if current is not None and stat.S_ISDIR(current.st_mode):
@@ -284,7 +298,8 @@ class FolderTransaction:
             return None
         index = len(steps)
         steps.append(Step(relative.as_posix(), new=True, old=current is not None))
-        return (staging / NEW_DIR / str(index), data, mode(target, current), target)
+        existing = mode(target, current)
+        return (staging / NEW_DIR / str(index), data, file_mode(existing, data), target)
 
 
 _Job = tuple[Path, bytes, int | None, Path]  # staged file, data, mode, target
@@ -319,9 +334,11 @@ def _sync_staged(job: _Job) -> None:
 
 
 def write_new_file(path: Path, data: bytes, mode: int | None, *, sync: bool = True) -> None:
-    """Create ``path`` with ``data`` (mode ``mode``, else 0666 minus the umask) and, unless the
-    caller flushes the whole file system afterwards (``sync`` False), fsync it."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    """Create ``path`` with ``data`` (mode ``mode``, else 0644 minus the umask: never group- or
+    world-writable) and, unless the caller flushes the whole file system afterwards (``sync``
+    False), fsync it. A file with a mode is private until its chmod."""
+    create = FILE_MODE if mode is None else PRIVATE_FILE_MODE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, create)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
         handle.flush()
@@ -338,6 +355,10 @@ def _switch(root: Path, staging: Path, steps: Sequence[Step]) -> None:
     """Step 5: per entry, the old file aside, then the new one in."""
     for index, step in enumerate(steps):
         target = root / step.path
+        crossing = symlink_on_the_way(root, step.path)
+        if crossing is not None:  # a link made since the step was planned: never written through
+            msg = f"cannot write: {crossing} became a symbolic link (or not a folder)"
+            raise InputOutputError(msg, location=Location(file=str(root / crossing)))
         try:
             if step.old:
                 with contextlib.suppress(FileNotFoundError):  # gone meanwhile: nothing to keep
@@ -349,7 +370,12 @@ def _switch(root: Path, staging: Path, steps: Sequence[Step]) -> None:
 
 
 def roll_back(root: Path, staging: Path, steps: Sequence[Step]) -> None:
-    """Step 6: undo a switch that may have been interrupted anywhere, then remove its journal."""
+    """Step 6: undo a switch that may have been interrupted anywhere, then remove its journal.
+
+    ``root`` is a real folder (no symbolic link left in it); a step whose path crosses a link
+    below it, or a staging folder whose ``new``/``old`` are links, is refused before anything
+    moves (:func:`confine_steps`): a journal found on disk may have been planted."""
+    confine_steps(root, staging, steps, staging / JOURNAL_NAME)
     for index in reversed(range(len(steps))):
         step = steps[index]
         target = root / step.path
@@ -390,20 +416,23 @@ def open_transaction(
     created = make_folder(root) if create else 0
     locks = Locks(lock_wait)
     transaction: FolderTransaction | None = None
-    absolute = Path(os.path.abspath(root))
+    # Every rename, unlink and removal happens in the folder the root resolves to now.
+    absolute = Path(os.path.realpath(root))
     try:
         deadline = time.monotonic() + lock_wait
         for folder in (absolute.parent, absolute):
             if folder.is_dir():
                 locks.take(folder, deadline)
-        inherited = _recover(root, list(subfolders), locks)
-        transaction = FolderTransaction(root, max(created, inherited))
+        inside = real_subfolders(root, absolute, subfolders)
+        inherited, undone = recover_folders(absolute, inside, locks, roll_back)
+        transaction = FolderTransaction(root, max(created, inherited), real=absolute)
+        transaction.undone = undone
         yield transaction
     finally:
         try:
             if transaction is None:
                 if locks.holds(absolute) or not locks_available():  # not while another run holds it
-                    remove_created(root, created)
+                    remove_created(absolute, created)
             elif not transaction.committed:
                 transaction.discard()
         finally:
@@ -417,49 +446,6 @@ def recover(
     staging folders and temporary files killed runs left (module docstring, step 2)."""
     with open_transaction(root, subfolders=subfolders, create=False, lock_wait=lock_wait):
         pass
-
-
-def _recover(root: Path, subfolders: Sequence[Path], locks: Locks) -> int:
-    """Recover every staging folder that concerns ``root``; how many levels of the root a dead
-    run had created (so that this run removes them if it fails too)."""
-    inherited = 0
-    absolute = Path(os.path.abspath(root))
-    for staging in stagings(absolute.parent):
-        # A fleet's staging in the folder above: ours only if its switch touched this folder.
-        journal = staging / JOURNAL_NAME
-        if os.path.lexists(journal) and any(
-            PurePosixPath(step.path).parts[0] == absolute.name for step in read_journal(journal)
-        ):
-            _recover_staging(staging, absolute.parent, locks)
-    for folder in (root, *subfolders):
-        for staging in stagings(folder):
-            levels = _recover_staging(staging, folder, locks)
-            if folder == root:
-                inherited = max(inherited, levels)
-            else:
-                remove_created(folder, min(levels, 1))  # a cluster folder it made
-        remove_legacy_tmp(folder)
-    return inherited
-
-
-def _recover_staging(staging: Path, folder: Path, locks: Locks) -> int:
-    """Roll back and remove one staging folder of a dead run; the levels it had created."""
-    owner = read_owner(staging)
-    check_owner_gone(staging, owner, locks)
-    journal = staging / JOURNAL_NAME
-    try:
-        if os.path.lexists(journal):
-            roll_back(folder, staging, read_journal(journal))
-        shutil.rmtree(staging)
-    except OSError as exc:
-        msg = f"cannot undo an interrupted capzgen write: {reason(exc)}"
-        raise InputOutputError(
-            msg,
-            location=Location(file=str(staging)),
-            hint="fix the cause and run again; the folder holds its earlier content once undone",
-        ) from exc
-    created = owner.get("created", 0)
-    return created if isinstance(created, int) and 0 <= created <= 64 else 0
 
 
 # --- small helpers -------------------------------------------------------------------------------

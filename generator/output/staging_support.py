@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from generator.errors import InputOutputError, Location, YamlError
 from generator.jsontypes import Json, JsonObject
+from generator.output.fsio import make_folders
 from generator.yamlio.load import load_json, read_source
 
 try:
@@ -104,6 +105,56 @@ def safe_relative(text: Json) -> bool:
     return not path.is_absolute() and all(part not in ("", ".", "..") for part in path.parts)
 
 
+def symlink_on_the_way(root: Path, relative: str) -> str | None:
+    """The first folder of ``relative`` (below ``root``, a real folder) that is a symbolic link or
+    not a folder at all, as a path below the root; None when every folder on the way is a real
+    one (or missing: nothing below a missing folder exists to be reached). The entry itself is
+    not looked at: a rename replaces or moves a symbolic link, it never follows one."""
+    folder = root
+    parts = PurePosixPath(relative).parts
+    for number, part in enumerate(parts[:-1]):
+        folder = folder / part
+        try:
+            info = os.lstat(folder)
+        except FileNotFoundError:
+            return None
+        if not stat.S_ISDIR(info.st_mode):  # a symbolic link (lstat), or a file in the way
+            return PurePosixPath(*parts[: number + 1]).as_posix()
+    return None
+
+
+def confine_steps(root: Path, staging: Path, steps: Sequence[Step], journal: Path) -> None:
+    """Refuse, before anything moves, a journal whose renames would leave the real folder
+    ``root``: a step whose path crosses a symbolic link (``evil/x`` with ``evil -> /elsewhere``),
+    or a staging folder whose ``new``/``old`` folders are links (a rename there would move a
+    file out of the folder, or one from elsewhere in)."""
+    for name in (NEW_DIR, OLD_DIR):
+        info = lstat(staging / name)
+        if info is not None and not stat.S_ISDIR(info.st_mode):
+            msg = (
+                f"refusing to undo the interrupted write this journal describes: {name}/ of its "
+                "staging folder is not a real folder (capzgen never moves files through a link)"
+            )
+            raise InputOutputError(
+                msg,
+                location=Location(file=str(journal)),
+                hint=f"this journal was not written by capzgen; delete {staging}",
+            )
+    for step in steps:
+        crossing = symlink_on_the_way(root, step.path)
+        if crossing is not None:
+            msg = (
+                f"refusing the step {step.path!r} of the journal of an interrupted capzgen "
+                f"write: {crossing} is a symbolic link or not a folder, so the step would "
+                f"reach outside {root}; nothing was changed"
+            )
+            raise InputOutputError(
+                msg,
+                location=Location(file=str(journal)),
+                hint=f"this journal was not written by capzgen; delete {staging}",
+            )
+
+
 class FolderCheck:
     """Cached facts about the folders of a transaction's targets."""
 
@@ -129,6 +180,17 @@ class FolderCheck:
         if folder in self.checked:
             return
         path = self.root / folder
+        crossing = symlink_on_the_way(self.root, (folder / "entry").as_posix())
+        if crossing is not None:
+            msg = (
+                f"cannot write: {crossing} is a symbolic link (or not a folder); capzgen writes "
+                f"only into real folders below {self.root}"
+            )
+            raise InputOutputError(
+                msg,
+                location=Location(file=str(self.root / crossing)),
+                hint="replace the link by a folder, or name the folder it points to",
+            )
         info = os.stat(path)
         if not stat.S_ISDIR(info.st_mode):
             msg = "cannot write: not a folder"
@@ -222,7 +284,7 @@ def make_folder(root: Path) -> int:
             break
         missing += 1
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        make_folders(root)  # 0755 at most, whatever the umask
     except FileExistsError:
         msg = "output folder is a file"
         raise InputOutputError(msg, location=Location(file=str(root))) from None

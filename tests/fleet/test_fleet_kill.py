@@ -304,3 +304,67 @@ def test_kill_9_at_chosen_renames_of_the_switch_and_of_its_undoing(
         done = runner.run(runner.argv(tmp_path / "new.yaml", out))
         assert done.returncode == 0, done.stderr.decode()
         assert snapshot(out) == new
+
+
+def half_changed(count: int) -> tuple[str, str, int]:
+    """Fleet A of ``count`` clusters and fleet B, which changes every other one (its location);
+    how many clusters B leaves as A wrote them."""
+    names = [f"c{i:03d}" for i in range(count)]
+    head = fleet_text([], 1, set()).removesuffix("clusters:\n")
+    a_lines, b_lines = [head + "clusters:"], [head + "clusters:"]
+    for i, name in enumerate(names):
+        a_lines.append(f"  - name: {name}")
+        b_lines.append(f"  - name: {name}")
+        if i % 2 == 0:
+            b_lines.append("    values: {AZURE_LOCATION: northeurope}")
+    return "\n".join(a_lines) + "\n", "\n".join(b_lines) + "\n", count - (count + 1) // 2
+
+
+def test_a_rerun_after_kill_9_at_any_rename_never_skips_a_half_switched_cluster(
+    runner: Runner, tmp_path: Path
+) -> None:
+    """Fleet A (40 clusters) is written; fleet B is killed (SIGKILL, by itself, just before its
+    rename number N) at points spread over its whole switch; then B is run again, as a user
+    would, with no recovery in between. The rerun must first undo the interrupted switch and
+    only then decide which clusters are unchanged: it exits 0, the folder is exactly B's
+    (no cluster folder left holding A), and it skips exactly the clusters B did not change."""
+    a_text, b_text, same = half_changed(40)
+    (tmp_path / "a.yaml").write_text(a_text)
+    (tmp_path / "b.yaml").write_text(b_text)
+
+    def argv(limit: int, out: Path) -> list[str]:
+        return [
+            sys.executable,
+            "-c",
+            KILL_AT_RENAME,
+            str(limit),
+            *runner.argv(tmp_path / "b.yaml", out)[3:],
+        ]
+
+    earlier = tmp_path / "a"
+    done = runner.run(runner.argv(tmp_path / "a.yaml", earlier))
+    assert done.returncode == 0, done.stderr.decode()
+    fleet_a = snapshot(earlier)
+    reference = tmp_path / "b"
+    shutil.copytree(earlier, reference)
+    done = runner.run(argv(10**9, reference))
+    assert done.returncode == 0, done.stderr.decode()
+    renames = int(done.stderr.decode().rpartition("renames=")[2])
+    fleet_b = snapshot(reference)
+    assert f"({same} clusters unchanged, not rendered)" in done.stderr.decode()
+    changed = {name.partition("/")[0] for name in fleet_b if fleet_a.get(name) != fleet_b[name]}
+    assert len(changed) == 40 - same
+
+    for limit in sorted({1, 2, renames // 8, renames // 4, renames // 2, renames - 1}):
+        out = tmp_path / f"killed-at-{limit}"
+        shutil.copytree(earlier, out)
+        killed = runner.run(argv(limit, out))
+        assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+        assert len(journals(out)) == 1
+        assert snapshot(out) not in (fleet_a, fleet_b)  # mid-switch: a mixed folder on disk
+        again = runner.run(runner.argv(tmp_path / "b.yaml", out))
+        message = again.stderr.decode()
+        assert again.returncode == 0, message
+        assert snapshot(out) == fleet_b, f"killed before rename {limit}: a cluster holds A"
+        assert f"({same} clusters unchanged, not rendered)" in message, message
+        assert leftovers(out) == []

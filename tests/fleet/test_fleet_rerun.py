@@ -11,6 +11,7 @@ import pytest
 
 import generator.fleet.render as render_module
 from generator.fleet.digest import RECORD_NAME
+from generator.resources import builtin_flavors_dir
 from tests.fleet.test_fleet import FLEET, write_fleet
 from tests.gitops.conftest import read_dir
 
@@ -117,3 +118,55 @@ def test_a_damaged_record_only_costs_a_render(
     assert result.exit_code == 0, result.stderr
     assert rendered == ["north"]
     assert json.loads((out / "north" / RECORD_NAME).read_text())["objects"] > 0
+
+
+def test_an_environment_variable_used_only_in_a_fleet_value_is_part_of_the_digest(
+    run_cli: Any, schema_args: list[str], tmp_path: Path, rendered: list[str]
+) -> None:
+    """``${MY_TEAM}`` appears in no flavor file, only in the fleet's values: changing the
+    variable must render the cluster again."""
+    text = FLEET.replace(
+        "values: {AZURE_LOCATION: eastus}",
+        'values: {AZURE_LOCATION: eastus, AZURE_TAGS: {team: "${MY_TEAM}"}}',
+    )
+    fleet, out = write_fleet(tmp_path, text), tmp_path / "out"
+    argv = ["generate", "fleet", str(fleet), "--output-dir", str(out), *schema_args]
+    first = run_cli(argv, env={"MY_TEAM": "blue"})
+    assert first.exit_code == 0, first.stderr
+    plane = out / "east" / "azureasomanagedcontrolplane-east.yaml"
+    assert "team: blue" in plane.read_text()
+    rendered.clear()
+    second = run_cli(argv, env={"MY_TEAM": "red"})
+    assert second.exit_code == 0, second.stderr
+    assert rendered == ["east"]
+    assert "team: red" in plane.read_text()
+
+
+def test_a_flavor_in_a_linked_sub_folder_of_flavors_dir_is_part_of_the_digest(
+    run_cli: Any, schema_args: list[str], tmp_path: Path, rendered: list[str]
+) -> None:
+    """``--flavors-dir flavors`` where ``flavors/team`` is a link to the flavor's real folder:
+    editing the flavor there must render its clusters again."""
+    real = tmp_path / "shared" / "team"
+    real.mkdir(parents=True)
+    (real / "flavor.yaml").write_text(
+        (Path(builtin_flavors_dir()) / "aks" / "flavor.yaml")
+        .read_text()
+        .replace("name: aks\n", "name: team\n", 1)
+    )
+    template = (Path(builtin_flavors_dir()) / "aks" / "cluster.yaml.j2").read_text()
+    (real / "cluster.yaml.j2").write_text(template)
+    flavors = tmp_path / "flavors"
+    flavors.mkdir()
+    (flavors / "team").symlink_to(real)
+    text = FLEET.replace("  flavor: aks\n", "  flavor: team\n", 1)
+    fleet, out = write_fleet(tmp_path, text), tmp_path / "out"
+    argv = ["generate", "fleet", str(fleet), "--output-dir", str(out), "--flavors-dir"]
+    argv += [str(flavors), *schema_args]
+    first = run_cli(argv)
+    assert first.exit_code == 0, first.stderr
+    rendered.clear()
+    (real / "cluster.yaml.j2").write_text(template + "# edited where the link points\n")
+    second = run_cli(argv)
+    assert second.exit_code == 0, second.stderr
+    assert sorted(rendered) == ["east", "north", "west"]  # flavor files are shared inputs

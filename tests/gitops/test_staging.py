@@ -339,7 +339,7 @@ def test_unchanged_files_and_modes_are_kept(folder: Path) -> None:
 
 
 @pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="needs a second file system")
-def test_a_cluster_folder_on_another_file_system_is_refused_before_anything_moves(
+def test_a_cluster_folder_linked_to_another_file_system_is_refused_before_anything_moves(
     tmp_path: Path,
 ) -> None:
     import tempfile
@@ -351,7 +351,7 @@ def test_a_cluster_folder_on_another_file_system_is_refused_before_anything_move
             pytest.skip("/dev/shm is on the same file system")
         (out / "west").symlink_to(elsewhere)
         before = stat_dir(out)
-        with pytest.raises(InputOutputError, match="on another file system"):
+        with pytest.raises(InputOutputError, match="west is a symbolic link"):
             write_fleet(fleet_result(["east", "west"], "v2"), out, force=False)
         assert stat_dir(out) == before
         assert os.listdir(elsewhere) == []
@@ -400,3 +400,76 @@ def test_many_files_are_flushed_with_one_syncfs_or_else_one_fsync_each(
     write_directory(tmp_path / "b", files, force=False)
     assert len(fsynced) >= len(files)
     assert (tmp_path / "b" / "c5" / "f.yaml").read_text() == "n: 5\n"
+
+
+# --- the real folder -----------------------------------------------------------------------------
+
+
+def test_a_failed_run_removes_its_staging_where_the_output_link_pointed_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The output folder is a link, swapped to another folder during a run that then fails: the
+    run undoes its switch and removes its staging folder in the folder it started writing, and
+    the folder the link points to now is not touched."""
+    first, second, link = tmp_path / "first", tmp_path / "second", tmp_path / "out"
+    write_directory(first, OLD, force=False)
+    write_directory(second, OLD, force=False)
+    link.symlink_to(first)
+    before_first, before_second = stat_dir(first), stat_dir(second)
+    real = staging.rename
+    calls = [0]
+
+    def swap_then_fail(source: Path, target: Path) -> None:
+        calls[0] += 1
+        if calls[0] == 3:  # a few files switched in: the link moves, then the disk fails
+            link.unlink()
+            link.symlink_to(second)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(source, target)
+
+    monkeypatch.setattr(staging, "rename", swap_then_fail)
+    with pytest.raises(InputOutputError, match="No space left on device"):
+        write_directory(link, NEW, force=False)
+    assert stat_dir(first) == before_first
+    assert stat_dir(second) == before_second
+    assert leftovers(first) == [] and leftovers(second) == []
+
+
+def test_staging_folders_below_a_linked_subfolder_are_not_recovered(tmp_path: Path) -> None:
+    """A cluster folder that is a link to elsewhere: what is there is not capzgen's to remove."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    stray = elsewhere / f"{STAGING_PREFIX}0123456789ab"
+    (stray / "new").mkdir(parents=True)
+    (elsewhere / ".keep.0123456789ab.tmp").write_text("not capzgen's\n")
+    (out / "east").symlink_to(elsewhere)
+    recover(out, subfolders=[out / "east"])
+    assert stray.is_dir()
+    assert (elsewhere / ".keep.0123456789ab.tmp").exists()
+
+
+def test_a_switch_undone_after_rendering_stops_a_fleet_that_skipped_its_clusters(
+    tmp_path: Path,
+) -> None:
+    """The skip decision was taken before another run's interrupted switch was undone (it was
+    killed in between): the folder a skipped cluster left alone is no longer what was checked,
+    so nothing is written and the run says why."""
+    out = tmp_path / "fleet"
+    first = fleet_result(["east", "west"], "v1")
+    for outcome in first.outcomes:
+        outcome.inputs = f"sha256:{outcome.name}"
+    write_fleet(first, out, force=False)
+    second = fleet_result(["east", "west"], "v2")
+    east = second.outcomes[0]
+    east.files, east.skipped, east.inputs, east.kept_files = {}, True, "sha256:east", 8
+    second.outcomes[1].inputs = "sha256:west-2"
+    planted = out / f"{STAGING_PREFIX}0123456789ab"
+    (planted / "new").mkdir(parents=True)
+    (planted / "old").mkdir()
+    (planted / "old" / "0").write_text("what the killed run moved aside\n")
+    step = {"path": "east/a.yaml", "new": True, "old": True}
+    (planted / JOURNAL_NAME).write_text(json.dumps({"steps": [step], "version": 1}))
+    with pytest.raises(InputOutputError, match="1 cluster folder changed while this run rendered"):
+        write_fleet(second, out, force=False)
+    assert (out / "west" / "a.yaml").read_text() == "west a v1\n"  # nothing written
+    assert leftovers(out) == []
