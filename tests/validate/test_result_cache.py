@@ -605,3 +605,17 @@ def test_capzgen_cache_key_keys_the_cache_without_a_key_file(
     other = {**env, "CAPZGEN_CACHE_KEY": "another secret"}
     assert run_cli(["validate", str(fleet)], env=other).exit_code == 0
     assert counter.validated == DOCUMENTS
+
+
+def test_no_home_means_no_key_and_no_cache_and_nothing_created(tmp_path: Path) -> None:
+    """A key file below a home that does not exist: nothing is created, the cache is off."""
+    from generator.validate.cache.secret import cache_secret
+
+    home = tmp_path / "no-home"
+    assert cache_secret(None, home / ".config" / "capzgen" / "result-cache.key") is None
+    assert not home.exists()
+    home.mkdir()
+    key = cache_secret(None, home / ".config" / "capzgen" / "result-cache.key")
+    assert key is not None
+    assert cache_secret(None, home / ".config" / "capzgen" / "result-cache.key") == key
+    assert cache_secret("ci", None) == cache_secret("ci", home / "elsewhere") != key

@@ -16,7 +16,6 @@ import hashlib
 import hmac
 import logging
 import os
-import secrets
 import stat
 import tempfile
 from pathlib import Path
@@ -53,11 +52,15 @@ def _read_or_create(path: Path) -> bytes | None:
     two first runs at once agree on one key)."""
     with contextlib.suppress(FileNotFoundError):
         return _read(path)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # The configuration folder (~/.config) and capzgen's in it are made if missing, never the
+    # folders above them: a home that does not exist is not created (the cache is off).
+    for folder in (path.parent.parent, path.parent):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
     handle, temporary = tempfile.mkstemp(prefix=".cache-key-", dir=path.parent)  # mode 0600
     try:
         with os.fdopen(handle, "w", encoding="ascii") as stream:
-            stream.write(secrets.token_hex(KEY_BYTES) + "\n")
+            stream.write(os.urandom(KEY_BYTES).hex() + "\n")
             stream.flush()
             os.fsync(stream.fileno())
         with contextlib.suppress(FileExistsError):  # another run made it first: theirs
