@@ -15,17 +15,22 @@ from pathlib import Path
 
 ENV_CACHE_DIR = "CAPZGEN_CACHE_DIR"
 ENV_SCHEMA_PATH = "CAPZGEN_SCHEMA_PATH"
+ENV_CACHE_KEY = "CAPZGEN_CACHE_KEY"
 
 
 @dataclass(frozen=True)
 class Settings:
     """The environment (``${VAR}`` values, where the clusterctl config lives, what subprocesses
     such as kubectl and kubeconform run with), the cache root (``None``: nothing is cached, read
-    or written) and the ``$CAPZGEN_SCHEMA_PATH`` entries."""
+    or written), the ``$CAPZGEN_SCHEMA_PATH`` entries, and what the result cache's entries are
+    authenticated with: ``$CAPZGEN_CACHE_KEY`` if set, else the key file (outside the cache
+    root, created on first use; ``None``: no result cache)."""
 
     environ: Mapping[str, str] = field(default_factory=dict)
     cache_root: Path | None = None
     schema_path: tuple[Path, ...] = ()
+    cache_key: str | None = field(default=None, repr=False)
+    cache_key_file: Path | None = None
 
     def cache_dir(self, name: str) -> Path | None:
         """A named folder below the cache root, or None when there is no cache."""

@@ -15,12 +15,15 @@ from pathlib import Path
 
 import click
 
-from generator.settings import ENV_CACHE_DIR, ENV_SCHEMA_PATH, Settings
+from generator.settings import ENV_CACHE_DIR, ENV_CACHE_KEY, ENV_SCHEMA_PATH, Settings
+
+CACHE_KEY_FILE = "result-cache.key"
 
 
 def settings_from_environ(environ: Mapping[str, str]) -> Settings:
     """The one place the environment becomes settings: ``CAPZGEN_CACHE_DIR`` (else the user
-    cache folder), ``CAPZGEN_SCHEMA_PATH`` (path-separator separated, blanks ignored), and the
+    cache folder), ``CAPZGEN_SCHEMA_PATH`` (path-separator separated, blanks ignored),
+    ``CAPZGEN_CACHE_KEY`` (else the key file in the user's configuration folder), and the
     environment itself for ``${VAR}`` values, the clusterctl config and subprocesses."""
     configured = environ.get(ENV_CACHE_DIR)
     schema_path = tuple(
@@ -32,6 +35,8 @@ def settings_from_environ(environ: Mapping[str, str]) -> Settings:
         environ=dict(environ),
         cache_root=Path(configured) if configured else _user_cache_root(environ),
         schema_path=schema_path,
+        cache_key=environ.get(ENV_CACHE_KEY) or None,
+        cache_key_file=_user_config_root(environ) / CACHE_KEY_FILE,
     )
 
 
@@ -48,6 +53,22 @@ def _user_cache_root(environ: Mapping[str, str]) -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("capzgen"))
+
+
+def _user_config_root(environ: Mapping[str, str]) -> Path:
+    """The user's configuration folder for capzgen (XDG on Linux and other Unix systems, from
+    ``environ``; elsewhere the platform's convention): where the result cache's key lives,
+    apart from the cache it authenticates."""
+    if os.name == "posix" and sys.platform != "darwin":
+        base = environ.get("XDG_CONFIG_HOME") or (
+            str(Path(environ["HOME"]) / ".config") if environ.get("HOME") else None
+        )
+        if base:
+            return Path(base) / "capzgen"
+    # lazy: platformdirs costs ~5 ms of start-up and is needed only off the XDG path above
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("capzgen"))
 
 
 def current_settings() -> Settings:

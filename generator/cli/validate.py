@@ -99,7 +99,7 @@ def validate_command(
     )
     try:
         results_dir = None if no_cache else settings.cache_dir("results")
-        run = _Run(jobs, results_dir)
+        run = _Run(jobs, results_dir, settings.cache_key, settings.cache_key_file)
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
@@ -113,6 +113,8 @@ class _Run:
 
     jobs: int | None
     results_dir: Path | None
+    cache_key: str | None  # $CAPZGEN_CACHE_KEY
+    cache_key_file: Path | None
 
 
 def _validate(
@@ -137,7 +139,13 @@ def _validate(
     from generator.validate.stream import RunSettings, default_jobs, stream_paths
 
     workers = run.jobs if run.jobs is not None else default_jobs()
-    on = RunSettings(jobs=workers, results_dir=run.results_dir)
+    # lazy: as above
+    from generator.validate.cache.secret import cache_secret
+
+    secret = None
+    if run.results_dir is not None:  # the key file is made only for a run that caches
+        secret = cache_secret(run.cache_key, run.cache_key_file)
+    on = RunSettings(jobs=workers, results_dir=run.results_dir, cache_secret=secret)
     if second_opinion is None:
         report = stream_paths(list(paths), store, options, on)
     else:

@@ -36,7 +36,7 @@ def check_beside_kubeconform(
     kubeconform's findings merged."""
     inputs = collect_inputs(paths)
     files = [InputFile(name, path) for path, name in zip(inputs.paths, inputs.names, strict=True)]
-    verdicts = Verdicts.open(settings.results_dir, store)
+    verdicts = Verdicts.open(settings.results_dir, settings.cache_secret, store)
     with start_on_files(files, store, kubeconform, inputs.read, verdicts) as running:
         report = stream_inputs(inputs, store, options, settings)
         extra = second_opinion(report, running.finish(), options)

@@ -198,8 +198,7 @@ def index_sources(
         try:
             text = (run.stdin_text if path == STDIN else read_source(path)) or ""
             digest = text_digest(text)
-            if path != STDIN:
-                index.digests[source] = digest
+            index.digests[source] = digest  # what the result cache keys this run by
             known = results.known_file(text, digest)
             if known is not None:
                 bounds = [(c.start, c.end) for c in known.chunks]

@@ -9,7 +9,7 @@ is a cache.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from generator.checks import ValidationOptions
@@ -57,8 +57,9 @@ class NoResults:
         """The batches to run (all of them) and what to learn from them (nothing)."""
         return reuse.Plan(batches)
 
-    def remember_run(self, documents: int) -> None:
-        """This input validated clean, ``documents`` documents."""
+    def remember_run(self, documents: int, texts: Mapping[int, str]) -> None:
+        """This input validated clean, ``documents`` documents, from the texts hashed ``texts``
+        (by source: the very texts that were parsed and validated)."""
 
     def close(self, *, save: bool) -> None:
         """Done (``save``: the run finished, what was learned is kept)."""
@@ -66,20 +67,25 @@ class NoResults:
 
 class CachedResults(NoResults):
     """The result cache of one run: ``code_key`` is capzgen's code fingerprint, ``config_key``
-    that and the schema sources' fingerprint; ``whole`` the key of the whole input."""
+    that and the schema sources' fingerprint; ``run_config`` that and the options; ``whole``
+    the key of the whole input as read before the run (looked up only), ``names`` its files'
+    names."""
 
     def __init__(
         self,
         cache: ResultCache,
         code_key: bytes,
         config_key: bytes,
-        whole: bytes | None,
+        run_config: bytes,
+        names: Sequence[str],
         *,
         index_below: int,
         query_batches: int,
+        whole: bytes | None,
     ) -> None:
         self.cache = cache
         self.code_key, self.config_key, self.whole = code_key, config_key, whole
+        self.run_config, self.names = run_config, tuple(names)
         self._index_below, self._query_batches = index_below, query_batches
 
     def clean_run(self) -> int | None:
@@ -118,10 +124,13 @@ class CachedResults(NoResults):
         log.info("%d parts unchanged since a clean run: not validated again", found.skipped)
         return found
 
-    def remember_run(self, documents: int) -> None:
-        """Remember the whole input as clean (if it could be read whole)."""
-        if self.whole is not None:
-            self.cache.remember_run(self.whole, documents)
+    def remember_run(self, documents: int, texts: Mapping[int, str]) -> None:
+        """Remember the whole input as clean (if it could be read whole), under the key of the
+        texts that were validated, never of those read before the run began."""
+        validated = [texts.get(source) for source in range(len(self.names))]
+        key = reuse.run_key(self.run_config, self.names, validated)
+        if key is not None:
+            self.cache.remember_run(key, documents)
 
     def close(self, *, save: bool) -> None:
         """Close the store, saving what was learned if ``save``."""
@@ -130,6 +139,7 @@ class CachedResults(NoResults):
 
 def open_results(
     folder: Path | None,
+    secret: bytes | None,
     store: SchemaLookup | None,
     options: ValidationOptions,
     inputs: Inputs,
@@ -138,24 +148,28 @@ def open_results(
     query_batches: int,
     limits: CacheLimits,
 ) -> NoResults:
-    """The result cache in ``folder`` for this run, or :class:`NoResults` (no folder, a schema
-    source nothing can describe, a cache that cannot be opened)."""
-    if folder is None:
+    """The result cache in ``folder`` for this run, its entries made with ``secret``, or
+    :class:`NoResults` (no folder, no secret, a schema source nothing can describe, a cache
+    that cannot be opened)."""
+    if folder is None or secret is None:
         return NoResults()
     stores = store_fingerprint(store)
     if stores is None:  # a schema source nothing can describe: no result can be reused
         return NoResults()
-    cache = ResultCache.open(folder, limits)
+    cache = ResultCache.open(folder, secret, limits)
     if cache is None:
         return NoResults()
     code_key = code_fingerprint()
     config_key = code_key + stores
-    whole = reuse.run_key(config_key + options_fingerprint(options), inputs)
+    run_config = config_key + options_fingerprint(options)
+    whole = reuse.run_key(run_config, inputs.names, reuse.texts_now(inputs))
     return CachedResults(
         cache,
         code_key,
         config_key,
-        whole,
+        run_config,
+        inputs.names,
         index_below=index_below,
         query_batches=query_batches,
+        whole=whole,
     )

@@ -9,7 +9,10 @@ of whose documents (own or guest) has a finding, in a batch with no finding abou
 is remembered clean.
 
 Before all that, the whole input is looked up (:func:`run_key`): an input validated without any
-finding before, under the same configuration, is not even parsed again.
+finding before, under the same configuration, is not even parsed again. The key looked up is made
+from the texts as read before the run; the key remembered is made from the hashes of the texts
+pass 1 parsed (and pass 2 validated, or refused as "changed while capzgen was validating it"), so
+a file edited while a run reads it can never make its other text "clean".
 """
 
 from __future__ import annotations
@@ -97,15 +100,25 @@ def plan(
     return reuse
 
 
-def run_key(config: bytes, inputs: Inputs) -> bytes | None:
-    """The key of the whole input (every file's name and text, in order, under the
-    configuration ``config``); None when a file cannot be read (pass 1 reports it)."""
+def run_key(config: bytes, names: Sequence[str], digests: Sequence[str | None]) -> bytes | None:
+    """The key of the whole input (every file's name and the hash of its text, in order, under
+    the configuration ``config``); None when a file has no text (it could not be read)."""
     digest = hashlib.blake2b(b"run", digest_size=16)
     digest.update(config)
-    for path, name in zip(inputs.paths, inputs.names, strict=True):
-        try:
-            text = inputs.read(path)
-        except (YamlError, InputOutputError):
+    for name, text in zip(names, digests, strict=True):
+        if text is None:
             return None
-        digest.update(f"\0{name}\0{text_digest(text)}".encode("utf-8", "replace"))
+        digest.update(f"\0{name}\0{text}".encode("utf-8", "replace"))
     return digest.digest()
+
+
+def texts_now(inputs: Inputs) -> list[str | None]:
+    """The hash of every input's text as read now (None: it cannot be read; pass 1 reports
+    it): what a clean rerun is looked up by, before anything is parsed."""
+    found: list[str | None] = []
+    for path in inputs.paths:
+        try:
+            found.append(text_digest(inputs.read(path)))
+        except (YamlError, InputOutputError):
+            found.append(None)
+    return found

@@ -138,11 +138,13 @@ def _batches(
 
 @dataclass(frozen=True, slots=True)
 class RunSettings:
-    """How one run uses the machine: worker processes, the result cache's folder (None: no
-    cache), the sizes of its work, and how its workers start (tests start them on a thread)."""
+    """How one run uses the machine: worker processes, the result cache's folder and the secret
+    its entries are made with (:mod:`generator.validate.cache.secret`; either None: no cache),
+    the sizes of its work, and how its workers start (tests start them on a thread)."""
 
     jobs: int = 1
     results_dir: Path | None = None
+    cache_secret: bytes | None = None
     tuning: Tuning = DEFAULT_TUNING
     pool: PoolFactory = fork_pool
 
@@ -183,6 +185,7 @@ def _stream(
     report = CheckReport()
     results = open_results(
         settings.results_dir,
+        settings.cache_secret,
         store,
         options,
         inputs,
@@ -214,7 +217,7 @@ def _stream(
         workers.start(run)  # before the first task forks the workers
         found = _parallel(run, index, report, results, started)
     try:
-        findings = _gathered(found, report, results)
+        findings = _gathered(found, report, results, index)
     finally:
         if started is not None:
             started.shutdown()
@@ -224,10 +227,11 @@ def _stream(
 
 
 def _gathered(
-    found: Iterator[BatchResult], report: CheckReport, results: NoResults
+    found: Iterator[BatchResult], report: CheckReport, results: NoResults, index: SourceIndex
 ) -> list[Finding]:
     """The findings of every batch (a guest's finding once, unless its home batch has it too);
-    the result cache is told the run is over, and whether the input is clean."""
+    the result cache is told the run is over, and whether the input is clean (keyed by the
+    hashes of the texts pass 1 parsed: what was validated, not what was read before)."""
     home: list[Finding] = []
     guests: set[Finding] = set()
     finished = False
@@ -238,6 +242,6 @@ def _gathered(
         finished = True
     finally:
         if finished and not (report.findings or home or guests):
-            results.remember_run(report.counted_documents)
+            results.remember_run(report.counted_documents, index.digests)
         results.close(save=finished)
     return [*home, *(guests - set(home))]

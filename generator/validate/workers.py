@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -47,7 +48,7 @@ R = TypeVar("R")
 
 @dataclass(frozen=True, slots=True)
 class WorkerContext:
-    """What a worker process holds, set once before the pool is forked: the run's inputs, the
+    """What a worker holds, made by the worker itself on its first task: the run's inputs, the
     process that started the pool (workers are the others), and the worker's own memory: the
     hashes of the texts it reads, the text of its latest source (tasks follow the input), its
     documents kept from pass 1 for its batches in pass 2 (small inputs only, as
@@ -65,36 +66,57 @@ class WorkerContext:
         object.__setattr__(self, "texts", TextCache(self.run, self.digests))
 
 
-_CONTEXT: WorkerContext | None = None  # what a forked worker inherits
+# What every worker starts from, set by the caller before the pool is forked (a forked worker
+# inherits it): the run and the caller's process id, and the text the caller read last (source,
+# text), which a worker takes as its first text. Never written by a worker.
+_RUN: tuple[RunInputs, int] | None = None
+_INHERITED: tuple[int, str] | None = None
+# Each worker's own memory (one per thread: a forked worker's task thread, or each thread of a
+# pool of threads), never shared with the caller or another worker. A module-wide context was
+# shared by the caller and every in-thread worker: the caller's ``forget_text`` ran while a
+# worker read its text (the worker kept an empty text, or raised "changed while validating"),
+# and two workers on two threads swapped each other's held text.
+_LOCAL = threading.local()
 
 
 def start(run: RunInputs) -> None:
-    """Make ``run`` what workers forked from now on inherit (and read their texts for)."""
-    global _CONTEXT
-    _CONTEXT = WorkerContext(run, os.getpid())
+    """Make ``run`` what workers started from now on work for (and read their texts for)."""
+    global _RUN, _INHERITED
+    _RUN, _INHERITED = (run, os.getpid()), None
 
 
 def stop() -> None:
-    """Forget the context once the pool is gone."""
-    global _CONTEXT
-    _CONTEXT = None
+    """Forget the run once the pool is gone."""
+    global _RUN, _INHERITED
+    _RUN, _INHERITED = None, None
 
 
 def context() -> WorkerContext:
-    """This worker's context (set by :func:`start` before the pool was forked)."""
-    assert _CONTEXT is not None, "set before the pool is forked"
-    return _CONTEXT
+    """This worker's own context, made on its first task of the run (see :func:`start`)."""
+    started = _RUN
+    assert started is not None, "set before the pool is forked"
+    mine: WorkerContext | None = getattr(_LOCAL, "context", None)
+    if mine is None or mine.run is not started[0] or mine.starter != started[1]:
+        mine = WorkerContext(*started)
+        inherited = _INHERITED
+        if inherited is not None:
+            mine.texts.hold(*inherited)
+        _LOCAL.context = mine
+    return mine
 
 
 def inherit_text(source: int, text: str) -> None:
     """Caller, before the workers fork: they inherit ``text`` as the one they hold, instead of
     each reading and hashing the file again (14 ms each for a 3.4 MB fleet)."""
-    context().texts.hold(source, text)
+    global _INHERITED
+    _INHERITED = (source, text)
 
 
 def forget_text() -> None:
-    """Caller, once every worker is forked: drop the text they inherited."""
-    context().texts.forget()
+    """Caller, once every worker is forked: drop the text they inherited (a worker that took
+    it holds its own reference)."""
+    global _INHERITED
+    _INHERITED = None
 
 
 # --- pass 1 ---------------------------------------------------------------------------------------

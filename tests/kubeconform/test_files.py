@@ -31,6 +31,8 @@ from tests.kubeconform.conftest import CONTROL_PLANE, RESOURCE_GROUP, SECRET, Fa
 
 Fake = Callable[[str], FakeKubeconform]
 
+CACHE_SECRET = b"k" * 32  # the result cache's secret (its entries are made with it)
+
 
 def run_files(
     paths: list[str],
@@ -353,7 +355,7 @@ def test_a_file_kubeconform_found_clean_is_not_sent_again(
     given: list[Given],
 ) -> None:
     fake_kubeconform("check")
-    verdicts = Verdicts(tmp_path / "results", b"config")
+    verdicts = Verdicts(tmp_path / "results", b"config", CACHE_SECRET)
     clean = dump(tmp_path / "clean.yaml", RESOURCE_GROUP, CONTROL_PLANE)
     bad = dump(tmp_path / "bad.yaml", bad_group())
     first, _ = run_files([clean, bad], store, cli_env, verdicts=verdicts)
@@ -377,7 +379,7 @@ def test_only_the_documents_that_changed_are_sent_again(
     """One cluster edited in a big file: kubeconform gets a copy holding that document alone
     (and its embedded resources), and a finding on it still names its place in the file."""
     fake_kubeconform("check")
-    verdicts = Verdicts(tmp_path / "results", b"config")
+    verdicts = Verdicts(tmp_path / "results", b"config", CACHE_SECRET)
     path = tmp_path / "fleet.yaml"
     dump(path, SECRET, RESOURCE_GROUP, CONTROL_PLANE)
     run_files([str(path)], store, cli_env, verdicts=verdicts)
@@ -393,7 +395,7 @@ def test_nothing_left_to_send_is_a_run_that_passed(
     fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
     fake = fake_kubeconform("check")
-    verdicts = Verdicts(tmp_path / "results", b"config")
+    verdicts = Verdicts(tmp_path / "results", b"config", CACHE_SECRET)
     clean = dump(tmp_path / "clean.yaml", RESOURCE_GROUP, CONTROL_PLANE)
     run_files([clean], store, cli_env, verdicts=verdicts)
     calls = len(fake.calls())
@@ -412,7 +414,9 @@ def test_a_verdict_is_kept_only_for_the_same_text_binary_and_schemas(
 ) -> None:
     fake = fake_kubeconform("check")
     clean = Path(dump(tmp_path / "clean.yaml", RESOURCE_GROUP))
-    run_files([str(clean)], store, cli_env, verdicts=Verdicts(tmp_path / "results", b"one"))
+    run_files(
+        [str(clean)], store, cli_env, verdicts=Verdicts(tmp_path / "results", b"one", CACHE_SECRET)
+    )
     calls = len(fake.calls())
     config = b"one"
     if change == "text":
@@ -422,14 +426,16 @@ def test_a_verdict_is_kept_only_for_the_same_text_binary_and_schemas(
         os.utime(fake.path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
     else:
         config = b"two"  # another capzgen or another schema source
-    run_files([str(clean)], store, cli_env, verdicts=Verdicts(tmp_path / "results", config))
+    run_files(
+        [str(clean)], store, cli_env, verdicts=Verdicts(tmp_path / "results", config, CACHE_SECRET)
+    )
     assert len(fake.calls()) == calls + 1
 
 
 def test_a_run_with_trouble_remembers_nothing(
     fake_kubeconform: Fake, store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
-    verdicts = Verdicts(tmp_path / "results", b"config")
+    verdicts = Verdicts(tmp_path / "results", b"config", CACHE_SECRET)
     clean = dump(tmp_path / "clean.yaml", RESOURCE_GROUP)
     fake_kubeconform("crash")
     crashed, _ = run_files([clean], store, cli_env, verdicts=verdicts)

@@ -13,13 +13,18 @@ from typing import Any
 
 import pytest
 
+import generator.validate.parallel
 import generator.validate.passes
 import generator.validate.results
 import generator.yamlio.chunks as chunks
 from benchmarks.inputs import cluster_text
 from generator.checks import ValidationOptions
+from generator.errors import InputOutputError
+from generator.validate.cache.keys import options_fingerprint
+from generator.validate.cache.secret import mac
 from generator.validate.cache.store import (
     FILE_NAME,
+    FLUSH_PARTS,
     CacheLimits,
     FileIndex,
     IndexedChunk,
@@ -31,6 +36,7 @@ from generator.validate.tuning import DEFAULT_TUNING, Tuning
 from tests.validate.test_stream import ALL_EXAMPLES, _texts, in_threads
 
 OPTIONS = ValidationOptions()
+CACHE_SECRET = b"s" * 32  # what this machine's result cache entries are made with
 TEMPLATE = (
     Path(__file__).resolve().parents[1]
     / "data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
@@ -88,8 +94,9 @@ def _run(
     cache: Path | None,
     options: ValidationOptions = OPTIONS,
     tuning: Tuning = DEFAULT_TUNING,
+    secret: bytes | None = CACHE_SECRET,
 ) -> list[str]:
-    on = RunSettings(results_dir=cache, tuning=replace(tuning, batch_size=3))
+    on = RunSettings(results_dir=cache, cache_secret=secret, tuning=replace(tuning, batch_size=3))
     report = stream_paths([str(p) for p in paths], store, options, on)
     return [*_texts(report), f"documents: {report.document_count}"]
 
@@ -259,7 +266,11 @@ def test_workers_use_the_cache_too(tmp_path: Path, store: Any, counter: Counter)
 
     def run() -> list[str]:
         on = RunSettings(
-            jobs=2, results_dir=cache, tuning=Tuning(parallel_from=0, batch_size=3), pool=in_threads
+            jobs=2,
+            results_dir=cache,
+            cache_secret=CACHE_SECRET,
+            tuning=Tuning(parallel_from=0, batch_size=3),
+            pool=in_threads,
         )
         report = stream_paths([str(fleet)], store, OPTIONS, on)
         return [*_texts(report), f"documents: {report.document_count}"]
@@ -305,14 +316,15 @@ def test_a_stored_index_that_is_not_ours_is_missing(stored: str) -> None:
 def test_the_cache_is_pruned_to_its_bounds(tmp_path: Path) -> None:
     limits = CacheLimits(max_parts=3, prune_every=1)
     for run in range(3):
-        cache = ResultCache.open(tmp_path, limits)
+        cache = ResultCache.open(tmp_path, CACHE_SECRET, limits)
         assert cache is not None
         cache.remember_parts([bytes([run, n]) for n in range(2)])
         cache.close(save=True)
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
         kept = {row[0] for row in db.execute("SELECT key FROM parts")}
     assert len(kept) == 3
-    assert {bytes([2, 0]), bytes([2, 1])} <= kept  # the newest run's are kept
+    newest = {mac(CACHE_SECRET, b"part\0" + bytes([2, n])) for n in range(2)}
+    assert newest <= kept  # the newest run's are kept (as their HMACs)
 
 
 def test_the_cli_remembers_in_the_cache_folder_unless_told_not_to(
@@ -350,13 +362,22 @@ def test_large_files_are_parsed_every_time(tmp_path: Path, store: Any, counter: 
     assert (counter.parsed, counter.validated) == (3, DOCUMENTS)  # no index, one part checked
 
 
-def test_file_indexes_are_written_as_the_run_goes(tmp_path: Path) -> None:
-    cache = ResultCache.open(tmp_path, CacheLimits(flush_index_bytes=1))
+@pytest.mark.parametrize("save", [True, False])
+def test_file_indexes_are_written_as_the_run_goes(tmp_path: Path, save: bool) -> None:
+    """Written to the file as the run goes (not held in memory), kept only if the run ends
+    well: a run that fails (a file changed while it was read) leaves nothing behind."""
+    cache = ResultCache.open(tmp_path, CACHE_SECRET, CacheLimits(flush_index_bytes=1))
     assert cache is not None
     cache.remember_file(b"k" * 16, FileIndex([]))
+    cache.remember_parts(n.to_bytes(16, "big") for n in range(FLUSH_PARTS))
+    new_files, _, parts, _ = cache.pending()
+    assert (new_files, parts) == ({}, set())
+    cache.close(save=save)
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
-        assert db.execute("SELECT data FROM files").fetchall() == [("[]",)]
-    cache.close(save=False)
+        files = db.execute("SELECT data FROM files").fetchall()
+        stored = db.execute("SELECT COUNT(*) FROM parts").fetchone()
+    assert [data[-2:] for (data,) in files] == (["[]"] if save else [])
+    assert stored == ((FLUSH_PARTS,) if save else (0,))
 
 
 def test_every_option_but_the_cache_folder_is_in_the_key() -> None:
@@ -379,17 +400,222 @@ def test_every_option_but_the_cache_folder_is_in_the_key() -> None:
 
 
 def test_an_oversized_stored_index_is_not_read(tmp_path: Path) -> None:
-    cache = ResultCache.open(tmp_path)
+    cache = ResultCache.open(tmp_path, CACHE_SECRET)
     assert cache is not None
-    cache.remember_file(b"k" * 16, FileIndex([]))
+    index = FileIndex([IndexedChunk(0, 100, 0, 1, ((DocumentKeys([], [], None, None), True),))])
+    cache.remember_file(b"k" * 16, index)
     cache.close(save=True)
-    with sqlite3.connect(tmp_path / FILE_NAME) as db:
-        db.execute("UPDATE files SET data = ?", ("[" + " " * 100 + "]",))
-    within = ResultCache.open(tmp_path, CacheLimits(max_index_bytes=200))
+    within = ResultCache.open(tmp_path, CACHE_SECRET, CacheLimits(max_index_bytes=200))
     assert within is not None
     assert within.file_index(b"k" * 16) is not None
     within.close(save=False)
-    again = ResultCache.open(tmp_path, CacheLimits(max_index_bytes=50))
+    again = ResultCache.open(tmp_path, CACHE_SECRET, CacheLimits(max_index_bytes=20))
     assert again is not None
     assert again.file_index(b"k" * 16) is None
     again.close(save=False)
+
+
+# --- what is remembered is what was validated; entries are authenticated ------------------------
+
+
+def _broken(name: str) -> str:
+    """A cluster with an error (a Kubernetes version that is no version)."""
+    return _cluster(name).replace("v1.31.1", "v1.31.x")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_file_swapped_while_it_is_read_is_never_remembered_clean(
+    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    """The run's key used to be made from the texts read before the run, the remembered result
+    from the texts read after: a broken file swapped for a clean one while pass 1 reads it (and
+    back) made every later run report it clean. Now the key remembered is that of the texts
+    validated, so the broken file fails again, as without the cache."""
+    fleet = _fleet(tmp_path / "fleet", clusters=2)
+    target = fleet / "c1.yaml"
+    target.write_text(_broken("c1"))
+    module = generator.validate.passes if jobs == 1 else generator.validate.parallel
+    real = module.read_source
+
+    def swapped(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path) != target:
+            return real(path, *args, **kwargs)
+        target.write_text(_cluster("c1"))
+        try:
+            return real(path, *args, **kwargs)
+        finally:
+            target.write_text(_broken("c1"))
+
+    cache = tmp_path / "cache"
+    tuning = Tuning(parallel_from=0)
+    on = RunSettings(
+        jobs=jobs, results_dir=cache, cache_secret=CACHE_SECRET, tuning=tuning, pool=in_threads
+    )
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "read_source", swapped)
+        if jobs == 1:
+            stream_paths([str(fleet)], store, OPTIONS, on)
+        else:  # the workers read it again, and find it is not what pass 1 hashed
+            with pytest.raises(InputOutputError, match="changed while capzgen was validating"):
+                stream_paths([str(fleet)], store, OPTIONS, on)
+    fresh = _run([fleet], store, None)
+    assert any("CAPZ-VERSION-FORMAT" in line and "c1.yaml" in line for line in fresh)
+    assert _run([fleet], store, cache) == fresh
+    assert _run([fleet], store, cache) == fresh
+
+
+def _run_key_without_the_secret(store: Any, fleet: Path) -> bytes:
+    """The key capzgen's own key functions give the whole input: what a planted entry uses."""
+    from generator.validate.cache.keys import code_fingerprint, store_fingerprint
+    from generator.validate.inputs import collect_inputs
+    from generator.validate.reuse import run_key, texts_now
+
+    inputs = collect_inputs([str(fleet)])
+    stores = store_fingerprint(store)
+    assert stores is not None
+    config = code_fingerprint() + stores + options_fingerprint(OPTIONS)
+    key = run_key(config, inputs.names, texts_now(inputs))
+    assert key is not None
+    return key
+
+
+def test_an_entry_planted_without_the_secret_is_not_found(tmp_path: Path, store: Any) -> None:
+    """Whoever can write the cache folder (a CI cache restored from a shared store) plants a
+    clean run for a broken input, made with capzgen's own key function, raw or under another
+    secret: the broken file still fails."""
+    fleet = _fleet(tmp_path / "fleet", clusters=2)
+    (fleet / "c1.yaml").write_text(_broken("c1"))
+    cache = tmp_path / "cache"
+    fresh = _run([fleet], store, None)
+    assert _run([fleet], store, cache) == fresh  # creates the store, remembers nothing
+    key = _run_key_without_the_secret(store, fleet)
+    other = ResultCache.open(cache, b"another machine".ljust(32))
+    assert other is not None
+    other.remember_run(key, 14)
+    other.close(save=True)
+    with sqlite3.connect(cache / FILE_NAME) as db:
+        db.execute("INSERT OR REPLACE INTO runs (key, used, documents) VALUES (?, 1, 14)", (key,))
+        for forged in (key, mac(b"", b"run\0" + key), mac(b"\0" * 32, b"run\0" + key)):
+            db.execute(
+                "INSERT OR REPLACE INTO runs (key, used, documents) VALUES (?, 1, 14)", (forged,)
+            )
+    assert _run([fleet], store, cache) == fresh
+    assert any("CAPZ-VERSION-FORMAT" in line for line in fresh)
+
+
+def test_a_stored_file_index_edited_in_place_is_not_used(
+    tmp_path: Path, store: Any, counter: Counter
+) -> None:
+    """A file index stored under a genuine key but with other content (a file's documents
+    hidden) is not used: the content is authenticated too."""
+    fleet = _fleet(tmp_path / "fleet", clusters=2)
+    cache = tmp_path / "cache"
+    _run([fleet], store, cache)
+    (fleet / "c1.yaml").write_text(_broken("c1"))
+    with sqlite3.connect(cache / FILE_NAME) as db:
+        db.execute("UPDATE files SET data = substr(data, 1, 64) || '[]'")
+    counter.reset()
+    assert _run([fleet], store, cache) == _run([fleet], store, None)
+    assert counter.parsed >= 2  # neither stored index was used
+
+
+def test_a_cache_copied_from_another_machine_reuses_nothing(
+    tmp_path: Path, store: Any, counter: Counter
+) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=2)
+    cache = tmp_path / "cache"
+    _run([fleet], store, cache, secret=b"another machine".ljust(32))
+    counter.reset()
+    assert _run([fleet], store, cache) == _run([fleet], store, None)
+    assert counter.validated == 2 * 2 * DOCUMENTS  # with this machine's secret, then without
+    counter.reset()
+    _run([fleet], store, cache)
+    assert (counter.validated, counter.parsed) == (0, 0)  # its own entries are found
+
+
+def test_without_a_secret_nothing_is_cached(tmp_path: Path, store: Any, counter: Counter) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=1)
+    cache = tmp_path / "cache"
+    _run([fleet], store, cache, secret=None)
+    counter.reset()
+    _run([fleet], store, cache, secret=None)
+    assert counter.validated == DOCUMENTS
+    assert not cache.exists()
+
+
+def test_the_cli_keys_the_cache_with_a_private_key_file_outside_it(
+    run_cli: Any, tmp_path: Path, cli_env: dict[str, str], counter: Counter
+) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=1)
+    env = {"CAPZGEN_CACHE_DIR": str(tmp_path / "cache")}
+    key_file = Path(cli_env["XDG_CONFIG_HOME"]) / "capzgen" / "result-cache.key"
+    assert run_cli(["validate", str(fleet)], env=env).exit_code == 0
+    assert key_file.is_file()
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert not key_file.resolve().is_relative_to((tmp_path / "cache").resolve())
+    counter.reset()
+    assert run_cli(["validate", str(fleet)], env=env).exit_code == 0
+    assert counter.validated == 0
+    key_file.write_text("0" * 64 + "\n")  # another key: nothing of the old one is found
+    counter.reset()
+    assert run_cli(["validate", str(fleet)], env=env).exit_code == 0
+    assert counter.validated == DOCUMENTS
+
+
+@pytest.mark.parametrize("damage", ["not a key", "readable by others", "a folder", "a symlink"])
+def test_a_key_file_that_cannot_be_used_turns_the_cache_off(
+    run_cli: Any, tmp_path: Path, cli_env: dict[str, str], counter: Counter, damage: str
+) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=1)
+    env = {"CAPZGEN_CACHE_DIR": str(tmp_path / "cache")}
+    key_file = Path(cli_env["XDG_CONFIG_HOME"]) / "capzgen" / "result-cache.key"
+    key_file.parent.mkdir(parents=True)
+    good = "ab" * 32 + "\n"
+    if damage == "not a key":
+        key_file.write_text("not a key\n")
+        key_file.chmod(0o600)
+    elif damage == "readable by others":
+        key_file.write_text(good)
+        key_file.chmod(0o644)
+    elif damage == "a folder":
+        key_file.mkdir()
+    else:
+        target = tmp_path / "elsewhere.key"
+        target.write_text(good)
+        target.chmod(0o600)
+        key_file.symlink_to(target)
+    for _ in range(2):
+        counter.reset()
+        result = run_cli(["validate", str(fleet)], env=env)
+        assert (result.exit_code, counter.validated) == (0, DOCUMENTS)
+    assert not (tmp_path / "cache" / "results" / FILE_NAME).exists()
+
+
+def test_capzgen_cache_key_keys_the_cache_without_a_key_file(
+    run_cli: Any, tmp_path: Path, cli_env: dict[str, str], counter: Counter
+) -> None:
+    fleet = _fleet(tmp_path / "fleet", clusters=1)
+    env = {"CAPZGEN_CACHE_DIR": str(tmp_path / "cache"), "CAPZGEN_CACHE_KEY": "ci secret"}
+    assert run_cli(["validate", str(fleet)], env=env).exit_code == 0
+    counter.reset()
+    assert run_cli(["validate", str(fleet)], env=env).exit_code == 0
+    assert counter.validated == 0
+    assert not (Path(cli_env["XDG_CONFIG_HOME"]) / "capzgen").exists()
+    counter.reset()
+    other = {**env, "CAPZGEN_CACHE_KEY": "another secret"}
+    assert run_cli(["validate", str(fleet)], env=other).exit_code == 0
+    assert counter.validated == DOCUMENTS
+
+
+def test_no_home_means_no_key_and_no_cache_and_nothing_created(tmp_path: Path) -> None:
+    """A key file below a home that does not exist: nothing is created, the cache is off."""
+    from generator.validate.cache.secret import cache_secret
+
+    home = tmp_path / "no-home"
+    assert cache_secret(None, home / ".config" / "capzgen" / "result-cache.key") is None
+    assert not home.exists()
+    home.mkdir()
+    key = cache_secret(None, home / ".config" / "capzgen" / "result-cache.key")
+    assert key is not None
+    assert cache_secret(None, home / ".config" / "capzgen" / "result-cache.key") == key
+    assert cache_secret("ci", None) == cache_secret("ci", home / "elsewhere") != key

@@ -18,13 +18,16 @@ opened, read or written (locked by a concurrent run, corrupt, a read-only disk) 
 error: the run validates everything and says why in a debug log line. A stored entry that is not
 exactly what this module writes is treated as missing.
 
-The cache is trusted like the program itself: whoever can write it can make a part "clean".
-Pipelines that restore it from a shared store they do not control should run ``--no-cache``.
+Every key is stored as its HMAC under the run's secret (:mod:`generator.validate.cache.secret`,
+kept outside the cache folder), and every stored file index carries an HMAC of its content, so
+whoever can write the cache folder but does not hold the secret cannot make anything "clean": an
+entry not made with the secret (planted, or copied from another machine) is simply not found.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
 import logging
 import sqlite3
@@ -33,11 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.jsontypes import Json
+from generator.validate.cache.secret import KEY_BYTES as MIN_SECRET_BYTES
+from generator.validate.cache.secret import mac
 from generator.validate.partition import DocumentKeys
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "results-v1.sqlite3"
+FILE_NAME = "results-v2.sqlite3"  # v2: keys and file indexes authenticated
 MAX_PARTS = 2_000_000  # clean parts kept; the least recently used go first beyond it
 MAX_FILES = 20_000  # file indexes kept, likewise
 MAX_INDEX_BYTES = 64 << 20  # a stored file index larger than this is ignored
@@ -48,6 +53,7 @@ FLUSH_PARTS = 4096  # clean parts are written once this many are pending
 # The bound is applied by SQLite, before a value is handed over (a damaged file could hold a
 # value of any size).
 _INDEX_QUERY = "SELECT data FROM files WHERE key = ? AND length(data) <= ?"
+_MAC_HEX = 64  # a stored file index starts with the hex HMAC of the rest
 _QUERY_CHUNK = 500  # keys per SELECT (SQLite's bound on parameters is 32,766)
 _TIMEOUT = 2.0  # seconds to wait for a concurrent run's write lock
 
@@ -159,8 +165,9 @@ class CacheLimits:
 class ResultCache:
     """The SQLite file of remembered results; every failure turns it off for the run."""
 
-    def __init__(self, connection: sqlite3.Connection, limits: CacheLimits) -> None:
+    def __init__(self, connection: sqlite3.Connection, secret: bytes, limits: CacheLimits) -> None:
         self.limits = limits
+        self._secret = secret
         self._db: sqlite3.Connection | None = connection
         self._generation = 0
         self._new_parts: set[bytes] = set()
@@ -171,12 +178,17 @@ class ResultCache:
         self._runs: dict[bytes, int] = {}
 
     @classmethod
-    def open(cls, folder: Path, limits: CacheLimits | None = None) -> ResultCache | None:
-        """The cache in ``folder`` (created), or None when it cannot be used."""
+    def open(
+        cls, folder: Path, secret: bytes, limits: CacheLimits | None = None
+    ) -> ResultCache | None:
+        """The cache in ``folder`` (created) whose entries are made with ``secret``, or None
+        when it cannot be used (or there is no secret: never unauthenticated)."""
+        if len(secret) < MIN_SECRET_BYTES:
+            return None
         try:
             folder.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(folder / FILE_NAME, timeout=_TIMEOUT)
-            cache = cls(connection, limits or CacheLimits())
+            cache = cls(connection, secret, limits or CacheLimits())
             with connection:
                 for statement in _SCHEMA:
                     connection.execute(statement)
@@ -186,6 +198,20 @@ class ResultCache:
         except (OSError, sqlite3.Error) as error:
             log.debug("result cache in %s not used: %s", folder, error)
             return None
+
+    def _key(self, kind: bytes, key: bytes) -> bytes:
+        """What ``key`` (of a ``kind`` of entry) is stored as: its HMAC under the secret."""
+        return mac(self._secret, kind + b"\0" + key)
+
+    def _sealed(self, key: bytes, data: str) -> str:
+        """A file index as stored: the HMAC of its key and content, then the content."""
+        return mac(self._secret, b"index\0" + key + data.encode()).hex() + data
+
+    def _opened(self, key: bytes, stored: str) -> str | None:
+        """The content of a stored file index, if its HMAC is this secret's; else None."""
+        seal, data = stored[:_MAC_HEX], stored[_MAC_HEX:]
+        expected = self._sealed(key, data)[:_MAC_HEX]
+        return data if hmac.compare_digest(seal, expected) else None
 
     def _failed(self, error: Exception) -> None:
         log.debug("result cache turned off for this run: %s", error)
@@ -207,17 +233,18 @@ class ResultCache:
         return None if row is None else row[0]
 
     def file_index(self, key: bytes) -> FileIndex | None:
-        """The stored index of the file text with ``key``, if any."""
-        data = self._value(_INDEX_QUERY, key, self.limits.max_index_bytes)
-        index = (
-            FileIndex.from_json(data, self.limits.max_index_bytes) if type(data) is str else None
-        )
+        """The stored index of the file text with ``key``, if any (and made with the secret)."""
+        key = self._key(b"file", key)
+        stored = self._value(_INDEX_QUERY, key, self.limits.max_index_bytes + _MAC_HEX)
+        data = self._opened(key, stored) if type(stored) is str else None
+        index = FileIndex.from_json(data, self.limits.max_index_bytes) if data is not None else None
         if index is not None:
             self._used_files.add(key)
         return index
 
     def clean_run(self, key: bytes) -> int | None:
         """How many documents the input with ``key`` had when it was validated clean, if it was."""
+        key = self._key(b"run", key)
         documents = self._value("SELECT documents FROM runs WHERE key = ?", key)
         if type(documents) is not int or documents < 0:
             return None
@@ -227,20 +254,21 @@ class ResultCache:
     def remember_run(self, key: bytes, documents: int) -> None:
         """Remember that the input with ``key`` (``documents`` documents) was validated clean."""
         if self._db is not None:
-            self._runs[key] = documents
+            self._runs[self._key(b"run", key)] = documents
 
     def remember_file(self, key: bytes, index: FileIndex) -> None:
         """Store ``index`` for the file text with ``key`` (a fact about the text alone, so it is
         written as the run goes, keeping memory flat on a repository of many files)."""
-        stored = index.to_json() if self._db is not None else None
-        if stored is None:
+        data = index.to_json() if self._db is not None else None
+        if data is None:
             return
+        key = self._key(b"file", key)
+        stored = self._sealed(key, data)
         self._new_files[key] = stored
         self._pending_bytes += len(stored)
         if self._pending_bytes >= self.limits.flush_index_bytes and self._db is not None:
-            try:
-                with self._db:
-                    _write_files(self._db, self._new_files, self._generation)
+            try:  # into the run's open transaction: committed only by close(save=True)
+                _write_files(self._db, self._new_files, self._generation)
             except sqlite3.Error as error:
                 self._failed(error)
             self._new_files, self._pending_bytes = {}, 0
@@ -250,9 +278,11 @@ class ResultCache:
         found: set[bytes] = set()
         if self._db is None:
             return found
+        stored = {self._key(b"part", key): key for key in keys}
+        macs = list(stored)
         try:
-            for at in range(0, len(keys), _QUERY_CHUNK):
-                chunk = keys[at : at + _QUERY_CHUNK]
+            for at in range(0, len(macs), _QUERY_CHUNK):
+                chunk = macs[at : at + _QUERY_CHUNK]
                 marks = ",".join("?" * len(chunk))
                 query = f"SELECT key FROM parts WHERE key IN ({marks})"
                 found.update(row[0] for row in self._db.execute(query, chunk))
@@ -260,24 +290,25 @@ class ResultCache:
             self._failed(error)
             return set()
         self._used_parts |= found
-        return found
+        return {stored[key] for key in found if key in stored}
 
     def remember_parts(self, keys: Iterable[bytes]) -> None:
         """Remember ``keys`` as clean (each part was validated without a finding: a fact that
         stands whatever happens later, so they are written as the run goes)."""
         if self._db is None:
             return
-        self._new_parts.update(keys)
+        self._new_parts.update(self._key(b"part", key) for key in keys)
         if len(self._new_parts) >= FLUSH_PARTS:
-            try:
-                with self._db:
-                    _write_parts(self._db, self._new_parts, self._generation)
+            try:  # into the run's open transaction: committed only by close(save=True)
+                _write_parts(self._db, self._new_parts, self._generation)
             except sqlite3.Error as error:
                 self._failed(error)
             self._new_parts = set()
 
     def close(self, *, save: bool) -> None:
-        """Write what this run learned (when ``save``) in one transaction, and close."""
+        """Write what this run learned (when ``save``) in one transaction, and close; without
+        ``save`` (the run failed: a file changed while it was read, an interrupt) nothing it
+        wrote on the way is kept either (the transaction is rolled back)."""
         db, self._db = self._db, None
         if db is None:
             return

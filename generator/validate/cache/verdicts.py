@@ -5,7 +5,8 @@ change. kubeconform's verdict on a document is a function of its text, the kubec
 schemas capzgen writes for it (every schema source on the search path) and capzgen's own code
 (which flags it passes, how the embedded resources are sent): the documents of a file kubeconform
 found nothing wrong with are remembered under a key of all of these, and not sent to it again.
-Only clean verdicts are kept, as the result cache keeps only clean results; ``--no-cache`` turns
+Only clean verdicts are kept, as the result cache keeps only clean results, in the same
+authenticated store (an entry not made with the run's secret is not found); ``--no-cache`` turns
 this off with the rest.
 """
 
@@ -25,20 +26,23 @@ from generator.yamlio.chunks import text_digest
 class Verdicts:
     """The clean verdicts kept below ``results_dir`` for one kubeconform binary and store."""
 
-    def __init__(self, results_dir: Path, config: bytes) -> None:
+    def __init__(self, results_dir: Path, config: bytes, secret: bytes) -> None:
         self.results_dir = results_dir
         self.config = config  # capzgen's code and every schema source
+        self.secret = secret  # what the result cache's entries are made with
 
     @classmethod
-    def open(cls, results_dir: Path | None, store: SchemaLookup | None) -> Verdicts | None:
-        """The verdicts for ``store``; None without a cache folder or for a store whose schema
-        sources cannot be described (then nothing can be reused)."""
-        if results_dir is None:
+    def open(
+        cls, results_dir: Path | None, secret: bytes | None, store: SchemaLookup | None
+    ) -> Verdicts | None:
+        """The verdicts for ``store``; None without a cache folder or its secret, or for a
+        store whose schema sources cannot be described (then nothing can be reused)."""
+        if results_dir is None or secret is None:
             return None
         stores = store_fingerprint(store)
         if stores is None:
             return None
-        return cls(results_dir, code_fingerprint() + stores)
+        return cls(results_dir, code_fingerprint() + stores, secret)
 
     def salt(self, binary: str) -> bytes:
         """What every key of a run with ``binary`` starts from: capzgen, the schema sources and
@@ -61,7 +65,7 @@ class Verdicts:
 
     def clean(self, keys: Sequence[bytes]) -> set[bytes]:
         """Which of ``keys`` kubeconform found clean before."""
-        cache = ResultCache.open(self.results_dir)
+        cache = ResultCache.open(self.results_dir, self.secret)
         if cache is None:
             return set()
         found = cache.clean_parts(keys)
@@ -73,7 +77,7 @@ class Verdicts:
         keys = list(keys)
         if not keys:
             return
-        cache = ResultCache.open(self.results_dir)
+        cache = ResultCache.open(self.results_dir, self.secret)
         if cache is not None:
             cache.remember_parts(keys)
             cache.close(save=True)
