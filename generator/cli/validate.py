@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +21,8 @@ from generator.cli.options import (
     kubeconform_options,
     schema_dir_option,
 )
-from generator.errors import CapzgenError, ExitCode, UsageError
+from generator.errors import CapzgenError, ExitCode, InputOutputError, Location, UsageError
+from generator.findings import Finding
 from generator.settings import Settings
 
 if TYPE_CHECKING:
@@ -52,6 +54,15 @@ if TYPE_CHECKING:
     help="Validate every cluster again (and send kubeconform every file): do not reuse or "
     "remember results of earlier runs.",
 )
+@click.option(
+    "--load-restrictor",
+    type=click.Choice(["LoadRestrictionsRootOnly", "LoadRestrictionsNone"]),
+    default="LoadRestrictionsRootOnly",
+    show_default=True,
+    help="Which files a folder may lead to, as kustomize's flag says: LoadRestrictionsRootOnly "
+    "refuses (exit 2) symbolic links and kustomization entries that lead outside the folder "
+    "named; LoadRestrictionsNone follows them.",
+)
 @kubeconform_options
 def validate_command(
     paths: tuple[str, ...],
@@ -64,6 +75,7 @@ def validate_command(
     jobs: int | None,
     no_cache: bool,
     kubeconform: KubeconformChoice,
+    load_restrictor: str,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
@@ -99,7 +111,7 @@ def validate_command(
     )
     try:
         results_dir = None if no_cache else settings.cache_dir("results")
-        run = _Run(jobs, results_dir)
+        run = _Run(jobs, results_dir, load_restrictor)
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
@@ -113,6 +125,7 @@ class _Run:
 
     jobs: int | None
     results_dir: Path | None
+    load_restrictor: str  # a LoadRestrictor value
 
 
 def _validate(
@@ -133,18 +146,45 @@ def _validate(
 
     store = SchemaStore.from_search_path(list(schema_dirs), settings)
     second_opinion = checks.kubeconform
-    # lazy: as above, the streaming validator is for runs that validate
-    from generator.validate.stream import RunSettings, default_jobs, stream_paths
+    # lazy: as above, the input walk and the streaming validator are for runs that validate
+    from generator.validate.inputs import collect_inputs
+
+    # lazy: as above
+    from generator.validate.kustomization import InputRules, LoadRestrictor
+
+    # lazy: as above
+    from generator.validate.stream import RunSettings, default_jobs, stream_inputs
 
     workers = run.jobs if run.jobs is not None else default_jobs()
     on = RunSettings(jobs=workers, results_dir=run.results_dir)
+    inputs = collect_inputs(paths, InputRules(LoadRestrictor(run.load_restrictor)))
+    failures = [_failure_error(finding) for finding in inputs.failures]
+    if failures and not inputs.paths:
+        raise failures[0]  # nothing could be read at all
     if second_opinion is None:
-        report = stream_paths(list(paths), store, options, on)
+        report = stream_inputs(inputs, store, options, on)
     else:
         # lazy: as above (kubeconform runs beside capzgen's own validation)
         from generator.validate.beside import check_beside_kubeconform
 
-        report = check_beside_kubeconform(list(paths), store, options, second_opinion, on)
-    render = render_json if output == "json" else render_text
-    click.echo(render(report.findings, report.document_count), nl=False)
+        report = check_beside_kubeconform(inputs, store, options, second_opinion, on)
+    if output == "json":
+        text = render_json(report.findings, report.document_count)
+        if failures:  # the report of every input read, and the error (as render_error_json)
+            payload = json.loads(text)
+            payload["error"] = json.loads(render_error_json(failures[0]))["error"]
+            payload["error"]["details"] = [str(error) for error in failures[1:]]
+            text = json.dumps(payload, indent=2, sort_keys=True) + "\n"
+        click.echo(text, nl=False)
+    else:
+        click.echo(render_text(report.findings, report.document_count), nl=False)
+    for error in failures:  # every other input was validated and reported; the run still fails
+        click.echo(f"Error: {error}", err=True)
+    if failures:
+        return int(ExitCode.USAGE)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)
+
+
+def _failure_error(finding: Finding) -> InputOutputError:
+    """An input that could not be read (or was refused), as the error it stands for (exit 2)."""
+    return InputOutputError(finding.message, location=Location(file=finding.subject.file))
