@@ -30,14 +30,19 @@ def too_deep(folder: str, max_depth: int) -> InputOutputError:
     )
 
 
+def ignore(_error: OSError) -> None:
+    """An ``onerror`` that skips a folder that cannot be listed, as ``os.walk`` does."""
+
+
 def walk_folders(
     top: str,
     *,
     max_depth: int = MAX_FOLDER_DEPTH,
     onerror: Callable[[OSError], None] | None = None,
+    skip_hidden: bool = True,
 ) -> Iterator[tuple[str, list[str], list[str]]]:
     """``(folder, sub-folder names, file names)`` of every folder below ``top``, top-down, in
-    sorted order, like ``os.walk(top)`` with hidden names left out.
+    sorted order, like ``os.walk(top)`` with hidden names left out (unless not ``skip_hidden``).
 
     As with ``os.walk``, the caller may prune the sub-folder list in place; a link to a folder is
     listed among the sub-folders but not entered. A folder that cannot be listed goes to
@@ -58,7 +63,7 @@ def walk_folders(
         files: list[str] = []
         links: set[str] = set()
         for entry in entries:
-            if entry.name.startswith("."):
+            if skip_hidden and entry.name.startswith("."):
                 continue
             try:
                 is_dir = entry.is_dir()
