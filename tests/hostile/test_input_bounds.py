@@ -127,7 +127,7 @@ CASES = [
 
 
 def _listing(root: Path) -> list[str]:
-    found = []
+    found: list[str] = []
     for folder, dirs, files in os.walk(root.parent / root.name, topdown=True):
         dirs[:] = [d for d in dirs if d != "a" and d != "k"]  # the generated trees themselves
         found.extend(os.path.join(folder, name) for name in [*dirs, *files])
