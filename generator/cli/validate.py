@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,11 +21,13 @@ from generator.cli.options import (
     kubeconform_options,
     schema_dir_option,
 )
-from generator.errors import CapzgenError, ExitCode, UsageError
+from generator.errors import CapzgenError, ExitCode, InputOutputError, Location, UsageError
+from generator.findings import Finding
 from generator.settings import Settings
 
 if TYPE_CHECKING:
     from generator.checks.context import CheckOptions
+    from generator.validate.stream import RunSettings
 
 
 @click.command("validate")
@@ -52,6 +55,15 @@ if TYPE_CHECKING:
     help="Validate every cluster again (and send kubeconform every file): do not reuse or "
     "remember results of earlier runs.",
 )
+@click.option(
+    "--load-restrictor",
+    type=click.Choice(["LoadRestrictionsRootOnly", "LoadRestrictionsNone"]),
+    default="LoadRestrictionsRootOnly",
+    show_default=True,
+    help="Which files a folder may lead to, as kustomize's flag says: LoadRestrictionsRootOnly "
+    "refuses (exit 2) symbolic links and kustomization entries that lead outside the folder "
+    "named; LoadRestrictionsNone follows them.",
+)
 @kubeconform_options
 def validate_command(
     paths: tuple[str, ...],
@@ -64,6 +76,7 @@ def validate_command(
     jobs: int | None,
     no_cache: bool,
     kubeconform: KubeconformChoice,
+    load_restrictor: str,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
@@ -99,7 +112,7 @@ def validate_command(
     )
     try:
         results_dir = None if no_cache else settings.cache_dir("results")
-        run = _Run(jobs, results_dir, settings.cache_key, settings.cache_key_file)
+        run = _Run(jobs, results_dir, settings.cache_key, settings.cache_key_file, load_restrictor)
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
@@ -115,6 +128,7 @@ class _Run:
     results_dir: Path | None
     cache_key: str | None  # $CAPZGEN_CACHE_KEY
     cache_key_file: Path | None
+    load_restrictor: str  # a LoadRestrictor value
 
 
 def _validate(
@@ -135,24 +149,60 @@ def _validate(
 
     store = SchemaStore.from_search_path(list(schema_dirs), settings)
     second_opinion = checks.kubeconform
-    # lazy: as above, the streaming validator is for runs that validate
-    from generator.validate.stream import RunSettings, default_jobs, stream_paths
+    # lazy: as above, the input walk and the streaming validator are for runs that validate
+    from generator.validate.inputs import collect_inputs
 
-    workers = run.jobs if run.jobs is not None else default_jobs()
     # lazy: as above
-    from generator.validate.cache.secret import cache_secret
+    from generator.validate.kustomization import InputRules, LoadRestrictor
 
-    secret = None
-    if run.results_dir is not None:  # the key file is made only for a run that caches
-        secret = cache_secret(run.cache_key, run.cache_key_file)
-    on = RunSettings(jobs=workers, results_dir=run.results_dir, cache_secret=secret)
+    # lazy: as above
+    from generator.validate.stream import stream_inputs
+
+    on = _run_settings(run)
+    inputs = collect_inputs(paths, InputRules(LoadRestrictor(run.load_restrictor)))
+    failures = [_failure_error(finding) for finding in inputs.failures]
+    if failures and not inputs.paths:
+        raise failures[0]  # nothing could be read at all
     if second_opinion is None:
-        report = stream_paths(list(paths), store, options, on)
+        report = stream_inputs(inputs, store, options, on)
     else:
         # lazy: as above (kubeconform runs beside capzgen's own validation)
         from generator.validate.beside import check_beside_kubeconform
 
-        report = check_beside_kubeconform(list(paths), store, options, second_opinion, on)
-    render = render_json if output == "json" else render_text
-    click.echo(render(report.findings, report.document_count), nl=False)
+        report = check_beside_kubeconform(inputs, store, options, second_opinion, on)
+    if output == "json":
+        text = render_json(report.findings, report.document_count)
+        if failures:  # the report of every input read, and the error (as render_error_json)
+            payload = json.loads(text)
+            payload["error"] = json.loads(render_error_json(failures[0]))["error"]
+            payload["error"]["details"] = [str(error) for error in failures[1:]]
+            text = json.dumps(payload, indent=2, sort_keys=True) + "\n"
+        click.echo(text, nl=False)
+    else:
+        click.echo(render_text(report.findings, report.document_count), nl=False)
+    for error in failures:  # every other input was validated and reported; the run still fails
+        click.echo(f"Error: {error}", err=True)
+    if failures:
+        return int(ExitCode.USAGE)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)
+
+
+def _run_settings(run: _Run) -> RunSettings:
+    """How the run uses the machine: ``-j`` (default: every core) and the authenticated result
+    cache (its key file is made only for a run that caches)."""
+    # lazy: the streaming validator and the cache key are for runs that validate
+    from generator.validate.cache.secret import cache_secret
+
+    # lazy: as above
+    from generator.validate.stream import RunSettings, default_jobs
+
+    workers = run.jobs if run.jobs is not None else default_jobs()
+    secret = None
+    if run.results_dir is not None:
+        secret = cache_secret(run.cache_key, run.cache_key_file)
+    return RunSettings(jobs=workers, results_dir=run.results_dir, cache_secret=secret)
+
+
+def _failure_error(finding: Finding) -> InputOutputError:
+    """An input that could not be read (or was refused), as the error it stands for (exit 2)."""
+    return InputOutputError(finding.message, location=Location(file=finding.subject.file))

@@ -12,7 +12,9 @@ URL handling follows clusterctl (reference §1.4), with capzgen's choices where 
   ``localhost``): plain HTTP over the network could be altered on the way. The same holds for
   every redirect.
 * a download is bounded by size (:data:`~generator.yamlio.limits.MAX_BYTES`, checked while
-  reading) and time (``timeout`` for the whole download), and must be UTF-8 text like any input.
+  reading) and time: ``timeout`` is a total deadline over connecting, the headers and the body
+  (redirects included), every read of the socket waiting at most the time left, so a server
+  that sends one byte a second cannot stretch it; and it must be UTF-8 text like any input.
 
 With a cache folder, each URL's last download is kept with its ``ETag``; the next run asks the
 server with ``If-None-Match`` and reuses the copy on ``304 Not Modified``. When the server cannot
@@ -22,10 +24,13 @@ The opener is a parameter so that tests (and library users) decide how requests 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import http.client
+import io
 import ipaddress
 import json
+import socket
 import time
 import urllib.error
 import urllib.parse
@@ -33,12 +38,15 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from generator.errors import InputOutputError, Location, UsageError
 from generator.output.fsio import write_atomically
 from generator.yamlio.limits import MAX_BYTES
 from generator.yamlio.source import decode_source
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 DEFAULT_TIMEOUT = 30.0
 _CHUNK = 1 << 16
@@ -128,9 +136,99 @@ class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
+class Deadline:
+    """A point in time (``time.monotonic``) that a whole download must end by."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        """Seconds left; a ``TimeoutError`` once none are."""
+        left = self.at - time.monotonic()
+        if left <= 0:
+            msg = f"timed out after {self.seconds:g} s"
+            raise TimeoutError(msg)
+        return left
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The socket's reader, with the socket's timeout set to the time left before every read:
+    a server that sends one byte a second cannot stretch the headers or the body past the
+    deadline (a plain socket timeout bounds each read, not their sum)."""
+
+    def __init__(self, raw: io.BufferedReader, sock: socket.socket, deadline: Deadline) -> None:
+        super().__init__()
+        self._raw = raw
+        self._sock = sock
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer, /) -> int | None:
+        self._sock.settimeout(self._deadline.remaining())
+        return self._raw.readinto1(buffer)  # one read of the socket at most
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    """An ``HTTPResponse`` whose status line, headers and body are read within the deadline."""
+
+    def __init__(self, sock: socket.socket, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
+        super().__init__(sock, *args, **kwargs)
+        self.fp = io.BufferedReader(_DeadlineReader(self.fp, sock, deadline))
+
+
+def _connection(
+    base: type[http.client.HTTPConnection], deadline: Deadline
+) -> Callable[..., http.client.HTTPConnection]:
+    """``base`` connections that connect within the time left and read within the deadline."""
+
+    def make(host: str, **kwargs: Any) -> http.client.HTTPConnection:
+        kwargs["timeout"] = deadline.remaining()  # connect (and TLS handshake) within the time left
+        connection = base(host, **kwargs)
+        connection.response_class = functools.partial(  # type: ignore[assignment]
+            _DeadlineResponse, deadline=deadline
+        )
+        return connection
+
+    return make
+
+
+class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_connection(http.client.HTTPConnection, self._deadline), req)
+
+
+class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(
+            _connection(http.client.HTTPSConnection, self._deadline),
+            req,
+            context=self._context,  # type: ignore[attr-defined]
+        )
+
+
 def urllib_opener(request: urllib.request.Request, timeout: float) -> Response:
-    """The default opener: urllib, with checked redirects (HTTP errors raise ``HTTPError``)."""
-    opener = urllib.request.build_opener(_CheckedRedirects())
+    """The default opener: urllib, with checked redirects (HTTP errors raise ``HTTPError``) and
+    ``timeout`` as a total deadline over every connection, the headers and the body (redirects
+    included): each read waits at most the time left."""
+    deadline = Deadline(timeout)
+    opener = urllib.request.build_opener(
+        _CheckedRedirects(), _DeadlineHTTPHandler(deadline), _DeadlineHTTPSHandler(deadline)
+    )
     response: Response = opener.open(request, timeout=timeout)
     return response
 
@@ -258,7 +356,9 @@ def fetch_template(location: str, options: FetchOptions) -> Fetched:
     try:
         body = _request(url, options, cached)
     except (OSError, http.client.HTTPException) as error:  # URLError, timeouts, resets
-        reason = str(getattr(error, "reason", None) or error or "timed out")
+        cause = getattr(error, "reason", None) or error
+        timed_out = isinstance(cause, TimeoutError)
+        reason = f"timed out after {options.timeout:g} s" if timed_out else str(cause)
         if cached is None:
             raise _failed(url, reason) from None
         body = None

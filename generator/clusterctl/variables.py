@@ -72,6 +72,25 @@ def override_layer(values: Mapping[str, Json], label: str) -> Layer:
     return Layer(label, values)
 
 
+DEFAULT_NAMESPACE = "default"
+
+
+def namespace_default_layer(target_namespace: str | None) -> Layer:
+    """``NAMESPACE`` when ``-n``/``--target-namespace`` is not given: ``default``, as clusterctl
+    takes the kubeconfig's namespace. It sits below the command line and the values file (a
+    ``NAMESPACE`` the user gave there wins) and above the environment and clusterctl's config file
+    (which clusterctl's own ``NAMESPACE`` overrides too); an explicit ``-n`` is on the command
+    line layer and beats all of them."""
+    values = {} if target_namespace else {"NAMESPACE": DEFAULT_NAMESPACE}
+    return override_layer(values, "default of --target-namespace")
+
+
+def namespace_flag(target_namespace: str | None) -> dict[str, str]:
+    """The command line's ``NAMESPACE``: only an explicit ``-n`` sets one (see
+    :func:`namespace_default_layer` for its default)."""
+    return {"NAMESPACE": target_namespace} if target_namespace else {}
+
+
 @dataclass(frozen=True)
 class Resolved:
     """A variable's value as written (not turned into text) and the label of its layer."""

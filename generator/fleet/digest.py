@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -41,6 +40,7 @@ from generator.output.gitops import read_manifest
 from generator.resources import builtin_flavors_dir
 from generator.yamlio.load import load_json
 from generator.yamlio.source import read_bytes
+from generator.yamlio.walk import ignore, walk_folders
 
 RECORD_NAME = ".capzgen-inputs.json"
 _FORMAT = 1
@@ -63,19 +63,10 @@ def _walk_files(root: Path) -> Iterable[Path]:
     if root.is_file():
         yield root
         return
-    seen: set[tuple[int, int]] = set()
-    for folder, dirs, files in os.walk(root, followlinks=True):
-        try:
-            info = os.stat(folder)
-        except OSError:
-            dirs[:] = []
-            continue
-        if (info.st_dev, info.st_ino) in seen:
-            dirs[:] = []
-            continue
-        seen.add((info.st_dev, info.st_ino))
-        dirs.sort()
-        for name in sorted(files):
+    for folder, _dirs, files in walk_folders(
+        str(root), onerror=ignore, skip_hidden=False, follow_links=True
+    ):
+        for name in files:
             yield Path(folder) / name
 
 

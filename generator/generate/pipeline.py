@@ -22,7 +22,12 @@ from generator.clusterctl.substitution import (
     parse_objects,
     substitute_template,
 )
-from generator.clusterctl.variables import VariableStore, override_layer
+from generator.clusterctl.variables import (
+    VariableStore,
+    namespace_default_layer,
+    namespace_flag,
+    override_layer,
+)
 from generator.errors import CapzgenError, UsageError, ValidationFailed
 from generator.findings import Finding
 from generator.flavors.catalog import FlavorCatalog
@@ -169,7 +174,7 @@ def flag_overrides(
     renders exactly like ``clusterctl generate cluster``. Flavors declare typed defaults instead.
     """
     values: dict[str, str] = {"CLUSTER_NAME": request.name}
-    values["NAMESPACE"] = request.target_namespace or "default"
+    values.update(namespace_flag(request.target_namespace))  # its default: a layer of its own
     if request.kubernetes_version:
         values["KUBERNETES_VERSION"] = request.kubernetes_version
     if request.control_plane_machine_count is not None:
@@ -215,6 +220,7 @@ def build_store(request: ClusterRequest, inputs: Inputs) -> VariableStore:
         [
             override_layer(overrides, "command line"),
             override_layer(inputs.values_file, VALUES_FILE_LABEL),
+            namespace_default_layer(request.target_namespace),
             *base,
         ]
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from generator.errors import YamlError
 from generator.jsontypes import Json
 from generator.yamlio.load import load_documents, load_json
 from generator.yamlio.source import decode_source, read_bytes
+from generator.yamlio.walk import walk_folders
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +49,20 @@ def schema_files(folder: Path) -> Iterator[Path]:
     """Every YAML/JSON file below ``folder``, sorted, hidden files and folders skipped: the one
     walk of a schema folder (``--schema-dir``, ``$CAPZGEN_SCHEMA_PATH``, ``schemas import``).
     A FIFO or device among them is skipped with a warning: reading it would block or never end."""
-    for current, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if name.startswith(".") or not name.endswith(SCHEMA_SUFFIXES):
+    for current, _dirs, files in walk_folders(str(folder), onerror=_unlistable):
+        for name in files:
+            if not name.endswith(SCHEMA_SUFFIXES):
                 continue
             path = Path(current) / name
             if path.is_file():
                 yield path
             else:
                 log.warning("%s: not a regular file; skipped", path)
+
+
+def _unlistable(error: OSError) -> None:
+    """A folder that cannot be listed offers no schemas (as ``os.walk`` skips it)."""
+    log.debug("cannot list %s: %s", error.filename, error.strerror or error)
 
 
 def parse_documents(source: SourceBytes) -> list[Json]:

@@ -12,8 +12,6 @@ never an error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from generator.checks import ValidationOptions
 from generator.findings import sort_findings
 from generator.kubeconform.files import InputFile, start_on_files
@@ -21,20 +19,19 @@ from generator.kubeconform.process import KubeconformOptions
 from generator.schemastore.types import SchemaLookup
 from generator.validate.cache.verdicts import Verdicts
 from generator.validate.check import CheckReport, second_opinion, with_lines
-from generator.validate.inputs import collect_inputs
+from generator.validate.inputs import Inputs
 from generator.validate.stream import SERIAL, RunSettings, stream_inputs
 
 
 def check_beside_kubeconform(
-    paths: Sequence[str],
+    inputs: Inputs,
     store: SchemaLookup | None,
     options: ValidationOptions,
     kubeconform: KubeconformOptions,
     settings: RunSettings = SERIAL,
 ) -> CheckReport:
-    """Validate ``paths`` as :func:`generator.validate.stream.stream_paths` does, with
-    kubeconform's findings merged."""
-    inputs = collect_inputs(paths)
+    """Validate ``inputs`` (collected once: :func:`generator.validate.inputs.collect_inputs`) as
+    :func:`generator.validate.stream.stream_inputs` does, with kubeconform's findings merged."""
     files = [InputFile(name, path) for path, name in zip(inputs.paths, inputs.names, strict=True)]
     verdicts = Verdicts.open(settings.results_dir, settings.cache_secret, store)
     with start_on_files(files, store, kubeconform, inputs.read, verdicts) as running:

@@ -16,8 +16,14 @@ from dataclasses import dataclass
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, Severity, Subject
 from generator.validate import kustomization
+from generator.validate.kustomization import (
+    DEFAULT_RULES,
+    InputRules,
+    TooManyFiles,
+    too_many_files,
+)
 from generator.yamlio.load import iter_files
-from generator.yamlio.source import STDIN, read_source
+from generator.yamlio.source import STDIN, display_name, read_source
 
 STDIN_NAME = "<stdin>"
 
@@ -25,22 +31,28 @@ STDIN_NAME = "<stdin>"
 @dataclass(frozen=True, slots=True)
 class Inputs:
     """The files to read, in order (``-`` is standard input, already read into ``stdin_text``),
-    the names findings give them, and findings for what could not be read."""
+    the names findings give them, and findings for what could not be read (``failures``, also
+    among ``unreadable``: arguments that could not be read at all and files the load restrictor
+    refused, which make the run fail with exit 2 after the other inputs are validated)."""
 
     paths: tuple[str, ...]
     names: tuple[str, ...]
     stdin_text: str | None = None
     unreadable: tuple[Finding, ...] = ()
+    failures: tuple[Finding, ...] = ()
 
     def read(self, path: str) -> str:
         """The text of ``path``: standard input as read once, a file read now."""
         return (self.stdin_text or "") if path == STDIN else read_source(path)
 
 
-def collect_inputs(paths: Sequence[str]) -> Inputs:
+def collect_inputs(paths: Sequence[str], rules: InputRules = DEFAULT_RULES) -> Inputs:
     """Every file ``paths`` stand for (see :func:`expand_paths`), with standard input read if
-    ``-`` is among them."""
-    found, unreadable = expand_paths(paths)
+    ``-`` is among them. An argument that cannot be read at all (missing, a folder tree too deep)
+    is a failure finding and the others are still collected; more than ``rules.max_files`` files
+    in all is a :class:`~generator.validate.kustomization.TooManyFiles` error."""
+    failures: list[Finding] = []
+    found, unreadable = expand_paths(paths, rules, failures=failures)
     stdin_text = None
     if any(path == STDIN for path, _ in found):
         try:
@@ -49,17 +61,42 @@ def collect_inputs(paths: Sequence[str]) -> Inputs:
             found = [(p, n) for p, n in found if p != STDIN]
             unreadable.append(read_error_finding(error, STDIN_NAME))
     return Inputs(
-        tuple(p for p, _ in found), tuple(n for _, n in found), stdin_text, tuple(unreadable)
+        tuple(p for p, _ in found),
+        tuple(n for _, n in found),
+        stdin_text,
+        (*unreadable, *failures),
+        tuple(failures),
     )
 
 
-def expand_paths(paths: Sequence[str]) -> tuple[list[tuple[str, str]], list[Finding]]:
+def expand_paths(
+    paths: Sequence[str],
+    rules: InputRules = DEFAULT_RULES,
+    *,
+    failures: list[Finding] | None = None,
+) -> tuple[list[tuple[str, str]], list[Finding]]:
     """(path, display name) of every file to read, in order, and findings for the entries of
-    folders that are not regular files (see :func:`generator.validate.check.check_paths`)."""
+    folders that are not regular files (see :func:`generator.validate.check.check_paths`).
+
+    With a ``failures`` list, an argument that cannot be read at all becomes a finding there
+    (and files the load restrictor refused too); without it, such an argument raises its
+    InputOutputError and refused files are among the returned findings.
+    """
     inputs: list[tuple[str, str]] = []
     unreadable: list[Finding] = []
     for path in paths:
-        names, from_folder = _expand(path, unreadable)
+        try:
+            names, from_folder, refused = _expand(
+                path, rules, rules.max_files - len(inputs), unreadable
+            )
+        except TooManyFiles:
+            raise
+        except InputOutputError as error:
+            if failures is None:
+                raise
+            failures.append(_error_finding(error, path))
+            continue
+        (unreadable if failures is None else failures).extend(refused)
         for name in names:
             label = STDIN_NAME if name == STDIN else name
             problem = _not_a_regular_file(name) if from_folder else None
@@ -70,16 +107,29 @@ def expand_paths(paths: Sequence[str]) -> tuple[list[tuple[str, str]], list[Find
     return inputs, unreadable
 
 
-def _expand(path: str, findings: list[Finding]) -> tuple[list[str], bool]:
-    """The files one argument stands for, and whether they were found inside a folder; problems
-    met while reading a kustomization file are added to ``findings``."""
+def _expand(
+    path: str, rules: InputRules, budget: int, findings: list[Finding]
+) -> tuple[list[str], bool, list[Finding]]:
+    """The files one argument stands for, whether they were found inside a folder, and the files
+    the load restrictor refused; problems met while reading a kustomization file are added to
+    ``findings``. At most ``budget`` files (more: TooManyFiles)."""
     if path == STDIN:
-        return [STDIN], False
-    if os.path.isdir(path) or kustomization.is_kustomization_file(path):
-        inputs = kustomization.collect_inputs(path)
+        files = [STDIN]
+    elif os.path.isdir(path) or kustomization.is_kustomization_file(path):
+        inputs = kustomization.collect_inputs(path, rules, max_files=budget)
         findings.extend(inputs.findings)
-        return inputs.files, True
-    return iter_files([path]), False
+        return inputs.files, True, inputs.refused
+    else:
+        files = iter_files([path])
+    if len(files) > budget:
+        raise too_many_files(path, rules.max_files)
+    return files, False, []
+
+
+def _error_finding(error: InputOutputError, path: str) -> Finding:
+    """An argument that could not be read, as an error finding on the place the error names."""
+    where = error.location.file if error.location and error.location.file else path
+    return unreadable_finding(display_name(where), error.message)
 
 
 def _not_a_regular_file(name: str) -> str | None:

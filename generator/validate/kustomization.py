@@ -9,9 +9,14 @@ folder applies, the way ``kubectl kustomize`` reads it:
   file (kustomize requires one), recursively, each kustomization once;
 * files next to a kustomization file that it does not list are not validated (capzgen's Flux
   ``flux-kustomization.yaml`` is such a file: name it explicitly to check it);
-* nothing is fetched and nothing outside the folder the user named is read: an entry that is a
-  remote URL, or that resolves (symbolic links included) outside that folder, is an error finding
-  on the kustomization file, as is an entry that does not exist;
+* nothing is fetched and nothing outside the folder the user named is read (kustomize's default
+  load restrictor, ``LoadRestrictionsRootOnly``, with the folder named as the root): an entry that
+  is a remote URL, or that names a path outside that folder, is an error finding on the
+  kustomization file, as is an entry that does not exist; a symbolic link that leads outside (a
+  linked ``kustomization.yaml``, a linked file in a plain folder or a linked entry) is refused
+  unread, with an error naming the link and its target that makes the run fail with exit 2.
+  ``InputRules(load_restrictor=LoadRestrictor.NONE)`` (``--load-restrictor
+  LoadRestrictionsNone``) lifts both;
 * fields that would change the objects (``patches``, ``namePrefix``, generators...) are not
   applied: one warning says so, and the listed resources are validated as written.
 
@@ -19,13 +24,19 @@ A folder without a kustomization file is walked as before (``*.yaml``, ``*.yml``
 hidden entries skipped, folder symlinks not followed), except that each sub-folder holding a
 kustomization file is read through it, so a fleet's top folder works too. Naming a kustomization
 file itself means its folder.
+
+Every walk is bounded (:class:`InputRules`): folders and kustomizations are followed with an
+explicit stack at most 64 levels deep, a kustomization list holds at most 10,000 entries, and a
+run reads at most 100,000 files; past a bound, one clear error.
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from generator.errors import InputOutputError, Location, YamlError
@@ -34,6 +45,7 @@ from generator.jsontypes import Json, JsonObject
 from generator.yamlio.load import load_value, read_source
 from generator.yamlio.locate import LineLocator
 from generator.yamlio.source import YAML_SUFFIXES
+from generator.yamlio.walk import MAX_FOLDER_DEPTH, too_deep
 
 log = logging.getLogger(__name__)
 
@@ -46,20 +58,69 @@ _REMOTE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|git@|git::)", re.IGNORECASE)
 _HOST_LIKE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/", re.IGNORECASE)
 
 
+class LoadRestrictor(enum.Enum):
+    """Which files a folder argument may reach, as kustomize's ``--load-restrictor`` says it."""
+
+    ROOT_ONLY = "LoadRestrictionsRootOnly"  # nothing outside the folder named (the default)
+    NONE = "LoadRestrictionsNone"  # links and entries may lead anywhere
+
+
+@dataclass(frozen=True, slots=True)
+class InputRules:
+    """What one validate run may read: the load restrictor, how deep a folder tree, how many
+    entries one kustomization list and how many files the whole run."""
+
+    load_restrictor: LoadRestrictor = LoadRestrictor.ROOT_ONLY
+    max_depth: int = MAX_FOLDER_DEPTH
+    max_entries: int = 10_000
+    max_files: int = 100_000
+
+
+DEFAULT_RULES = InputRules()
+
+
 @dataclass
 class FolderInputs:
-    """The files to validate for one folder argument, and problems met while choosing them."""
+    """The files to validate for one folder argument, and problems met while choosing them
+    (``refused``: files the load restrictor kept out, which make the run fail with exit 2)."""
 
+    rules: InputRules = DEFAULT_RULES
     files: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    refused: list[Finding] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)  # real paths of files and kustomizations taken
+    max_files: int = DEFAULT_RULES.max_files  # files this argument may still add
 
     def add_file(self, path: str) -> None:
         """Take ``path`` once, however many times it is reached."""
         real = os.path.realpath(path)
         if real not in self.seen:
+            if len(self.files) >= self.max_files:
+                raise too_many_files(path, self.rules.max_files)
             self.seen.add(real)
             self.files.append(path)
+
+
+class TooManyFiles(InputOutputError):
+    """A run's inputs hold more files than :attr:`InputRules.max_files`: the whole run stops."""
+
+
+def too_many_files(path: str, limit: int) -> TooManyFiles:
+    """The error for a run whose inputs hold more than ``limit`` files (``path``: the first over)."""
+    msg = f"more than {limit} files to validate; not validated"
+    return TooManyFiles(
+        msg,
+        location=Location(file=path),
+        hint=f"capzgen validates at most {limit} files in one run; validate the folders in parts",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """One folder or kustomization file being read: its place, and the frames it leads to."""
+
+    place: str
+    steps: Iterator[_Frame]
 
 
 def is_kustomization_file(path: str) -> bool:
@@ -76,25 +137,75 @@ def kustomization_in(folder: str) -> str | None:
     return None
 
 
-def collect_inputs(path: str) -> FolderInputs:
-    """Files to validate for ``path``: a folder, or a kustomization file standing for its folder."""
-    inputs = FolderInputs()
+def collect_inputs(
+    path: str, rules: InputRules = DEFAULT_RULES, *, max_files: int | None = None
+) -> FolderInputs:
+    """Files to validate for ``path``: a folder, or a kustomization file standing for its folder
+    (at most ``max_files`` of them, ``rules.max_files`` if not given).
+
+    The folders and kustomizations are read depth-first with an explicit stack (no recursion),
+    at most ``rules.max_depth`` levels down: deeper is an InputOutputError naming the folder.
+    """
+    inputs = FolderInputs(rules, max_files=rules.max_files if max_files is None else max_files)
     if is_kustomization_file(path):
         folder = os.path.dirname(path) or "."
-        _follow(path, os.path.realpath(folder), inputs)
+        first = _Frame(path, _follow(path, os.path.realpath(folder), inputs))
     else:
-        _walk(path, os.path.realpath(path), inputs)
+        first = _folder_frame(path, os.path.realpath(path), inputs)
+    stack = [first]
+    while stack:
+        child = next(stack[-1].steps, None)
+        if child is None:
+            stack.pop()
+            continue
+        if len(stack) > rules.max_depth:
+            raise too_deep(child.place, rules.max_depth)
+        stack.append(child)
     return inputs
 
 
-def _walk(folder: str, root: str, inputs: FolderInputs) -> None:
-    """Walk ``folder`` in sorted order, switching to a kustomization file wherever one is."""
+def _folder_frame(folder: str, root: str, inputs: FolderInputs) -> _Frame:
+    """A folder is read through its kustomization file if it has one, else walked."""
     found = kustomization_in(folder)
     if found is not None:
-        _follow(found, root, inputs)
-        return
+        return _Frame(found, _follow(found, root, inputs))
+    return _Frame(folder, _walk(folder, root, inputs))
+
+
+def _outside(real: str, root: str) -> bool:
+    return real != root and not real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _refuse_link(path: str, real: str, root: str, inputs: FolderInputs) -> bool:
+    """Whether ``path`` leads (through a symbolic link) outside ``root`` and is refused; a refused
+    file gets an error finding naming the link and its target, and is never read."""
+    if inputs.rules.load_restrictor is LoadRestrictor.NONE or not _outside(real, root):
+        return False
+    if not os.path.exists(real):
+        return False  # a dangling link reads nothing: it is reported as unreadable
+    inputs.refused.append(
+        Finding(
+            severity=Severity.ERROR,
+            rule="yaml",
+            message=_link_message(path, real, root),
+            subject=Subject(file=path),
+        )
+    )
+    return True
+
+
+def _link_message(path: str, real: str, root: str) -> str:
+    return (
+        f"{path} is a symbolic link to {real}, outside the folder being validated ({root}); "
+        "not read (--load-restrictor LoadRestrictionsNone allows it)"
+    )
+
+
+def _walk(folder: str, root: str, inputs: FolderInputs) -> Iterator[_Frame]:
+    """Walk ``folder`` in sorted order, switching to a kustomization file wherever one is."""
     try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
     except OSError as error:
         msg = f"cannot list {folder}: {error.strerror or error}"
         raise InputOutputError(msg, location=Location(file=folder)) from None
@@ -104,15 +215,17 @@ def _walk(folder: str, root: str, inputs: FolderInputs) -> None:
         full = os.path.join(folder, entry.name)
         if entry.is_dir():
             if not entry.is_symlink():  # no cycles through folder links
-                _walk(full, root, inputs)
-        elif entry.name.lower().endswith(YAML_SUFFIXES):
+                yield _folder_frame(full, root, inputs)
+        elif entry.name.lower().endswith(YAML_SUFFIXES) and not _refuse_link(
+            full, os.path.realpath(full), root, inputs
+        ):
             inputs.add_file(full)
 
 
-def _follow(path: str, root: str, inputs: FolderInputs) -> None:
+def _follow(path: str, root: str, inputs: FolderInputs) -> Iterator[_Frame]:
     """Take the resources one kustomization file lists (each kustomization file once)."""
     real = os.path.realpath(path)
-    if real in inputs.seen:
+    if real in inputs.seen or _refuse_link(path, real, root, inputs):
         return
     inputs.seen.add(real)
     document = _KustomizationText.read(path, inputs)
@@ -127,30 +240,46 @@ def _follow(path: str, root: str, inputs: FolderInputs) -> None:
         )
     listed: set[str] = set()
     for key in LIST_FIELDS:
-        entries = document.data.get(key)
-        if entries is None:
-            continue
-        if not isinstance(entries, list):
-            document.error((key,), "must be a list of file or folder paths")
-            continue
-        for index, entry in enumerate(entries):
-            target = _resource(document, (key, index), entry, root, inputs)
+        for index, entry in enumerate(_entries(document, key, inputs.rules.max_entries)):
+            target, nested = _resource(document, (key, index), entry, root, inputs)
+            if nested is not None:
+                yield nested
             if target is not None:
                 listed.add(os.path.realpath(target))
     _log_unlisted(path, listed)
 
 
+def _entries(document: _KustomizationText, key: str, limit: int) -> list[Json]:
+    """The entries of list field ``key`` (none after a finding: not a list, or too long)."""
+    entries = document.data.get(key)
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        document.error((key,), "must be a list of file or folder paths")
+        return []
+    if len(entries) > limit:
+        document.error(
+            (key,),
+            f"lists {len(entries)} entries; capzgen reads at most {limit} per list (none of "
+            "them read)",
+        )
+        return []
+    return entries
+
+
 def _resource(
     document: _KustomizationText, where: JsonPath, entry: Json, root: str, inputs: FolderInputs
-) -> str | None:
-    """Take one ``resources`` entry; the local path it names, or None after a finding."""
+) -> tuple[str | None, _Frame | None]:
+    """Take one ``resources`` entry: the local path it names (None after a finding), and the
+    frame of the kustomization a folder entry leads to."""
     if not isinstance(entry, str) or not entry.strip():
         document.error(where, "must be a file or folder path")
-        return None
+        return None, None
     if _REMOTE.match(entry):
         document.error(where, f"{entry}: remote resources are not fetched; validate a local copy")
-        return None
-    target = os.path.normpath(os.path.join(os.path.dirname(document.path), entry))
+        return None, None
+    base = os.path.dirname(document.path)
+    target = os.path.normpath(os.path.join(base, entry))
     real = os.path.realpath(target)
     if not os.path.exists(real):
         remote = _HOST_LIKE.match(entry) is not None
@@ -160,19 +289,22 @@ def _resource(
             if remote
             else f"{entry}: no such file or folder",
         )
-        return None
-    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
-        document.error(where, f"{entry}: outside the folder being validated ({root}); not read")
-        return None
+        return None, None
+    if inputs.rules.load_restrictor is LoadRestrictor.ROOT_ONLY and _outside(real, root):
+        written = os.path.normpath(os.path.join(os.path.realpath(base), entry))
+        if _outside(written, root):  # the entry itself says "outside": a mistake in the file
+            document.error(where, f"{entry}: outside the folder being validated ({root}); not read")
+        else:  # a link inside the folder leads out: refused like any such link
+            document.refuse(where, _link_message(target, real, root))
+        return None, None
     if os.path.isdir(real):
         nested = kustomization_in(target)
         if nested is None:
             document.error(where, f"{entry}: a folder resource needs its own kustomization.yaml")
-            return None
-        _follow(nested, root, inputs)
-        return target
+            return None, None
+        return target, _Frame(nested, _follow(nested, root, inputs))
     inputs.add_file(target)
-    return target
+    return target, None
 
 
 def _log_unlisted(path: str, listed: set[str]) -> None:
@@ -231,8 +363,14 @@ class _KustomizationText:
         """A warning finding at ``path`` of this file."""
         self._add(Severity.WARNING, path, message)
 
-    def _add(self, severity: Severity, path: JsonPath, message: str) -> None:
-        self.inputs.findings.append(
+    def refuse(self, path: JsonPath, message: str) -> None:
+        """An error finding at ``path`` for an entry the load restrictor refused (exit 2)."""
+        self._add(Severity.ERROR, path, message, into=self.inputs.refused)
+
+    def _add(
+        self, severity: Severity, path: JsonPath, message: str, into: list[Finding] | None = None
+    ) -> None:
+        (self.inputs.findings if into is None else into).append(
             Finding(
                 severity=severity,
                 rule=RULE,

@@ -15,6 +15,7 @@ from typing import BinaryIO, Final
 
 from generator.errors import InputOutputError, Location, YamlError
 from generator.yamlio.limits import MAX_BYTES
+from generator.yamlio.walk import walk_folders
 
 STDIN: Final = "-"
 STDIN_NAME: Final = "<stdin>"
@@ -128,7 +129,8 @@ def _is_hidden(name: str) -> bool:
 
 
 def _folder_files(folder: str) -> list[str]:
-    """YAML/JSON files below ``folder``, hidden entries skipped, sorted by path components."""
+    """YAML/JSON files below ``folder``, hidden entries skipped, sorted by path components (a
+    tree deeper than :data:`~generator.yamlio.walk.MAX_FOLDER_DEPTH` is an InputOutputError)."""
     found: list[tuple[tuple[str, ...], str]] = []
 
     def fail(exc: OSError) -> None:
@@ -136,8 +138,7 @@ def _folder_files(folder: str) -> list[str]:
         msg = f"cannot list {where}: {exc.strerror or exc}"
         raise InputOutputError(msg, location=Location(file=str(where)))
 
-    for root, dirs, files in os.walk(folder, onerror=fail):
-        dirs[:] = [name for name in dirs if not _is_hidden(name)]
+    for root, _dirs, files in walk_folders(folder, onerror=fail):
         for name in files:
             if _is_hidden(name) or not name.lower().endswith(YAML_SUFFIXES):
                 continue

@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from generator.validate.kustomization import collect_inputs
+from generator.errors import InputOutputError
+from generator.validate.inputs import collect_inputs as collect_run_inputs
+from generator.validate.kustomization import (
+    InputRules,
+    LoadRestrictor,
+    TooManyFiles,
+    collect_inputs,
+)
 
 GOOD = """\
 apiVersion: v1
@@ -101,7 +108,6 @@ def test_folders_without_kustomization_are_walked_into_kustomized_sub_folders(
         ("github.com/org/repo/deploy", "remote resources are not fetched"),
         ("missing.yaml", "missing.yaml: no such file or folder"),
         ("plain", "a folder resource needs its own kustomization.yaml"),
-        ("escape-link.yaml", "outside the folder being validated"),
     ],
 )
 def test_entries_that_cannot_be_read_are_findings_on_the_kustomization(
@@ -173,3 +179,150 @@ def test_cycles_and_repeats_are_read_once(tmp_path: Path, caplog: pytest.LogCapt
     assert inputs.files == [str(root / "good.yaml")]
     assert inputs.findings == []
     assert "does not list flux-kustomization.yaml; not validated" in caplog.text
+
+
+# --- the load restrictor: links that lead outside the folder named are refused, unread ---------
+
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata: {name: s3cr3t-name}\ndata: [s3cr3t-value]\n"
+NONE = ("--load-restrictor", "LoadRestrictionsNone")
+
+
+def _validate(run_cli: Any, *argv: str) -> tuple[int, dict[str, Any], str]:
+    result = run_cli(["validate", *argv, "--output", "json"])
+    return result.exit_code, json.loads(result.stdout), result.stderr
+
+
+def test_a_linked_entry_leading_outside_is_refused_unread(run_cli: Any, tmp_path: Path) -> None:
+    tree(tmp_path, {"outside.yaml": SECRET})
+    root = tree(
+        tmp_path / "dir",
+        {"kustomization.yaml": kustomization("good.yaml", "link.yaml"), "good.yaml": GOOD},
+    )
+    (root / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+    code, report, stderr = _validate(run_cli, str(root))
+    assert code == 2
+    assert report["summary"]["documents"] == 1  # good.yaml is still validated
+    [finding] = report["findings"]
+    assert finding["path"] == "resources[1]"
+    message = finding["message"]
+    assert str(root / "link.yaml") in message
+    assert str(tmp_path / "outside.yaml") in message
+    assert "outside the folder being validated" in message
+    assert report["error"]["exit_code"] == 2
+    assert "s3cr3t" not in json.dumps(report) + stderr
+    code, report, _ = _validate(run_cli, str(root), *NONE)
+    assert code == 1  # read when the user allows it: the Secret's data is a finding
+    assert report["summary"]["documents"] == 2
+
+
+def test_a_linked_kustomization_file_leading_outside_is_refused(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    tree(tmp_path / "elsewhere", {"kustomization.yaml": kustomization("../secret.yaml")})
+    tree(tmp_path, {"secret.yaml": SECRET})
+    root = tree(tmp_path / "dir", {"good.yaml": GOOD})
+    (root / "kustomization.yaml").symlink_to(tmp_path / "elsewhere" / "kustomization.yaml")
+    for argv in ([str(root)], [str(root / "kustomization.yaml")]):
+        code, report, stderr = _validate(run_cli, *argv)
+        assert code == 2
+        assert str(root / "kustomization.yaml") in stderr
+        assert str(tmp_path / "elsewhere" / "kustomization.yaml") in stderr
+        assert "outside the folder being validated" in report["error"]["message"]
+        assert "s3cr3t" not in json.dumps(report) + stderr
+    code, report, _ = _validate(run_cli, str(root), *NONE)
+    assert code == 1
+    assert any("s3cr3t-name" in json.dumps(f) for f in report["findings"])
+
+
+def test_a_file_link_in_a_plain_folder_leading_outside_is_refused(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    tree(tmp_path, {"secret.yaml": SECRET})
+    inner = GOOD.replace("name: good", "name: inner")
+    root = tree(tmp_path / "dir", {"good.yaml": GOOD, "sub/inner.yaml": inner})
+    (root / "sub" / "link.yaml").symlink_to(tmp_path / "secret.yaml")
+    (root / "inside.yaml").symlink_to(root / "sub" / "inner.yaml")  # inside: read (once)
+    code, report, stderr = _validate(run_cli, str(root))
+    assert code == 2
+    assert report["summary"]["documents"] == 2
+    [finding] = report["findings"]
+    assert finding["file"] == str(root / "sub" / "link.yaml")
+    assert str(tmp_path / "secret.yaml") in finding["message"]
+    assert "s3cr3t" not in json.dumps(report) + stderr
+    code, report, _ = _validate(run_cli, str(root), *NONE)
+    assert (code, report["summary"]["documents"]) == (1, 3)
+
+
+def test_entries_outside_the_folder_are_read_with_no_load_restrictor(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    tree(tmp_path, {"outside.yaml": GOOD.replace("name: good", "name: out")})
+    root = tree(
+        tmp_path / "dir",
+        {"kustomization.yaml": kustomization("good.yaml", "../outside.yaml"), "good.yaml": GOOD},
+    )
+    assert findings(run_cli, root)[0] == 1  # the default: refused, a finding
+    code, report, _ = _validate(run_cli, str(root), *NONE)
+    assert (code, report["findings"], report["summary"]["documents"]) == (0, [], 2)
+
+
+# --- bounds: depth, entries, files --------------------------------------------------------------
+
+
+def test_folder_walks_are_bounded_in_depth(tmp_path: Path) -> None:
+    deep = tmp_path / "top" / "a" / "b" / "c" / "d"
+    tree(deep, {"x.yaml": GOOD})
+    rules = InputRules(max_depth=3)
+    with pytest.raises(InputOutputError) as raised:
+        collect_inputs(str(tmp_path / "top"), rules)
+    assert raised.value.location is not None
+    assert raised.value.location.file == str(tmp_path / "top" / "a" / "b" / "c" / "d")
+    assert "more than 3 levels deep" in raised.value.message
+    assert collect_inputs(str(tmp_path / "top"), InputRules(max_depth=4)).files == [
+        str(deep / "x.yaml")
+    ]
+
+
+def test_kustomization_chains_are_bounded_in_depth(tmp_path: Path) -> None:
+    files = {"kustomization.yaml": kustomization("k1")}
+    for level in range(1, 6):
+        prefix = "/".join(f"k{n}" for n in range(1, level + 1))
+        files[f"{prefix}/kustomization.yaml"] = kustomization(f"k{level + 1}", "x.yaml")
+        files[f"{prefix}/x.yaml"] = GOOD
+        files[f"{prefix}/k{level + 1}/kustomization.yaml"] = kustomization()
+    root = tree(tmp_path / "chain", files)
+    with pytest.raises(InputOutputError, match="more than 3 levels deep"):
+        collect_inputs(str(root), InputRules(max_depth=3))
+    found = collect_inputs(str(root), InputRules(max_depth=10)).files
+    assert len(found) == 5
+    assert found[0] == str(root / "k1" / "k2" / "k3" / "k4" / "k5" / "x.yaml")  # depth first
+
+
+def test_a_kustomization_list_is_bounded(tmp_path: Path) -> None:
+    root = tree(
+        tmp_path / "dir",
+        {"kustomization.yaml": kustomization("a.yaml", "b.yaml", "c.yaml"), "a.yaml": GOOD},
+    )
+    inputs = collect_inputs(str(root), InputRules(max_entries=2))
+    assert inputs.files == []
+    [finding] = inputs.findings
+    assert finding.path == ("resources",)
+    assert "lists 3 entries; capzgen reads at most 2" in finding.message
+    assert collect_inputs(str(root), InputRules(max_entries=3)).files == [str(root / "a.yaml")]
+
+
+def test_the_files_of_one_run_are_bounded(tmp_path: Path) -> None:
+    root = tree(tmp_path / "dir", {"a.yaml": GOOD, "b.yaml": GOOD, "c/d.yaml": GOOD})
+    single = tree(tmp_path, {"e.yaml": GOOD}) / "e.yaml"
+    assert len(collect_run_inputs([str(root), str(single)], InputRules(max_files=4)).paths) == 4
+    with pytest.raises(TooManyFiles, match="more than 3 files"):
+        collect_run_inputs([str(root), str(single)], InputRules(max_files=3))
+    with pytest.raises(TooManyFiles):
+        collect_run_inputs([str(root)], InputRules(max_files=2))
+
+
+def test_the_restrictor_rules_name_kustomize_values() -> None:
+    assert {r.value for r in LoadRestrictor} == {
+        "LoadRestrictionsRootOnly",
+        "LoadRestrictionsNone",
+    }

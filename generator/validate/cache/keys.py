@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import sys
 from collections.abc import Iterable
 from dataclasses import fields
@@ -23,6 +22,7 @@ from pathlib import Path
 from generator.checks import ValidationOptions
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.types import SchemaCatalog, SchemaLookup
+from generator.yamlio.walk import ignore, walk_folders
 
 DIGEST_BYTES = 16
 FORMAT = b"capzgen-results-1"  # bump when what is stored, or how keys are made, changes
@@ -52,9 +52,9 @@ def _tree_lines(root: Path) -> Iterable[bytes]:
     if not root.is_dir():
         yield _stat_line(root, root.parent)
         return
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
+    for folder, dirs, files in walk_folders(str(root), onerror=ignore, skip_hidden=False):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in files:
             if not name.endswith(".pyc"):
                 yield _stat_line(Path(folder) / name, root)
 
