@@ -117,6 +117,11 @@ class DirectorySource(_IndexedSource):
 
             return file_entries(self.path, self.memo, explicit=True) or []
         if not self.path.is_dir():
+            if self.path.exists():  # a FIFO or a device such as /dev/zero: reading it never ends
+                # lazy: as above
+                from generator.schemastore.loading import check_regular_file
+
+                check_regular_file(self.path)
             if not self.optional:
                 msg = "schema folder or file does not exist"
                 raise SchemaStoreError(msg, location=Location(file=str(self.path)))
