@@ -7,6 +7,8 @@ Layout under the cache root (:attr:`generator.settings.Settings.cache_root`; the
     converted/v<N>/<sha256>/index.json          memo: GVKs converted from one CRD file
     converted/v<N>/<sha256>/<group>/<kind>_<version>.json
     core/<kubernetes-validate dir>/...           memo: bundled core Kubernetes schemas
+    digests/<hash of a source's path>.json      memo: digests of the user's schema files, for the
+                                                result cache's keys (validate/cache/keys.py)
 
 Memo entries are keyed by content (the source file's sha256) and by the converter version, so they
 never go stale; a later run only hashes the CRD file and reads small JSON files. Every write is

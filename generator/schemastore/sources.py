@@ -105,8 +105,10 @@ class DirectorySource(_IndexedSource):
         return f"{self.role} {self.path}"
 
     def files(self) -> SourceFiles:
-        """The folder or file itself, walked for cache keys (its contents may change)."""
-        return SourceFiles("DirectorySource", self.path)
+        """The folder or file itself, walked for cache keys by the contents of its files (the
+        user may edit them at any time, size and modification time put back included)."""
+        digests = self.memo.root / "digests" if self.memo is not None else None
+        return SourceFiles("DirectorySource", self.path, digests=digests)
 
     def _build(self) -> list[SchemaEntry]:
         if self.path.is_file():
@@ -148,8 +150,9 @@ class BundleSource(_IndexedSource):
         return f"the built-in bundle ({', '.join(releases)})"
 
     def files(self) -> SourceFiles:
-        """The bundle's folder, walked for cache keys (a development checkout may rebuild it)."""
-        return SourceFiles("BundleSource", self.bundle.folder)
+        """The bundle's folder, walked for cache keys (a development checkout may rebuild it);
+        it ships with capzgen, so its files' sizes and times identify them."""
+        return SourceFiles("BundleSource", self.bundle.folder, shipped=True)
 
     def _build(self) -> list[SchemaEntry]:
         manifest = self.bundle.manifest
