@@ -97,7 +97,8 @@ def test_confined_refuses_what_resolves_outside(tmp_path: Path, relative: str) -
 def test_confined_follows_symbolic_links(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
-    (root / "out").symlink_to(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    (root / "out").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(SchemaStoreError, match="resolves outside"):
         confined(root, "out/x.json")
     assert confined(root, "example.com/widget_v1.json") == root / "example.com/widget_v1.json"
@@ -189,26 +190,29 @@ def test_a_sync_pin_cannot_target_outside_the_cache(tmp_path: Path, target: str)
 def test_schemas_import_of_a_crd_naming_a_path_writes_nothing(
     run_cli: Any, isolated_cache: Path, tmp_path: Path
 ) -> None:
+    mark = f"escaped-{tmp_path.name}"  # cache/schemas/../../../<mark> is beside tmp_path
     crd = tmp_path / "crd.yaml"
-    crd.write_text(yaml.safe_dump(make_crd(group="../../../escaped")))
+    crd.write_text(yaml.safe_dump(make_crd(group=f"../../../{mark}")))
     result = run_cli(["schemas", "import", str(crd)])
     assert result.exit_code == 1, result.stderr
     assert result.stderr.startswith(f"Error: {crd}: CustomResourceDefinition "), result.stderr
-    assert "spec.group '../../../escaped' is not a DNS-1123 subdomain" in result.stderr
+    assert f"spec.group '../../../{mark}' is not a DNS-1123 subdomain" in result.stderr
     assert not isolated_cache.exists()
-    assert not any("escaped" in str(p) for p in tmp_path.parent.rglob("*escaped*"))
+    assert not (tmp_path.parent / mark).exists()
 
 
 def test_a_schema_dir_crd_naming_a_path_is_an_error_naming_it(
     run_cli: Any, isolated_cache: Path, tmp_path: Path
 ) -> None:
+    mark = f"Escaped{tmp_path.name.replace('_', '')}"
     crd = tmp_path / "crd.yaml"
-    crd.write_text(yaml.safe_dump(make_crd(kind="../../Escaped")))
+    crd.write_text(yaml.safe_dump(make_crd(kind=f"../../{mark}")))
     result = run_cli(["schemas", "list", "--schema-dir", str(crd)])
     assert result.exit_code == 2, result.stderr
     assert f"{crd}: CustomResourceDefinition " in result.stderr
-    assert "spec.names.kind '../../Escaped' is not a Kubernetes kind" in result.stderr
-    assert not list(tmp_path.parent.rglob("*scaped*"))
+    assert f"spec.names.kind '../../{mark}' is not a Kubernetes kind" in result.stderr
+    written = [*tmp_path.rglob(f"*{mark.lower()}*"), *tmp_path.parent.glob(f"*{mark.lower()}*")]
+    assert written == []
 
 
 @pytest.mark.parametrize("where", ["argument", "folder"])
