@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.documents import Document
+from generator.errors import Location, SchemaStoreError
 from generator.findings import Subject
 from generator.jsontypes import Json, JsonObject
 from generator.kubeconform.report import (
@@ -60,6 +61,7 @@ from generator.model.manifests import embedded_items
 from generator.names import valid_api_version
 from generator.schemastore.compiler import RE2_PATTERN
 from generator.schemastore.handle import CompiledSchema
+from generator.schemastore.paths import confined, gvk_path_problem
 from generator.schemastore.types import GroupVersionKind, SchemaCatalog, SchemaLookup
 
 log = logging.getLogger(__name__)
@@ -135,7 +137,15 @@ def schema_location(root: Path) -> str:
 def write_store_layout(store: SchemaCatalog, root: Path) -> int:
     """Every schema of a catalog (first source of a GVK wins) in kubeconform's layout."""
     count = 0
-    for gvk, _source, schema in store.effective_schemas():
+    for gvk, source, schema in store.effective_schemas():
+        # A GVK becomes <group>/<kind>_<version>.json: one that would climb out of the layout
+        # (a tampered cache index, say) is refused, and every file checked to stay below root.
+        problem = gvk_path_problem(gvk)
+        if problem is not None:
+            msg = f"the schema of {gvk} cannot be laid out for kubeconform: {problem}"
+            raise SchemaStoreError(msg, location=Location(file=source))
+        for relative in layout_paths(gvk):
+            confined(root, relative)
         write_schema(root, gvk, schema)
         count += 1
     return count

@@ -7,6 +7,8 @@ Layout under the cache root (:attr:`generator.settings.Settings.cache_root`; the
     converted/v<N>/<sha256>/index.json          memo: GVKs converted from one CRD file
     converted/v<N>/<sha256>/<group>/<kind>_<version>.json
     core/<kubernetes-validate dir>/...           memo: bundled core Kubernetes schemas
+    digests/<hash of a source's path>.json      memo: digests of the user's schema files, for the
+                                                result cache's keys (validate/cache/keys.py)
 
 Memo entries are keyed by content (the source file's sha256) and by the converter version, so they
 never go stale; a later run only hashes the CRD file and reads small JSON files. Every write is
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from generator.errors import InputOutputError, Location
 from generator.jsontypes import Json
 from generator.output.fsio import write_atomically
+from generator.schemastore.paths import confined
 from generator.schemastore.types import GroupVersionKind
 
 if TYPE_CHECKING:
@@ -76,6 +79,8 @@ def install_files(target_root: Path, files: Mapping[str, bytes]) -> list[Path]:
     # lazy: tempfile (and random) cost ~2 ms of start-up; only writing to the cache needs them
     import tempfile
 
+    for relative in files:  # each stays below the target; checked before anything is written
+        confined(target_root, relative)
     try:
         target_root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=target_root, prefix=".staging-"))
@@ -87,12 +92,12 @@ def install_files(target_root: Path, files: Mapping[str, bytes]) -> list[Path]:
         ) from error
     try:
         for relative, data in files.items():
-            staged = staging / relative
+            staged = confined(staging, relative)
             staged.parent.mkdir(parents=True, exist_ok=True)
             staged.write_bytes(data)
         written = []
         for relative in files:
-            final = target_root / relative
+            final = confined(target_root, relative)
             final.parent.mkdir(parents=True, exist_ok=True)
             os.replace(staging / relative, final)
             written.append(final)
@@ -119,7 +124,7 @@ class MemoEntry(NamedTuple):
 
     def load(self, relative: str) -> Json:
         """The JSON at ``relative`` inside the entry's folder (one converted schema)."""
-        return json.loads((self.folder / relative).read_bytes())
+        return json.loads(confined(self.folder, relative).read_bytes())
 
 
 class ConversionMemo(NamedTuple):
@@ -175,7 +180,7 @@ class ConversionMemo(NamedTuple):
             staging = Path(tempfile.mkdtemp(dir=self.folder, prefix=".staging-"))
             try:
                 for item in converted:
-                    target = staging / item.catalog_path
+                    target = confined(staging, item.catalog_path)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(dump_json(item.schema))
                 (staging / "index.json").write_bytes(dump_json(index))

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from generator.jsontypes import Json, JsonObject
+from generator.schemastore.paths import group_problem, kind_problem, version_problem
 from generator.schemastore.structural import GVK_MARKER, PRESERVE, SchemaFormatError, convert_root
 from generator.schemastore.types import GroupVersionKind
 
@@ -86,8 +87,22 @@ def convert_crd(crd: Mapping[str, Json]) -> list[ConvertedSchema]:
     if not isinstance(group, str) or not group or not isinstance(kind, str) or not kind:
         msg = f"CustomResourceDefinition {name}: spec.group and spec.names.kind are required"
         raise CrdError(msg)
+    # Checked before any of them becomes a path (<group>/<kind>_<version>.json), as the API
+    # server checks them: a group of "../.." or a version holding "/" must not name a file.
+    for field, problem in (
+        ("spec.group", group_problem(group)),
+        ("spec.names.kind", kind_problem(kind)),
+    ):
+        if problem is not None:
+            msg = f"CustomResourceDefinition {name}: {field} {problem}"
+            raise CrdError(msg)
     result = []
     for index, version, openapi in _served_versions(spec, name):
+        problem = version_problem(version)
+        if problem is not None:
+            field = f"spec.versions[{index}].name" if index >= 0 else "spec.version"
+            msg = f"CustomResourceDefinition {name}: {field} {problem}"
+            raise CrdError(msg)
         gvk = GroupVersionKind(group=group, version=version, kind=kind)
         pointer = f"/spec/versions/{index}/schema/openAPIV3Schema" if index >= 0 else "/spec"
         try:
@@ -133,4 +148,7 @@ def _openapi(holder: Json) -> Mapping[str, Json] | None:
 def _crd_name(crd: Mapping[str, Json]) -> str:
     meta = crd.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
-    return str(name) if name else "(unnamed)"
+    if not name:
+        return "(unnamed)"
+    text = str(name)
+    return text if len(text) <= 120 else text[:120] + "..."  # a hostile name stays one line

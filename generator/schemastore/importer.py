@@ -21,7 +21,12 @@ from generator.schemastore.cache import dump_json, install_files, with_provenanc
 from generator.schemastore.catalog import catalog_gvk, load_catalog_schema
 from generator.schemastore.compiler import ensure_self_contained
 from generator.schemastore.crd import CrdError, convert_documents
-from generator.schemastore.loading import SourceBytes, parse_documents, schema_files
+from generator.schemastore.loading import (
+    SourceBytes,
+    check_regular_file,
+    parse_documents,
+    schema_files,
+)
 from generator.schemastore.types import GroupVersionKind
 
 log = logging.getLogger(__name__)
@@ -57,6 +62,8 @@ def collect_sources(target: Path) -> ImportInput:
         found.crd_sources.append(SourceBytes.read(target))
         return found
     if not target.is_dir():
+        if target.exists():  # a FIFO or a device such as /dev/zero: reading it never ends
+            check_regular_file(target)
         msg = "no such file or folder"
         raise InputOutputError(msg, location=Location(file=str(target)))
     for path in schema_files(target):

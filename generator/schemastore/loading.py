@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.errors import YamlError
+from generator.errors import InputOutputError, Location, YamlError
 from generator.jsontypes import Json
 from generator.yamlio.load import load_documents, load_json
 from generator.yamlio.source import decode_source, read_bytes
@@ -48,16 +49,30 @@ SCHEMA_SUFFIXES = (".yaml", ".yml", ".json")
 def schema_files(folder: Path) -> Iterator[Path]:
     """Every YAML/JSON file below ``folder``, sorted, hidden files and folders skipped: the one
     walk of a schema folder (``--schema-dir``, ``$CAPZGEN_SCHEMA_PATH``, ``schemas import``).
-    A FIFO or device among them is skipped with a warning: reading it would block or never end."""
+    A FIFO, device or dangling link among them is an error naming it (reading it would block or
+    never end, and skipping it would validate against less than the user named)."""
     for current, _dirs, files in walk_folders(str(folder), onerror=_unlistable):
         for name in files:
             if not name.endswith(SCHEMA_SUFFIXES):
                 continue
             path = Path(current) / name
-            if path.is_file():
-                yield path
-            else:
-                log.warning("%s: not a regular file; skipped", path)
+            check_regular_file(path)
+            yield path
+
+
+def check_regular_file(path: Path) -> None:
+    """Raise an :class:`~generator.errors.InputOutputError` naming ``path`` unless it is a
+    regular file (links followed): a schema source is read whole, which a FIFO or a device such
+    as ``/dev/zero`` would block or never end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        reason = "dangling symbolic link" if path.is_symlink() else error.strerror or str(error)
+        msg = f"cannot read: {reason}"
+        raise InputOutputError(msg, location=Location(file=str(path))) from None
+    if not stat.S_ISREG(mode):
+        msg = "not a regular file (a FIFO, socket or device); a schema source must be a file"
+        raise InputOutputError(msg, location=Location(file=str(path)))
 
 
 def _unlistable(error: OSError) -> None:

@@ -105,8 +105,10 @@ class DirectorySource(_IndexedSource):
         return f"{self.role} {self.path}"
 
     def files(self) -> SourceFiles:
-        """The folder or file itself, walked for cache keys (its contents may change)."""
-        return SourceFiles("DirectorySource", self.path)
+        """The folder or file itself, walked for cache keys by the contents of its files (the
+        user may edit them at any time, size and modification time put back included)."""
+        digests = self.memo.root / "digests" if self.memo is not None else None
+        return SourceFiles("DirectorySource", self.path, digests=digests)
 
     def _build(self) -> list[SchemaEntry]:
         if self.path.is_file():
@@ -117,6 +119,11 @@ class DirectorySource(_IndexedSource):
 
             return file_entries(self.path, self.memo, explicit=True) or []
         if not self.path.is_dir():
+            if self.path.exists():  # a FIFO or a device such as /dev/zero: reading it never ends
+                # lazy: as above
+                from generator.schemastore.loading import check_regular_file
+
+                check_regular_file(self.path)
             if not self.optional:
                 msg = "schema folder or file does not exist"
                 raise SchemaStoreError(msg, location=Location(file=str(self.path)))
@@ -143,8 +150,9 @@ class BundleSource(_IndexedSource):
         return f"the built-in bundle ({', '.join(releases)})"
 
     def files(self) -> SourceFiles:
-        """The bundle's folder, walked for cache keys (a development checkout may rebuild it)."""
-        return SourceFiles("BundleSource", self.bundle.folder)
+        """The bundle's folder, walked for cache keys (a development checkout may rebuild it);
+        it ships with capzgen, so its files' sizes and times identify them."""
+        return SourceFiles("BundleSource", self.bundle.folder, shipped=True)
 
     def _build(self) -> list[SchemaEntry]:
         manifest = self.bundle.manifest

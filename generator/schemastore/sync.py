@@ -15,7 +15,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from generator.errors import CapzgenError, InputOutputError, Location, SchemaStoreError, YamlError
 from generator.jsontypes import Json, JsonObject
@@ -156,7 +156,9 @@ def _pin(entry: Json, index: int, location: Location) -> PinnedFile:
         msg = f"{where} ({pin.name}): format must be one of {', '.join(FORMATS)}"
         raise SchemaStoreError(msg, location=location)
     if pin.format == "json-schema" and (
-        not isinstance(pin.target, str) or catalog_gvk(Path(pin.target)) is None
+        not isinstance(pin.target, str)
+        or catalog_gvk(Path(pin.target)) is None
+        or not _layout_path(pin.target)
     ):
         msg = (
             f"{where} ({pin.name}): json-schema entries need target: <group>/<kind>_<version>.json"
@@ -177,6 +179,13 @@ def _pin(entry: Json, index: int, location: Location) -> PinnedFile:
         msg = f"{where} ({pin.name}): sha256 must be 64 hex digits"
         raise SchemaStoreError(msg, location=location)
     return pin
+
+
+def _layout_path(target: str) -> bool:
+    """Whether ``target`` is a path of the catalog layout, not one climbing out of it
+    (``../../<group>/<kind>_<version>.json``, an absolute path, a folder of its own)."""
+    parts = PurePosixPath(target).parts
+    return 1 <= len(parts) <= 2 and not target.startswith(("/", "\\")) and ".." not in parts
 
 
 def _project_of(url: str) -> str:

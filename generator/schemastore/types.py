@@ -83,12 +83,16 @@ class SourceFiles:
 
     ``kind`` names the kind of source in the key (two kinds of source may share a folder);
     ``versioned`` says the path alone identifies the files (a library's data folder, versioned by
-    the library), so they need not be walked.
+    the library), so they need not be walked; ``shipped`` says they ship with capzgen (the
+    built-in bundle), so each file's path, size and time identify it. Any other source is the
+    user's, whose files may be edited at any time: keys digest their contents.
     """
 
     kind: str
     path: Path
     versioned: bool = False
+    shipped: bool = False
+    digests: Path | None = None  # where keys may memoise the digests of the files (the cache)
 
 
 class SchemaLookup(Protocol):

@@ -284,15 +284,20 @@ def test_hostile_schema_sources_are_refused_cleanly(
     assert "Traceback" not in result.stderr
 
 
-def test_fifo_in_a_folder_is_skipped_not_waited_for(
+def test_fifo_in_a_folder_is_an_error_naming_it_not_waited_for(
     run_cli: Any, isolated_cache: Path, tmp_path: Path
 ) -> None:
+    """A FIFO is never opened (that would block), nor silently skipped (the user named the
+    folder): the error names it, exit 2, and nothing of the folder reaches the cache."""
     folder = tmp_path / "crds"
     folder.mkdir()
-    os.mkfifo(folder / "a-pipe.yaml")
+    pipe = folder / "a-pipe.yaml"
+    os.mkfifo(pipe)
     (folder / "widget.yaml").write_text(yaml.safe_dump(widget_crd("example.com")))
     imported = run_cli(["schemas", "import", str(folder)])
-    assert imported.exit_code == 0, imported.stderr
-    assert "imported example.com/v1 Widget" in imported.stdout
+    assert imported.exit_code == 2, imported.stderr
+    assert imported.stderr.startswith(f"Error: {pipe}: not a regular file"), imported.stderr
+    assert not (isolated_cache / "schemas").exists()
     listed = run_cli(["schemas", "list", "--schema-dir", str(folder)])
-    assert listed.exit_code == 0, listed.stderr
+    assert listed.exit_code == 2, listed.stderr
+    assert f"Error: {pipe}: not a regular file" in listed.stderr

@@ -4,6 +4,7 @@ the cache itself."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ import generator.yamlio.chunks as chunks
 from benchmarks.inputs import cluster_text
 from generator.checks import ValidationOptions
 from generator.errors import InputOutputError
-from generator.validate.cache.keys import options_fingerprint
+from generator.validate.cache.keys import DigestMemo, content_lines, options_fingerprint
 from generator.validate.cache.secret import mac
 from generator.validate.cache.store import (
     FILE_NAME,
@@ -619,3 +620,129 @@ def test_no_home_means_no_key_and_no_cache_and_nothing_created(tmp_path: Path) -
     assert key is not None
     assert cache_secret(None, home / ".config" / "capzgen" / "result-cache.key") == key
     assert cache_secret("ci", None) == cache_secret("ci", home / "elsewhere") != key
+
+
+# --- schema sources are keyed by their contents (issue 24) ------------------------------------
+
+WIDGET_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: string}
+"""
+WIDGET = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: large}\n"
+
+
+def _edit_keeping_size_and_mtime(path: Path, old: str, new: str) -> None:
+    """Rewrite ``path`` in place with ``old`` replaced by ``new`` (same length), then put its
+    access and modification times back, as ``touch -r`` or a careless tool would."""
+    assert len(old) == len(new)
+    before = path.stat()
+    path.write_text(path.read_text().replace(old, new))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+@pytest.mark.parametrize("where", ["schema-dir", "imported"])
+def test_a_schema_edited_keeping_size_and_mtime_is_noticed(
+    run_cli: Any, tmp_path: Path, counter: Counter, where: str
+) -> None:
+    """A wrong "valid" is never replayed: the user's schema sources (a --schema-dir, the user's
+    schema cache) are keyed by what they hold, not by their size and modification time."""
+    cache = tmp_path / "cache"
+    env = {"CAPZGEN_CACHE_DIR": str(cache)}
+    crd = tmp_path / "crds" / "widget.yaml"
+    crd.parent.mkdir()
+    crd.write_text(WIDGET_CRD)
+    manifest = tmp_path / "w.yaml"
+    manifest.write_text(WIDGET)
+    argv = ["validate", str(manifest)]
+    if where == "schema-dir":
+        argv[1:1] = ["--schema-dir", str(crd.parent)]
+    else:
+        assert run_cli(["schemas", "import", str(crd)], env=env).exit_code == 0
+        crd = next((cache / "schemas" / "example.com").glob("widget_v1.json"))
+    first = run_cli(argv, env=env)
+    assert first.exit_code == 0, first.stdout + first.stderr
+    counter.reset()
+    assert run_cli(argv, env=env).exit_code == 0
+    assert counter.validated == 0  # the clean result is reused while nothing changed
+    old, new = ("{type: string}", "{type: number}")
+    if where == "imported":
+        old, new = ('"type":"string"', '"type":"number"')
+    _edit_keeping_size_and_mtime(crd, old, new)
+    counter.reset()
+    second = run_cli(argv, env=env)
+    assert counter.validated == 1
+    assert second.exit_code == 1, second.stdout + second.stderr
+    assert 'spec.size: expected number, got string "large"' in second.stdout
+    assert second.stdout == run_cli([*argv[:1], "--no-cache", *argv[1:]], env=env).stdout
+
+
+def test_settled_digests_are_remembered_and_an_edit_is_still_read(tmp_path: Path) -> None:
+    """The digest memo skips reading a file whose identity (size, mtime, inode, ctime) is
+    unchanged; putting size and mtime back still changes the ctime, so the edit is read."""
+    folder = tmp_path / "crds"
+    folder.mkdir()
+    crd = folder / "widget.yaml"
+    crd.write_text(WIDGET_CRD)
+    (folder / "notes.txt").write_text("not a schema")
+    digests = tmp_path / "digests"
+
+    def lines(later_ns: int = 10**10) -> list[bytes]:
+        memo = DigestMemo.open(digests, folder)
+        memo.now += later_ns  # the run counts as this much later: the files have settled
+        found = list(content_lines(folder, memo))
+        memo.save()
+        return found
+
+    first = lines()
+    assert [line.split(b":")[0] for line in first] == [b"notes.txt", b"widget.yaml"]
+    assert len(list(digests.iterdir())) == 1  # the memo was written
+    assert lines() == first
+    ctime = crd.stat().st_ctime_ns
+    _edit_keeping_size_and_mtime(crd, "{type: string}", "{type: number}")
+    while crd.stat().st_ctime_ns == ctime:  # a coarse clock: let the change time move on
+        os.utime(crd, ns=(crd.stat().st_atime_ns, crd.stat().st_mtime_ns))
+    edited = lines()
+    assert edited != first
+    crd.write_text(WIDGET_CRD)
+    assert lines() == first  # the contents decide, whatever the stat says
+
+
+def test_a_recent_file_is_not_remembered(tmp_path: Path) -> None:
+    """A file changed less than two seconds ago may change again within one tick of the change
+    time: its digest is not kept, so the next run reads it again."""
+    folder = tmp_path / "crds"
+    folder.mkdir()
+    (folder / "widget.yaml").write_text(WIDGET_CRD)
+    memo = DigestMemo.open(tmp_path / "digests", folder)
+    list(content_lines(folder, memo))
+    memo.save()
+    assert not (tmp_path / "digests").exists()
+
+
+def test_a_fifo_or_device_among_the_schemas_is_keyed_without_being_read(tmp_path: Path) -> None:
+    folder = tmp_path / "crds"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / "zero.yaml").symlink_to("/dev/zero")
+    memo = DigestMemo.open(None, folder)
+    found = list(content_lines(folder, memo))  # would block on the FIFO or never end on zero
+    assert [line.split(b":")[0] for line in found] == [b"pipe.yaml", b"zero.yaml"]
