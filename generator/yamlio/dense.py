@@ -67,9 +67,7 @@ def flow_nodes(text: str, start: int, needed: int) -> tuple[int, int]:
     return found, position
 
 
-def block_nodes(
-    text: str, start: int, column: int, *, pairs: bool, needed: int
-) -> tuple[int, int]:
+def block_nodes(text: str, start: int, column: int, *, pairs: bool, needed: int) -> tuple[int, int]:
     """``(nodes, end)`` for the block sequence (or mapping, with ``pairs``) whose first entry
     starts at ``start`` in column ``column``; counting stops once ``needed`` is passed."""
     pattern = _block_run(column, pairs)

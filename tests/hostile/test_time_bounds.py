@@ -11,6 +11,7 @@ timeout is only a safety net, and the child's whole process group is killed in a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import resource
@@ -20,6 +21,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -74,7 +76,7 @@ def run_bounded(call: Run, root: Path, cpu_seconds: int) -> Ended:
     }
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(call.stdin or os.devnull, "rb") as stdin:
-        process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+        process = subprocess.Popen(
             [sys.executable, "-c", LAUNCHER, str(cpu_seconds), *call.argv],
             cwd=work,
             env=env,
@@ -86,10 +88,8 @@ def run_bounded(call: Run, root: Path, cpu_seconds: int) -> Ended:
         try:
             out, _ = process.communicate(timeout=SAFETY_NET_SECONDS)
         finally:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             process.wait()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -131,7 +131,72 @@ YAML_CASES = [
     ),
 ]
 
-BOUNDED = [*YAML_CASES]
+
+# --- CEL: expressions over cel-go's limits, and rules too slow to evaluate --------------------
+
+
+def _cel(rule: str, spec_schema_: dict[str, Any], spec: dict[str, Any]) -> Callable[[Path], Run]:
+    def build(root: Path) -> Run:
+        schema = {**spec_schema_, "x-kubernetes-validations": [{"rule": rule}]}
+        crd = make_crd(spec_schema(schema), group="example.com")
+        (root / "crd.yaml").write_text(yaml.safe_dump(crd))
+        widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+        widget["spec"] = spec
+        (root / "w.yaml").write_text(yaml.safe_dump(widget))
+        return Run(["validate", "--schema-dir", "crd.yaml", "w.yaml"])
+
+    return build
+
+
+X: dict[str, Any] = {"type": "object", "properties": {"x": {"type": "integer"}}}
+# Each item's rule is within the API server's cost limits (about 720,000 per evaluation, 12
+# items), but takes cel-python seconds per item: capzgen's time bound stops the object, and the
+# rules it did not evaluate make it fail. Evaluated in full (a much faster machine), the rule is
+# false: either way the file never passes.
+SLOW_ITEM = {
+    "type": "object",
+    "properties": {"l": {"type": "array", "maxItems": 300, "items": {"type": "integer"}}},
+    "x-kubernetes-validations": [
+        {"rule": "self.l.all(a, self.l.all(b, a + b >= 0)) && self.l.size() < 0"}
+    ],
+}
+SLOW: dict[str, Any] = {
+    "type": "object",
+    "properties": {"o": {"type": "array", "maxItems": 12, "items": SLOW_ITEM}},
+}
+
+CEL_CASES = [
+    Bounded(
+        "cel-and-2000",
+        _cel(" && ".join(["self.x >= 0"] * 2000), X, {"x": -1}),
+        "w.yaml.*failed rule",
+        10,
+    ),
+    Bounded(
+        "cel-1mb-rule",
+        _cel("self.x >= 0 && " + " || ".join(["self.x == 1"] * 80_000), X, {"x": 1}),
+        "w.yaml.*CEL rule not evaluated: the expression is 1,200,011 characters long",
+        10,
+        max_output=4000,
+    ),
+    Bounded(
+        "cel-20000-parentheses",
+        _cel("(" * 20_000 + "self.x" + ")" * 20_000 + " > 0", X, {"x": 1}),
+        "w.yaml.*CEL rule not evaluated: the expression nests deeper than 250 levels",
+        10,
+        max_output=4000,
+    ),
+    Bounded(
+        "cel-slow-rule",
+        lambda root: _cel("true", SLOW, {"o": [{"l": list(range(i, i + 300))} for i in range(12)]})(
+            root
+        ),
+        "w.yaml.*(CEL rules not evaluated: evaluation stopped after 10 s|failed rule)",
+        40,
+    ),
+]
+
+BOUNDED = [*YAML_CASES, *CEL_CASES]
 
 
 def _shared_case_params() -> list[object]:
@@ -164,6 +229,3 @@ def _check(ended: Ended, codes: frozenset[int], expect: str, cpu_seconds: int) -
     assert "internal error" not in ended.output, tail
     assert re.search(expect, ended.output), tail
     assert ended.cpu <= cpu_seconds, f"{ended.cpu:.2f} CPU-seconds:\n{tail}"
-
-
-_ = (yaml, make_crd, spec_schema)  # used by the CEL cases below

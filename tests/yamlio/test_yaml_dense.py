@@ -106,9 +106,7 @@ def test_a_dense_run_over_the_bound_is_refused_where_it_opens(text: str) -> None
     location = caught.value.location
     assert location is not None
     # The collection's first line, and for flow collections its bracket: the entries were not read.
-    if text.startswith("k: ["):
-        assert (location.line, location.column) == (1, 4)
-    elif text.startswith("k: {"):
+    if text.startswith(("k: [", "k: {")):
         assert (location.line, location.column) == (1, 4)
     else:
         assert location.line == 2
