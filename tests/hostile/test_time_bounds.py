@@ -196,7 +196,42 @@ CEL_CASES = [
     ),
 ]
 
-BOUNDED = [*YAML_CASES, *CEL_CASES]
+
+# --- findings: a file with very many bad values prints a bounded report -----------------------
+
+
+def _many_bad_values(count: int, output: str) -> Callable[[Path], Run]:
+    def build(root: Path) -> Run:
+        schema = {
+            "type": "object",
+            "properties": {"l": {"type": "array", "items": {"type": "integer"}}},
+        }
+        (root / "crd.yaml").write_text(yaml.safe_dump(make_crd(spec_schema(schema))))
+        head = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  l: ["
+        (root / "w.yaml").write_text(head + ", ".join(["a"] * count) + "]\n")
+        return Run(["validate", "--output", output, "--schema-dir", "crd.yaml", "w.yaml"])
+
+    return build
+
+
+REPORT_CASES = [
+    Bounded(
+        "findings-20000-text",
+        _many_bad_values(20_000, "text"),
+        "w.yaml.*and 19,000 more findings in this file not shown(.|\n)*20000 errors",
+        30,
+        max_output=300_000,
+    ),
+    Bounded(
+        "findings-20000-json",
+        _many_bad_values(20_000, "json"),
+        '"rule": "more-findings"',
+        30,
+        max_output=1_000_000,
+    ),
+]
+
+BOUNDED = [*YAML_CASES, *CEL_CASES, *REPORT_CASES]
 
 
 def _shared_case_params() -> list[object]:
