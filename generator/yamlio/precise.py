@@ -329,7 +329,13 @@ class _Builder:
 
     def _dense(self, event: Any, is_map: bool, needed: int) -> int:
         """The nodes the collection ``event`` opens surely holds (:mod:`generator.yamlio.dense`),
-        counted from its first entry on; :attr:`dense_end` is where the counted text ends."""
+        counted from its first entry on; :attr:`dense_end` is where the counted text ends.
+
+        Every node counted takes at least one character, so where the rest of the text is
+        shorter than ``needed`` nothing is counted: texts under the node bound never pay."""
+        if len(self.text) - event.start_mark.index <= needed:
+            self.dense_end = 0
+            return 0
         if event.flow_style:
             found, self.dense_end = flow_nodes(self.text, event.end_mark.index, needed)
         else:
