@@ -29,7 +29,7 @@ from generator.output.fsio import write_atomically
 from generator.yamlio.load import load_json
 from generator.yamlio.source import read_bytes
 
-FORMAT = 2  # 2: trees without pass-through levels (generator.cel.runtime.parse)
+FORMAT = 3  # 2: trees without pass-through levels; 3: && and || chains balanced (runtime.parse)
 MAX_CACHE_BYTES = 8 << 20
 
 Encoded = list[Json]

@@ -8,16 +8,24 @@ Three of them are the API server's own verdicts (:mod:`generator.cel.limits` cit
 * an evaluation past the per-call limit, or all evaluations of one object past the per-object
   budget: the API server stops and rejects the object, and so does capzgen.
 
-The fourth is capzgen's own safety net, the wall-clock bound per object, and only a warning: it
-says nothing about what the API server would do.
+Two more are capzgen's own bounds: the wall-clock bound per object, and rules its evaluator
+cannot finish (nesting too deep for it). They say nothing about what the API server would do,
+but the rules they stop were not evaluated, so they are errors too: a file never passes on a rule
+that was not checked. A rule over cel-go's expression limits (length, nesting) is the API server's
+refusal of the CRD, reported instead of evaluated.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from generator.cel.limits import TIME, CostExceeded, CostLimits
 from generator.cel.tree import CompiledRule
 from generator.findings import Finding, JsonPath, Severity, Subject
 from generator.schemastore.types import SchemaHandle
+
+if TYPE_CHECKING:
+    from generator.cel.prepare import Refusal
 
 RULE_ID = "cel-cost"
 ORIGIN = "cel"
@@ -64,6 +72,31 @@ def over_crd_limit(
     )
 
 
+_RULE_SHOWN = 200  # characters of a rule's text in a message (a refused rule may be 1 MB)
+
+
+def _rule_text(compiled: CompiledRule) -> str:
+    text = compiled.rule.rule
+    if len(text) <= _RULE_SHOWN:
+        return text
+    return f"{text[:_RULE_SHOWN]}... ({len(text) - _RULE_SHOWN:,} more characters)"
+
+
+def refused_rule(compiled: CompiledRule, refusal: Refusal, crd: str) -> str:
+    """The message for a rule not evaluated because of its expression (length, nesting)."""
+    where = compiled.location or "(object)"
+    verdict = f"so the API server refuses the CRD {crd}" if refusal.api_server else f"CRD {crd}"
+    return (
+        f"CEL rule not evaluated: {refusal.reason}, {verdict} "
+        f"(rule at {where}: {_rule_text(compiled)})"
+    )
+
+
+def unevaluated(compiled: CompiledRule, reason: str) -> str:
+    """The message for an evaluation this evaluator could not finish."""
+    return f"CEL rule not evaluated: {reason} (rule: {_rule_text(compiled)})"
+
+
 def stopped_call(compiled: CompiledRule, cost: int, limits: CostLimits) -> str:
     """The message for one evaluation stopped at the per-call limit."""
     return (
@@ -76,13 +109,16 @@ def stopped_object(stop: CostExceeded, subject: Subject, path: JsonPath) -> Find
     """The finding for an object whose evaluations went past the budget or the time bound."""
     if stop.scope == TIME:
         return Finding(
-            Severity.WARNING,
+            Severity.ERROR,
             RULE_ID,
-            f"CEL evaluation stopped after {stop.limit:g} s (cost {stop.cost:,} so far, within "
-            "the API server's limits); the object's remaining rules were not evaluated",
+            f"CEL rules not evaluated: evaluation stopped after {stop.limit:g} s (cost "
+            f"{stop.cost:,} so far, within the API server's limits); the object's remaining "
+            "rules were not checked, so it cannot pass",
             subject,
             path,
             origin=ORIGIN,
+            hint="capzgen's evaluator is slower than the API server's: simplify the rule or "
+            "bound the lists and strings it walks",
         )
     return Finding(
         Severity.ERROR,

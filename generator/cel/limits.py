@@ -14,9 +14,19 @@ Kubernetes bounds ``x-kubernetes-validations`` twice (numbers from the Kubernete
   ``RuntimeCELCostBudget`` (10,000,000, "roughly 1 second"); ``MaxRequestSizeBytes`` is 3 MiB
   (``k8s.io/apiserver/pkg/apis/cel/config.go``).
 
+Before any of that, the expression itself is bounded, as cel-go's parser bounds it (Kubernetes'
+CEL environment, ``k8s.io/apiserver/pkg/cel/environment``, sets neither option, so cel-go's
+defaults in ``github.com/google/cel-go/parser/parser.go`` ``NewParser`` apply): an expression
+longer than ``expressionSizeCodePointLimit`` (100,000 code points) or nesting deeper than
+``maxRecursionDepth`` (250) does not compile, so the API server refuses the CRD. cel-go parses
+``a && b && c ...`` and ``a || b || ...`` as balanced trees, so such chains do not nest; capzgen
+balances them the same way (:func:`generator.cel.runtime.parse`) and measures the nesting of its
+own parse tree, which has at least as many levels as cel-go's.
+
 cel-python is a few hundred times slower per cost unit than cel-go, so a wall-clock bound per
 object is added as a safety net: a manifest must never make capzgen hang, whatever its CEL
-costs. It is a guard of capzgen's own, not an API server rule, so it yields a warning.
+costs. A rule stopped there was not evaluated, so the file cannot pass: it is an error, like every
+rule that could not be evaluated within a budget.
 """
 
 from __future__ import annotations
@@ -29,6 +39,8 @@ STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000
 PER_CALL_LIMIT = 1_000_000
 RUNTIME_CEL_COST_BUDGET = 10_000_000
 MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024
+MAX_EXPRESSION_CODE_POINTS = 100_000  # cel-go parser: expressionSizeCodePointLimit
+MAX_EXPRESSION_DEPTH = 250  # cel-go parser: maxRecursionDepth
 
 # Seconds of CEL evaluation per object before capzgen gives up on it (see the module docstring).
 WALL_SECONDS_PER_OBJECT = 10.0

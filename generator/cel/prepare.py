@@ -17,8 +17,16 @@ from typing import Protocol
 
 from generator.cel.astcache import AstFile
 from generator.cel.cost import estimate_cost
-from generator.cel.rules import Analysis, CelRule, analyze_tree, syntax_error
-from generator.cel.runtime import CelSyntaxError, Program, parse, preload_parser
+from generator.cel.rules import Analysis, CelRule, RuleStatus, analyze_tree, syntax_error
+from generator.cel.runtime import (
+    CelLimitError,
+    CelSyntaxError,
+    Program,
+    depth_problem,
+    limit_problem,
+    parse,
+    preload_parser,
+)
 from generator.cel.syntax import Ast
 from generator.jsontypes import Json
 
@@ -57,6 +65,17 @@ class Prepared:
     message_program: Program | None
     cost: int | None
     total: int
+    refused: Refusal | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a rule is not evaluated although it must be: ``api_server`` when the API server does
+    not compile it either (over cel-go's length or nesting limit: the CRD is refused), else the
+    rule is beyond what capzgen can evaluate. Either way the object cannot pass."""
+
+    reason: str
+    api_server: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,16 +93,25 @@ class _Trees:
         self.file = AstFile(cache_folder, texts)
         self.parser_ready = False
 
-    def get(self, text: str) -> Ast | str:
-        """The tree of ``text``, or the message of its syntax error."""
+    def get(self, text: str) -> Ast | str | Refusal:
+        """The tree of ``text``, the message of its syntax error, or why the API server refuses
+        it (its length is checked before anything else, its nesting before the tree is used)."""
+        problem = limit_problem(text)
+        if problem is not None:
+            return Refusal(problem, api_server=True)
         stored = self.file.get(text)
         if stored is not None:
-            return stored
+            if isinstance(stored, str):
+                return stored
+            problem = depth_problem(stored)
+            return stored if problem is None else Refusal(problem, api_server=True)
         if not self.parser_ready:
             preload_parser(self.cache_folder)
             self.parser_ready = True
         try:
             found: Ast | str = parse(text)
+        except CelLimitError as error:
+            return Refusal(str(error), api_server=True)
         except CelSyntaxError as error:
             found = str(error)
         self.file.put(text, found)
@@ -102,9 +130,25 @@ def prepare_rules(
     return prepared, RuleSetCost(sum(p.total for p in prepared.values()))
 
 
+_TOO_DEEP_HERE = Refusal("the expression nests too deeply for capzgen's evaluator", False)
+
+
 def _prepare(compiled: RuleToPrepare, root: Mapping[str, Json], trees: _Trees) -> Prepared:
+    try:
+        return _prepare_tree(compiled, root, trees)
+    except RecursionError:  # within the API server's nesting limit, beyond this interpreter's
+        return _refused(_TOO_DEEP_HERE)
+
+
+def _refused(refusal: Refusal) -> Prepared:
+    return Prepared(Analysis(RuleStatus.UNSUPPORTED, refusal.reason), None, None, None, 0, refusal)
+
+
+def _prepare_tree(compiled: RuleToPrepare, root: Mapping[str, Json], trees: _Trees) -> Prepared:
     rule = compiled.rule
     tree = trees.get(rule.rule)
+    if isinstance(tree, Refusal):
+        return _refused(tree)
     if isinstance(tree, str):
         return Prepared(syntax_error(tree), None, None, None, 0)
     analysis = analyze_tree(tree)
@@ -115,6 +159,9 @@ def _prepare(compiled: RuleToPrepare, root: Mapping[str, Json], trees: _Trees) -
     message_program = None
     if rule.message_expression is not None:
         message_tree = trees.get(rule.message_expression)
+        if isinstance(message_tree, Refusal):
+            reason = f"its messageExpression: {message_tree.reason}"
+            return _refused(Refusal(reason, message_tree.api_server))
         if not isinstance(message_tree, str):
             total += estimate_cost(message_tree, compiled.schema, root) * cardinality
             if analyze_tree(message_tree).evaluable:

@@ -25,8 +25,14 @@ from celpy.celparser import CELParser
 from celpy.evaluation import CELEvalError, Result
 
 from generator.cel import metered
-from generator.cel.limits import CostExceeded, CostLimits, Meter
-from generator.cel.syntax import Ast
+from generator.cel.limits import (
+    MAX_EXPRESSION_CODE_POINTS,
+    MAX_EXPRESSION_DEPTH,
+    CostExceeded,
+    CostLimits,
+    Meter,
+)
+from generator.cel.syntax import Ast, nesting_depth
 from generator.cel.values import types_of
 from generator.jsontypes import Json, JsonObject
 
@@ -35,8 +41,40 @@ class CelSyntaxError(ValueError):
     """Text cel-python cannot parse (first line of the parser's message)."""
 
 
+class CelLimitError(CelSyntaxError):
+    """An expression over cel-go's parser limits (length or nesting): the API server does not
+    compile it, so it refuses the CRD (:mod:`generator.cel.limits`)."""
+
+
+def limit_problem(expression: str) -> str | None:
+    """Why the API server would not compile ``expression`` because of its length, or None.
+
+    Checked before parsing: a longer text is refused without being read further."""
+    if len(expression) > MAX_EXPRESSION_CODE_POINTS:
+        return (
+            f"the expression is {len(expression):,} characters long, over the API server's "
+            f"limit of {MAX_EXPRESSION_CODE_POINTS:,} (cel-go's expression size limit)"
+        )
+    return None
+
+
+def depth_problem(tree: Ast) -> str | None:
+    """Why the API server would not compile the expression of ``tree`` because of its nesting."""
+    if nesting_depth(tree, MAX_EXPRESSION_DEPTH) > MAX_EXPRESSION_DEPTH:
+        return (
+            f"the expression nests deeper than {MAX_EXPRESSION_DEPTH} levels, the API server's "
+            "limit (cel-go's parser recursion limit)"
+        )
+    return None
+
+
 class CelEvaluationError(Exception):
     """A rule that failed at run time (no such key, no such overload, division by zero ...)."""
+
+
+class CelBeyondEvaluator(CelEvaluationError):
+    """A rule this interpreter could not finish (too deep for its recursion, out of memory):
+    not a verdict on the object, so the rule counts as not evaluated."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -87,13 +125,29 @@ def preload_parser(cache_dir: Path | None) -> None:
 
 @functools.lru_cache(maxsize=4096)
 def parse(expression: str) -> Ast:
-    """The parse tree of ``expression``, memoised by text; raises :class:`CelSyntaxError`."""
+    """The parse tree of ``expression``, memoised by text; raises :class:`CelSyntaxError`, and
+    :class:`CelLimitError` for an expression the API server refuses for its length (checked
+    before parsing) or its nesting (checked before anything walks the tree)."""
+    problem = limit_problem(expression)
+    if problem is not None:
+        raise CelLimitError(problem)
     try:
         tree: Ast = _environment().compile(expression)
+    except RecursionError as error:
+        raise CelLimitError(_TOO_DEEP) from error
     except Exception as error:  # CELParseError, and lark errors for exotic input
         first = str(error).strip().splitlines()
         raise CelSyntaxError(first[0] if first else type(error).__name__) from error
-    return _streamlined(tree)
+    streamlined = _streamlined(tree)
+    problem = depth_problem(streamlined)
+    if problem is not None:
+        raise CelLimitError(problem)
+    return streamlined
+
+
+_TOO_DEEP = (
+    f"the expression nests deeper than {MAX_EXPRESSION_DEPTH} levels, the API server's limit"
+)
 
 
 # Grammar levels that, with one child, only hand its value on (``expr`` without ``?:``,
@@ -129,7 +183,44 @@ def _streamlined(tree: Ast) -> Ast:
             _skip_pass_through(child) if isinstance(child, lark.Tree) else child
             for child in node.children
         ]
+    balanced: set[int] = set()
+    for node in reversed(list(tree.iter_subtrees())):  # every parent before its children
+        if node.data in _CHAINS and id(node) not in balanced:
+            balanced.update(map(id, _balance(node)))
     return _skip_pass_through(tree)
+
+
+# ``a && b && c`` parses left-deep (one level per operand); cel-go builds a balanced tree
+# (``parser/helper.go``, ``balancer``), so a long chain does not nest there, nor here.
+_CHAINS = frozenset({"conditionaland", "conditionalor"})
+
+
+def _balance(top: Ast) -> list[Ast]:
+    """Rebuild the left-deep chain of ``top``'s operator as a balanced tree, reusing its nodes
+    (returned, so that they are not taken for chains of their own)."""
+    links: list[Ast] = []
+    operands: list[lark.Tree[lark.Token] | lark.Token] = []
+    node: lark.Tree[lark.Token] | lark.Token = top
+    while isinstance(node, lark.Tree) and node.data == top.data and len(node.children) == 2:
+        links.append(node)
+        operands.append(node.children[1])
+        node = node.children[0]
+    if len(links) < 3:
+        return links
+    operands.append(node)
+    operands.reverse()  # source order
+    spare = links[1:]  # ``top`` stays the root, so its parent's reference holds
+
+    def build(low: int, high: int, into: Ast | None) -> lark.Tree[lark.Token] | lark.Token:
+        if high - low == 1:
+            return operands[low]
+        middle = (low + high + 1) // 2
+        link = into if into is not None else spare.pop()
+        link.children = [build(low, middle, None), build(middle, high, None)]
+        return link
+
+    build(0, len(operands), top)
+    return links
 
 
 def _skip_pass_through(node: Ast) -> Ast:
@@ -162,8 +253,11 @@ class Program:
         except CELEvalError as error:
             raise CelEvaluationError(describe_error(error)) from error
         except RecursionError as error:
-            msg = "expression nested too deeply"
-            raise CelEvaluationError(msg) from error
+            msg = "the expression nests too deeply for capzgen's evaluator"
+            raise CelBeyondEvaluator(msg) from error
+        except MemoryError as error:
+            msg = "the evaluation ran out of memory"
+            raise CelBeyondEvaluator(msg) from error
         except Exception as error:  # a cel-python defect must not stop validation
             msg = f"{type(error).__name__}: {error}"
             raise CelEvaluationError(msg) from error

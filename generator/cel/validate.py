@@ -21,7 +21,10 @@ alone allows it:
 * the API server's cost limits apply (rule ``cel-cost``, :mod:`generator.cel.cost_findings`): a
   rule whose estimated cost makes the API server refuse its CRD is reported instead of evaluated,
   and every evaluation runs on a meter that stops it past the per-call limit, the per-object budget
-  or capzgen's wall-clock bound.
+  or capzgen's wall-clock bound;
+* a rule over cel-go's expression limits (length, nesting) is reported instead of parsed further;
+  every rule that could not be evaluated within a budget (cost, time, nesting, memory) is an
+  error finding, never a warning: a rule that was not checked must not let the file pass.
 
 Nothing of cel-python is loaded until a rule is about to be evaluated.
 """
@@ -197,6 +200,12 @@ class _Walker:
         """Whether to evaluate ``compiled`` (reporting why not, once per object, when too costly)."""
         self._check_rule_set(compiled.rule_set, path)
         prepared = compiled.prepared()
+        if prepared.refused is not None:
+            if id(compiled) not in self.reported:
+                self.reported.add(id(compiled))
+                message = cost_findings.refused_rule(compiled, prepared.refused, self.crd)
+                self._add(Severity.ERROR, cost_findings.RULE_ID, message, path)
+            return False
         if prepared.program is None:
             self._note_skipped(compiled)
             return False
@@ -252,7 +261,7 @@ class _Walker:
                 "the API server rejects the object if its evaluation fails too",
                 path,
             )
-        elif verdict == _STOPPED:
+        elif verdict in (_STOPPED, _UNEVALUATED):
             self._add(Severity.ERROR, cost_findings.RULE_ID, text, path)
 
     def _violation(self, compiled: CompiledRule, message: str, path: JsonPath) -> None:
@@ -280,6 +289,7 @@ class _Walker:
 
 
 _PASS, _FAIL, _ERROR, _STOPPED = "pass", "fail", "error", "stopped"
+_UNEVALUATED = "unevaluated"  # beyond the evaluator (too deep, out of memory): an error
 _MEMO_LIMIT = 4096
 _MEMO_MAX_KEY = 8192
 
@@ -304,7 +314,7 @@ def _evaluate(
 ) -> tuple[str, str]:
     """``(verdict, text)`` of one evaluation on ``meter``."""
     # lazy: cel-python loads only when a rule is evaluated
-    from generator.cel.runtime import CelEvaluationError, is_bool, to_cel
+    from generator.cel.runtime import CelBeyondEvaluator, CelEvaluationError, is_bool, to_cel
 
     prepared = compiled.prepared()
     program = prepared.program
@@ -316,6 +326,8 @@ def _evaluate(
             return _ERROR, str(error)
     try:
         result = program.evaluate(converted[0], meter)
+    except CelBeyondEvaluator as error:
+        return _UNEVALUATED, cost_findings.unevaluated(compiled, str(error))
     except CelEvaluationError as error:
         return _ERROR, str(error)
     if not is_bool(result):

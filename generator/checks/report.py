@@ -1,15 +1,22 @@
-"""Rendering of findings for people (text) and for tools (JSON), and of the rule table."""
+"""Rendering of findings for people (text) and for tools (JSON), and of the rule table.
+
+Both renderings show at most :attr:`ReportLimits.findings_per_file` findings of each file, the
+rest replaced by one "and N more" finding of that file (an error when any of the rest is one), so
+a file with millions of bad values prints a report of bounded size. The summary line and the JSON
+counts still count every finding, and the run's exit code is decided on all of them.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from generator.checks.clusterclass.rule_ids import DESCRIPTIONS as CLASS_PATCH_RULES
 from generator.checks.rules import RULES
 from generator.checks.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
 from generator.errors import CapzgenError
-from generator.findings import Finding, hint_lines, summarize
+from generator.findings import Finding, Severity, Subject, hint_lines, summarize
 
 _CEL_RULES = (
     ("cel", "error", "Objects satisfy their CRDs' CEL rules (x-kubernetes-validations)"),
@@ -39,19 +46,73 @@ _ENGINE_RULES = (
 )
 
 
-def render_text(findings: Sequence[Finding], documents: int) -> str:
-    """The text report: one line per finding, each distinct hint once, then the summary line."""
-    lines = [finding.to_text() for finding in findings]
-    lines.extend(hint_lines(findings))
+@dataclass(frozen=True, slots=True)
+class ReportLimits:
+    """How much of a run's findings a report shows."""
+
+    findings_per_file: int = 1_000
+
+
+REPORT_LIMITS = ReportLimits()
+MORE_RULE = "more-findings"
+
+
+def shown_findings(
+    findings: Sequence[Finding], limits: ReportLimits = REPORT_LIMITS
+) -> list[Finding]:
+    """``findings`` in their order, at most ``limits.findings_per_file`` of each file; the rest of
+    a file is one "and N more" finding placed after that file's last one shown."""
+    cap = limits.findings_per_file
+    seen: dict[str, int] = {}
+    left_out: dict[str, list[int]] = {}  # file -> [errors, warnings] not shown
+    last: dict[str, int] = {}  # file -> index in ``shown`` of its last finding shown
+    shown: list[Finding] = []
+    for finding in findings:
+        file = finding.subject.file
+        count = seen.get(file, 0)
+        seen[file] = count + 1
+        if count < cap:
+            last[file] = len(shown)
+            shown.append(finding)
+        else:
+            tally = left_out.setdefault(file, [0, 0])
+            tally[0 if finding.is_error else 1] += 1
+    for file in sorted(left_out, key=last.__getitem__, reverse=True):
+        errors, warnings = left_out[file]
+        shown.insert(last[file] + 1, _more(file, errors, warnings, cap))
+    return shown
+
+
+def _more(file: str, errors: int, warnings: int, cap: int) -> Finding:
+    return Finding(
+        Severity.ERROR if errors else Severity.WARNING,
+        MORE_RULE,
+        f"and {errors + warnings:,} more findings in this file not shown ({errors:,} errors, "
+        f"{warnings:,} warnings): a report shows the first {cap:,} findings of each file",
+        Subject(file),
+    )
+
+
+def render_text(
+    findings: Sequence[Finding], documents: int, limits: ReportLimits = REPORT_LIMITS
+) -> str:
+    """The text report: one line per finding (at most ``limits.findings_per_file`` a file),
+    each distinct hint once, then the summary line, which counts every finding."""
+    shown = shown_findings(findings, limits)
+    lines = [finding.to_text() for finding in shown]
+    lines.extend(hint_lines(shown))
     lines.append(summarize(findings, documents))
     return "\n".join(lines) + "\n"
 
 
-def render_json(findings: Sequence[Finding], documents: int) -> str:
-    """The JSON report: every finding (see :meth:`Finding.to_json`) and a summary of counts."""
+def render_json(
+    findings: Sequence[Finding], documents: int, limits: ReportLimits = REPORT_LIMITS
+) -> str:
+    """The JSON report: the findings (see :meth:`Finding.to_json`; at most
+    ``limits.findings_per_file`` a file) and a summary counting every finding."""
     errors = sum(1 for finding in findings if finding.is_error)
     payload = {
-        "findings": [finding.to_json() for finding in findings],
+        "findings": [finding.to_json() for finding in shown_findings(findings, limits)],
         "summary": {
             "documents": documents,
             "errors": errors,

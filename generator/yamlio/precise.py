@@ -34,6 +34,7 @@ from yaml.events import (
 from generator.documents import Document
 from generator.errors import Location, YamlError
 from generator.yamlio.budget import Budget, Part
+from generator.yamlio.dense import block_nodes, flow_nodes
 from generator.yamlio.limits import MAX_EXPANDED_BYTES
 from generator.yamlio.scalars import InvalidKey, key_text, resolve_plain
 
@@ -156,6 +157,7 @@ class _Builder:
         self.track = track
         self.part, self.budget = where
         self.document = -1
+        self.dense_end = 0
         # Scalars written in the text never hold more characters than the text itself.
         self.chars = self.budget.chars + len(text)
 
@@ -190,6 +192,7 @@ class _Builder:
         document_base = self.part.document
         root: Any = None
         root_line = doc_line = base
+        dense_until = 0  # text up to here was counted by _dense already
         try:
             while True:
                 event: Any = get_event()
@@ -231,8 +234,12 @@ class _Builder:
                     if track and is_map:
                         frame.key_lines = {}
                     nodes += 1
-                    if nodes > max_nodes:
+                    if nodes > max_nodes or (
+                        event.start_mark.index >= dense_until
+                        and nodes + self._dense(event, is_map, max_nodes - nodes) > max_nodes
+                    ):
                         raise self.fail(self._too_many(), event.start_mark)
+                    dense_until = max(dense_until, self.dense_end)
                     stack.append(frame)
                     continue
                 elif cls is MappingEndEvent or cls is SequenceEndEvent:
@@ -319,6 +326,24 @@ class _Builder:
             loader.dispose()
         self.budget.nodes, self.budget.chars = nodes, self.chars
         return docs
+
+    def _dense(self, event: Any, is_map: bool, needed: int) -> int:
+        """The nodes the collection ``event`` opens surely holds (:mod:`generator.yamlio.dense`),
+        counted from its first entry on; :attr:`dense_end` is where the counted text ends.
+
+        Every node counted takes at least one character, so where the rest of the text is
+        shorter than ``needed`` nothing is counted: texts under the node bound never pay."""
+        if len(self.text) - event.start_mark.index <= needed:
+            self.dense_end = 0
+            return 0
+        if event.flow_style:
+            found, self.dense_end = flow_nodes(self.text, event.end_mark.index, needed)
+        else:
+            mark = event.start_mark
+            found, self.dense_end = block_nodes(
+                self.text, mark.index, mark.column, pairs=is_map, needed=needed
+            )
+        return found
 
     def _too_many(self) -> str:
         return f"more than {self.max_nodes:,} nodes (scalars, lists and mappings) in one stream"

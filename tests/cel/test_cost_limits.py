@@ -1,6 +1,7 @@
 """The API server's CEL cost limits during validation (rule ``cel-cost``): a rule whose estimate
 makes the CRD refused is reported and not evaluated, an evaluation over the per-call limit or the
-per-object budget is stopped with an error, capzgen's wall-clock bound with a warning."""
+per-object budget is stopped with an error, and so is one stopped by capzgen's wall-clock bound
+(its rules were not evaluated)."""
 
 from __future__ import annotations
 
@@ -118,11 +119,14 @@ def test_remembered_outcomes_still_count_towards_the_object_budget(
     assert "after cost 63 > per-object budget 60" in findings[0].message
 
 
-def test_the_wall_clock_bound_stops_with_a_warning(crd_store: StoreFactory) -> None:
+def test_the_wall_clock_bound_stops_with_an_error(crd_store: StoreFactory) -> None:
+    # The rules it stops were not evaluated: the object must not pass (issue 24).
     store = names_store(crd_store, "self.size() < 99", maxItems=80)
     findings = run(store, widget(["a"]), limits=CostLimits(wall_seconds=-1))
-    assert [(f.rule, f.severity) for f in findings] == [("cel-cost", Severity.WARNING)]
-    assert findings[0].message.startswith("CEL evaluation stopped after -1 s (cost 1 so far")
+    assert [(f.rule, f.severity) for f in findings] == [("cel-cost", Severity.ERROR)]
+    assert findings[0].message.startswith(
+        "CEL rules not evaluated: evaluation stopped after -1 s (cost 1 so far"
+    )
 
 
 def test_rules_over_the_crd_limit_together_are_reported_once_per_object(

@@ -49,6 +49,9 @@ class Case:
     heavy: bool = False  # started first, so two workers finish together
     xfail: str | None = None
     time_limit: float = 60.0  # seconds before the process is killed (not a speed assertion)
+    # CPU-seconds the run must end within: tests/hostile/test_time_bounds.py runs the case again
+    # under RLIMIT_CPU of this many seconds (a bound on work, whatever the machine's load).
+    cpu_seconds: int | None = None
 
 
 # --- payloads (mappings, so every input path reads them as its usual top-level shape) -----------
@@ -323,6 +326,7 @@ CASES: list[Case] = [
         _sixteen_million_integers,
         "ints.yaml.*more than 3,000,000 nodes",
         heavy=True,
+        cpu_seconds=2,
     ),
     Case("binary", _binary, "bin.yaml.*not a text file"),
     Case("nul-byte", _nul, "nul.yaml.*control character 0x00"),
