@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from generator.output.staging import JOURNAL_NAME, STAGING_PREFIX, recover
+from tests.processes import Finished, run_reaped
 
 OLD_COUNT = 300
 
@@ -105,10 +106,8 @@ class Runner:
             start_new_session=True,  # its worker processes are killed with it
         )
 
-    def run(self, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            argv, env=self.env, cwd=self.cwd, capture_output=True, check=False, timeout=120
-        )
+    def run(self, argv: list[str]) -> Finished:
+        return run_reaped(argv, env=self.env, cwd=self.cwd)
 
 
 @pytest.fixture
@@ -162,7 +161,7 @@ def test_kill_9_during_a_300_cluster_fleet_leaves_old_or_new_content(
     # The two known-good outcomes; the update's phases are timed on the way.
     earlier = tmp_path / "old"
     done = runner.run(runner.argv(old_fleet, earlier))
-    assert done.returncode == 0, done.stderr.decode()
+    assert done.returncode == 0, done.stderr
     old = snapshot(earlier)
     reference = tmp_path / "new"
     shutil.copytree(earlier, reference)
@@ -235,7 +234,7 @@ def kill_and_check(
     outcome = "new" if after == new else ("old after undoing the switch" if interrupted else "old")
 
     done = runner.run(runner.argv(new_fleet, out))
-    assert done.returncode == 0, done.stderr.decode()
+    assert done.returncode == 0, done.stderr
     assert snapshot(out) == new
     assert leftovers(out) == []
     return outcome
@@ -277,12 +276,12 @@ def test_kill_9_at_chosen_renames_of_the_switch_and_of_its_undoing(
 
     earlier = tmp_path / "old"
     done = runner.run(runner.argv(tmp_path / "old.yaml", earlier))
-    assert done.returncode == 0, done.stderr.decode()
+    assert done.returncode == 0, done.stderr
     old = snapshot(earlier)
     shutil.copytree(earlier, tmp_path / "new")
     done = runner.run(argv(10**9, tmp_path / "new"))
-    assert done.returncode == 0, done.stderr.decode()
-    renames = int(done.stderr.decode().rpartition("renames=")[2])
+    assert done.returncode == 0, done.stderr
+    renames = int(done.stderr.rpartition("renames=")[2])
     new = snapshot(tmp_path / "new")
     assert renames > 100
 
@@ -290,19 +289,19 @@ def test_kill_9_at_chosen_renames_of_the_switch_and_of_its_undoing(
         out = tmp_path / f"killed-at-{limit}"
         shutil.copytree(earlier, out)
         killed = runner.run(argv(limit, out))
-        assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
         assert len(journals(out)) == 1
         if limit:
             assert snapshot(out) not in (old, new)  # mid-switch: the journal is what saves it
             # The next run starts by undoing those renames, and is killed half-way too.
             again = runner.run(argv(limit // 2, out))
-            assert again.returncode == -signal.SIGKILL, again.stderr.decode()
+            assert again.returncode == -signal.SIGKILL, again.stderr
             assert len(journals(out)) == 1
         recover(out, subfolders=[out / name for name in names])
         assert snapshot(out) == old
         assert leftovers(out) == []
         done = runner.run(runner.argv(tmp_path / "new.yaml", out))
-        assert done.returncode == 0, done.stderr.decode()
+        assert done.returncode == 0, done.stderr
         assert snapshot(out) == new
 
 
@@ -343,15 +342,15 @@ def test_a_rerun_after_kill_9_at_any_rename_never_skips_a_half_switched_cluster(
 
     earlier = tmp_path / "a"
     done = runner.run(runner.argv(tmp_path / "a.yaml", earlier))
-    assert done.returncode == 0, done.stderr.decode()
+    assert done.returncode == 0, done.stderr
     fleet_a = snapshot(earlier)
     reference = tmp_path / "b"
     shutil.copytree(earlier, reference)
     done = runner.run(argv(10**9, reference))
-    assert done.returncode == 0, done.stderr.decode()
-    renames = int(done.stderr.decode().rpartition("renames=")[2])
+    assert done.returncode == 0, done.stderr
+    renames = int(done.stderr.rpartition("renames=")[2])
     fleet_b = snapshot(reference)
-    assert f"({same} clusters unchanged, not rendered)" in done.stderr.decode()
+    assert f"({same} clusters unchanged, not rendered)" in done.stderr
     changed = {name.partition("/")[0] for name in fleet_b if fleet_a.get(name) != fleet_b[name]}
     assert len(changed) == 40 - same
 
@@ -359,11 +358,11 @@ def test_a_rerun_after_kill_9_at_any_rename_never_skips_a_half_switched_cluster(
         out = tmp_path / f"killed-at-{limit}"
         shutil.copytree(earlier, out)
         killed = runner.run(argv(limit, out))
-        assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
         assert len(journals(out)) == 1
         assert snapshot(out) not in (fleet_a, fleet_b)  # mid-switch: a mixed folder on disk
         again = runner.run(runner.argv(tmp_path / "b.yaml", out))
-        message = again.stderr.decode()
+        message = again.stderr
         assert again.returncode == 0, message
         assert snapshot(out) == fleet_b, f"killed before rename {limit}: a cluster holds A"
         assert f"({same} clusters unchanged, not rendered)" in message, message

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 
 from generator.output.gitops import plan_directory, write_directory
 from tests.gitops.conftest import BASE_ARGS, read_dir, stat_dir
+from tests.processes import run_reaped
 
 GOLDEN = Path(__file__).parent / "golden"
 THREE_POOLS = (
@@ -92,9 +92,8 @@ def test_kubectl_kustomize_reproduces_stdout(generate: Any, tmp_path: Path) -> N
         "x",
     )
     assert result.exit_code == 0, result.stderr
-    built = subprocess.run(
-        ["kubectl", "kustomize", str(out)], capture_output=True, text=True, check=True
-    )
+    built = run_reaped(["kubectl", "kustomize", str(out)])
+    assert built.returncode == 0, built.stderr
     assert built.stdout == stdout
 
 

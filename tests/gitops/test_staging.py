@@ -7,7 +7,6 @@ import errno
 import json
 import os
 import random
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from generator.output import staging, staging_support
 from generator.output.gitops import MANIFEST_NAME, write_directory
 from generator.output.staging import JOURNAL_NAME, STAGING_PREFIX, open_transaction, recover
 from tests.gitops.conftest import fail_at, leftovers, stat_dir
+from tests.processes import run_reaped
 
 OLD = {f"file-{i:02d}.yaml": f"old {i}\n" for i in range(20)}
 # 10 files change, 10 stay, 5 are new; file-19 is no longer generated (deleted).
@@ -215,12 +215,8 @@ def test_a_switch_killed_after_any_rename_is_undone_by_the_next_run(
 
 
 def dead_pid() -> int:
-    done = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    done = run_reaped([sys.executable, "-c", "import os; print(os.getpid())"])
+    assert done.returncode == 0, done.stderr
     return int(done.stdout)
 
 
