@@ -70,7 +70,15 @@ def fork_pool(jobs: int) -> workers.Workers | None:
         return None
     context = multiprocessing.get_context("fork")
     try:
-        executors = [ProcessPoolExecutor(max_workers=1, mp_context=context) for _ in range(jobs)]
+        executors = [
+            ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=context,
+                initializer=workers.guard_parent,  # workers never outlive this process
+                initargs=(os.getpid(),),
+            )
+            for _ in range(jobs)
+        ]
     except (OSError, NotImplementedError) as exc:  # pragma: no cover - e.g. no semaphores
         log.warning("cannot start worker processes (%s); validating in-process", exc)
         return None

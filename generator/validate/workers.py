@@ -17,18 +17,24 @@ serially.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import signal
+import sys
+import threading
+import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
-from generator.errors import YamlError
+from generator.errors import WorkerDied, YamlError
 from generator.validate.outcome import BatchResult
 from generator.validate.partition import Batch, DocumentKeys, Part, document_keys
 from generator.validate.passes import (
@@ -95,6 +101,101 @@ def inherit_text(source: int, text: str) -> None:
 def forget_text() -> None:
     """Caller, once every worker is forked: drop the text they inherited."""
     context().texts.forget()
+
+
+# --- the workers' lives ---------------------------------------------------------------------------
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def guard_parent(parent: int, poll_seconds: float = 1.0) -> None:
+    """Worker start (a pool's initializer): never outlive ``parent``, the process that forked
+    this one. On Linux the kernel sends SIGKILL when the parent ends (``PR_SET_PDEATHSIG``; the
+    pools are forked by the caller's main thread, whose end is the process's); elsewhere a
+    thread polls the parent every ``poll_seconds``. Either way the parent is checked once more
+    afterwards: it may have ended before the guard was set. Ctrl-C is the parent's to handle
+    (it stops the workers), and SIGTERM ends a worker at once, not through the parent's handler
+    it inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if not _die_with_parent():
+        threading.Thread(
+            target=_watch_parent, args=(parent, poll_seconds), name="parent-watch", daemon=True
+        ).start()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _die_with_parent() -> bool:
+    """Ask the kernel for SIGKILL when the parent ends; whether it agreed."""
+    if not sys.platform.startswith("linux"):  # pragma: no cover - not Linux
+        return False
+    try:
+        # lazy: only worker processes load ctypes, once each
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+        return False
+
+
+def _watch_parent(parent: int, poll_seconds: float) -> None:  # pragma: no cover - not Linux
+    while os.getppid() == parent:
+        time.sleep(poll_seconds)
+    os._exit(1)
+
+
+def processes_of(executor: Executor) -> list[int]:
+    """The pids of a process pool's workers (none once it is shut down)."""
+    processes = getattr(executor, "_processes", None) or {}
+    return list(processes)
+
+
+def kill_workers(executor: Executor) -> None:
+    """SIGKILL a process pool's workers (the caller is stopping: what they do is not wanted);
+    the pool notices and ends its pending work with BrokenProcessPool."""
+    for pid in processes_of(executor):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def how_ended(executor: Executor) -> str:
+    """How a broken pool's dead worker ended, as in "killed by signal 9" (SIGTERM is how the
+    pool stops the others, so that is named only when nothing else is known)."""
+    processes = getattr(executor, "_processes", None) or {}
+    codes = [p.exitcode for p in processes.values() if p.exitcode is not None]
+    codes.sort(key=lambda code: code == -signal.SIGTERM)
+    if not codes:
+        return "ended unexpectedly"
+    code = codes[0]
+    return f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
+
+
+def worker_died(how: str, when: str) -> WorkerDied:
+    """The error of a worker that died ``when`` (e.g. "while validating a.yaml")."""
+    return WorkerDied(
+        f"a worker process died ({how}) {when}",
+        hint="rerun with -j 1, or with more memory (the OOM killer ends the largest process)",
+    )
+
+
+def _names(run: RunInputs | None, sources: Iterable[int]) -> str:
+    if run is None:
+        return "its inputs"
+    names = [run.names[source] for source in sorted(set(sources))]
+    shown = ", ".join(names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _doing(argument: object) -> str:
+    """What a task was about: the files of its pieces or batch."""
+    run = _CONTEXT.run if _CONTEXT is not None else None
+    if isinstance(argument, BatchTask):
+        return f"validating {_names(run, argument.flat[0::6])}"
+    if isinstance(argument, list) and all(isinstance(piece, Piece) for piece in argument):
+        return f"reading {_names(run, (piece.source for piece in argument))}"
+    return "warming up"
 
 
 # --- pass 1 ---------------------------------------------------------------------------------------
@@ -271,11 +372,40 @@ class Workers:
         return len(self.executors)
 
     def submit(self, worker: int, function: Callable[[T], R], argument: T) -> Future[R]:
-        """Run ``function(argument)`` on worker number ``worker``."""
-        return self.executors[worker % self.count].submit(function, argument)
+        """Run ``function(argument)`` on worker number ``worker``. If the worker dies (the OOM
+        killer, a signal), the result is a :class:`WorkerDied` naming the task's files."""
+        executor = self.executors[worker % self.count]
+        try:
+            inner = executor.submit(function, argument)
+        except BrokenProcessPool as error:  # it died between two tasks
+            raise worker_died(how_ended(executor), f"before {_doing(argument)}") from error
+        outer: Future[R] = Future()
+
+        def settle(done: Future[R]) -> None:
+            if done.cancelled():
+                outer.cancel()
+                outer.set_running_or_notify_cancel()
+                return
+            error = done.exception()
+            if isinstance(error, BrokenProcessPool):
+                died = worker_died(how_ended(executor), f"while {_doing(argument)}")
+                died.__cause__ = error
+                outer.set_exception(died)
+            elif error is not None:
+                outer.set_exception(error)
+            else:
+                outer.set_result(done.result())
+
+        inner.add_done_callback(settle)
+        return outer
 
     def shutdown(self) -> None:
-        """Stop every worker, dropping what was not started."""
+        """Stop every worker, dropping what was not started. Called while an exception is on
+        its way out (an error, Ctrl-C, SIGTERM), the workers are killed first: what they are
+        doing is not wanted, and waiting for it would delay the exit."""
+        if sys.exc_info()[0] is not None:
+            for executor in self.executors:
+                kill_workers(executor)
         for executor in self.executors:
             executor.shutdown(wait=True, cancel_futures=True)
 
