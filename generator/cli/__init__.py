@@ -168,10 +168,9 @@ class Terminated(KeyboardInterrupt):
 
 
 def _terminated(signum: int, frame: FrameType | None) -> None:
-    """The SIGTERM handler: the first one stops the run; more (a CI sends one per process of the
-    group, or again) are ignored while it unwinds, so that they cannot break a rollback half
-    way. SIGKILL still ends the process."""
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    """The SIGTERM handler: raise where the program is, as Python does for SIGINT (again for
+    each one: where Python ignores an exception, in a finalizer say, the next one still
+    stops the run)."""
     raise Terminated
 
 

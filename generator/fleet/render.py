@@ -249,12 +249,14 @@ def _outcomes(
         yield from _progressed((render_one(job, context) for job in jobs), progress)
         return
     # lazy: the pool's own helpers, loaded with the pool (serial fleets do without)
-    from generator.validate.workers import how_ended, kill_workers, worker_died
+    from generator.validate.workers import held_signals, how_ended, kill_workers, worker_died
 
     chunksize = max(1, min(32, len(jobs) // (workers * 8)))
     done = 0  # outcomes yielded: the next one is jobs[done]'s
     try:
-        for outcome in _progressed(pool.map(_run_in_worker, jobs, chunksize=chunksize), progress):
+        with held_signals():  # the workers fork on the first submit
+            results = pool.map(_run_in_worker, jobs, chunksize=chunksize)
+        for outcome in _progressed(results, progress):
             yield outcome
             done += 1
     except BrokenProcessPool as error:

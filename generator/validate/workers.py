@@ -118,12 +118,34 @@ def guard_parent(parent: int, poll_seconds: float = 1.0) -> None:
     it inherited."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # held back while it was forked (held_signals)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     if not _die_with_parent():
         threading.Thread(
             target=_watch_parent, args=(parent, poll_seconds), name="parent-watch", daemon=True
         ).start()
     if os.getppid() != parent:
         os._exit(1)
+
+
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def held_signals() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while a pool may fork its workers (their first task): the
+    handlers raise, and raised in the fork's callbacks (``os.register_at_fork``), where Python
+    prints and ignores exceptions, SIGTERM was lost and the run went on. Held, the signal
+    arrives as the block ends. The threads a pool starts meanwhile keep them held: Python runs
+    handlers in the main thread anyway."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _die_with_parent() -> bool:
@@ -195,7 +217,9 @@ def _doing(argument: object) -> str:
         return f"validating {_names(run, argument.flat[0::6])}"
     if isinstance(argument, list) and all(isinstance(piece, Piece) for piece in argument):
         return f"reading {_names(run, (piece.source for piece in argument))}"
-    return "warming up"
+    if run is None:
+        return "warming up"
+    return f"validating {_names(run, range(len(run.names)))}"  # its warm-up: any of them
 
 
 # --- pass 1 ---------------------------------------------------------------------------------------
@@ -376,7 +400,8 @@ class Workers:
         killer, a signal), the result is a :class:`WorkerDied` naming the task's files."""
         executor = self.executors[worker % self.count]
         try:
-            inner = executor.submit(function, argument)
+            with held_signals():
+                inner = executor.submit(function, argument)
         except BrokenProcessPool as error:  # it died between two tasks
             raise worker_died(how_ended(executor), f"before {_doing(argument)}") from error
         outer: Future[R] = Future()
