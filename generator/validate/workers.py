@@ -182,12 +182,18 @@ def kill_workers(executor: Executor) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def how_ended(executor: Executor) -> str:
-    """How a broken pool's dead worker ended, as in "killed by signal 9" (SIGTERM is how the
-    pool stops the others, so that is named only when nothing else is known)."""
-    processes = getattr(executor, "_processes", None) or {}
-    codes = [p.exitcode for p in processes.values() if p.exitcode is not None]
-    codes.sort(key=lambda code: code == -signal.SIGTERM)
+def how_ended(executor: Executor, settle: float = 2.0) -> str:
+    """How a broken pool's dead worker ended, as in "killed by signal 9". Its pipe closes a
+    moment before it can be reaped, so this looks again for up to ``settle`` seconds. SIGTERM
+    is how the pool stops the others, so it is named only when nothing else is known."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    deadline = time.monotonic() + settle
+    while True:
+        codes = [p.exitcode for p in processes if p.exitcode is not None]
+        codes.sort(key=lambda code: code == -signal.SIGTERM)
+        if (codes and codes[0] != -signal.SIGTERM) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
     if not codes:
         return "ended unexpectedly"
     code = codes[0]
