@@ -12,7 +12,6 @@ import errno
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,7 +49,7 @@ def clusters(count: int) -> str:
 
 
 @pytest.fixture
-def held(tmp_path: Path, cli_env: dict[str, str]) -> Iterator[tuple[Path, list[str]]]:
+def held(tmp_path: Path, cli_env: dict[str, str]) -> tuple[Path, list[str]]:
     big = tmp_path / "big.yaml"
     big.write_text(clusters(1000))  # above Tuning.parallel_from: the run forks its workers
     assert big.stat().st_size > Tuning().parallel_from
