@@ -208,24 +208,21 @@ def worker_died(how: str, when: str) -> WorkerDied:
     )
 
 
-def _names(run: RunInputs | None, sources: Iterable[int]) -> str:
-    if run is None:
-        return "its inputs"
+def _names(run: RunInputs, sources: Iterable[int]) -> str:
     names = [run.names[source] for source in sorted(set(sources))]
     shown = ", ".join(names[:5])
     return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def _doing(argument: object) -> str:
-    """What a task was about: the files of its pieces or batch."""
-    run = _CONTEXT.run if _CONTEXT is not None else None
+    """What a task was about: the files of its pieces or batch (its warm-up: any input). Asked
+    in the caller's process, where :func:`start` set the run."""
+    run = context().run
     if isinstance(argument, BatchTask):
         return f"validating {_names(run, argument.flat[0::6])}"
     if isinstance(argument, list) and all(isinstance(piece, Piece) for piece in argument):
         return f"reading {_names(run, (piece.source for piece in argument))}"
-    if run is None:
-        return "warming up"
-    return f"validating {_names(run, range(len(run.names)))}"  # its warm-up: any of them
+    return f"validating {_names(run, range(len(run.names)))}"
 
 
 # --- pass 1 ---------------------------------------------------------------------------------------
