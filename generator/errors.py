@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # usage error, unreadable file, unusable schema store
     INTERNAL = 3  # a bug in capzgen (an exception that is not a domain error)
     INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
+    TERMINATED = 143  # SIGTERM (CI timeouts, ``timeout``, ``kill``): 128 + SIGTERM
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,13 @@ class UsageError(CapzgenError):
 
 class InputOutputError(CapzgenError):
     """A file or folder cannot be read or written."""
+
+    exit_code = ExitCode.USAGE
+
+
+class WorkerDied(CapzgenError):
+    """A worker process ended without an answer (the OOM killer, a signal): nothing is wrong
+    with the input as far as capzgen knows, so this is not exit 1, and not a bug."""
 
     exit_code = ExitCode.USAGE
 

@@ -16,7 +16,9 @@ import os
 import resource
 import signal
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -106,3 +108,118 @@ def run_reaped(
             hung = True
     code = process.returncode if process.returncode is not None else -signal.SIGKILL
     return Finished(code, out.decode(errors="replace"), err.decode(errors="replace"), hung)
+
+
+# --- children that are signalled: started, found through /proc, waited for --------------------------
+
+CLI_CPU_SECONDS = 120  # the CPU-time limit of a signalled CLI child (it needs a few)
+POLL = 0.01  # seconds between two looks
+SAFETY = 120.0  # seconds a wait may take at most, whatever the machine's load
+
+
+def _limits() -> None:  # runs in the child, before exec
+    resource.setrlimit(resource.RLIMIT_CPU, (CLI_CPU_SECONDS, CLI_CPU_SECONDS))
+
+
+def start(
+    args: Sequence[str], env: Mapping[str, str], cwd: Path, *, stdout: int | None = None
+) -> subprocess.Popen[bytes]:
+    """``python -m generator ARGS`` in its own session (its workers in its group)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "generator", *args],
+        env=dict(env),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL if stdout is None else stdout,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=_limits,
+    )
+
+
+def start_script(script: Path, env: Mapping[str, str], cwd: Path) -> subprocess.Popen[bytes]:
+    """``python SCRIPT`` in its own session, as :func:`start` does."""
+    return subprocess.Popen(
+        [sys.executable, str(script)],
+        env=dict(env),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=_limits,
+    )
+
+
+@contextlib.contextmanager
+def reaped(
+    process: subprocess.Popen[bytes], *others: Callable[[], Sequence[int]]
+) -> Iterator[None]:
+    """On the way out, SIGKILL the process's whole group, and every pid ``others`` name (a
+    worker that left the group would be one), then reap the process."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        for found in others:
+            for pid in found():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+        process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (from /proc, every thread's list)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                text = Path(f"/proc/{pid}/task/{task}/children").read_text()
+                found.extend(int(word) for word in text.split())
+    return [child for child in found if alive(child)]
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for a parent that does not reap it does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def wait_until(seen: Callable[[], bool], process: subprocess.Popen[bytes] | None = None) -> bool:
+    """Poll until ``seen()`` (True), or the process ends or the safety bound passes (False)."""
+    deadline = time.monotonic() + SAFETY
+    while time.monotonic() < deadline:
+        if seen():
+            return True
+        if process is not None and process.poll() is not None:
+            return seen()
+        time.sleep(POLL)
+    return False
+
+
+def wait_for_children(process: subprocess.Popen[bytes], count: int) -> list[int]:
+    """The process's children once there are ``count`` of them ([] if it ended first)."""
+    found: list[int] = []
+
+    def enough() -> bool:
+        found[:] = children(process.pid)
+        return len(found) >= count
+
+    return list(found) if wait_until(enough, process) else []
+
+
+def gone(pids: Sequence[int]) -> bool:
+    """Whether every one of ``pids`` has ended (polled a bounded number of times)."""
+    return wait_until(lambda: not any(alive(pid) for pid in pids))
+
+
+def stderr_of(process: subprocess.Popen[bytes]) -> str:
+    """What the process printed on stderr (once it has ended)."""
+    assert process.stderr is not None
+    return process.stderr.read().decode("utf-8", errors="replace")

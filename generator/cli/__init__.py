@@ -11,8 +11,12 @@ import gc
 import importlib
 import logging
 import os
+import signal
 import sys
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import click
@@ -30,6 +34,8 @@ Exit codes:
   1  invalid input or content (template errors, missing or mistyped variables, validation findings)
   2  usage error, or a file, folder or schema source that cannot be read or written
   3  internal error (a bug in capzgen; set CAPZGEN_DEBUG=1 for a traceback)
+  130  interrupted by Ctrl-C (SIGINT); nothing half-written
+  143  stopped by SIGTERM (e.g. a CI timeout); nothing half-written
 """
 
 
@@ -155,6 +161,33 @@ def report_error(error: CapzgenError) -> None:
         click.echo(f"Hint: {clip(error.hint)}", err=True)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is when it arrives: everything unwinds as for Ctrl-C
+    (the output staging rolls back, workers and kubeconform are stopped), and the exit status
+    is 143."""
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    """The SIGTERM handler: raise where the program is, as Python does for SIGINT (again for
+    each one: where Python ignores an exception, in a finalizer say, the next one still
+    stops the run)."""
+    raise Terminated
+
+
+@contextmanager
+def _sigterm_like_sigint() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` while the command runs (main thread only: elsewhere
+    Python cannot set handlers); the previous handler is back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     """Run the CLI and return the exit code (never raises for user mistakes).
 
@@ -171,9 +204,10 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         click.echo(text, nl=False)
         return code
     try:
-        result: Any = cli.main(
-            args=args, prog_name="capzgen", standalone_mode=False, obj={"settings": settings}
-        )
+        with _sigterm_like_sigint():
+            result: Any = cli.main(
+                args=args, prog_name="capzgen", standalone_mode=False, obj={"settings": settings}
+            )
     except CapzgenError as error:
         report_error(error)
         return int(error.exit_code)
@@ -183,9 +217,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         # The reader went away (e.g. `capzgen ... | head`); nothing useful left to say.
         _silence_stdout()
         return int(ExitCode.OK)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        return int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(interrupt)
     except Exception as error:  # pragma: no cover - reached only through bugs
         if settings.environ.get("CAPZGEN_DEBUG"):
             raise
@@ -197,11 +230,22 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     return int(result) if isinstance(result, int) else int(ExitCode.OK)
 
 
+def _interrupted(interrupt: KeyboardInterrupt) -> int:
+    """Report Ctrl-C (exit 130) or SIGTERM (:class:`Terminated`, exit 143)."""
+    if isinstance(interrupt, Terminated):
+        click.echo("Terminated.", err=True)
+        return int(ExitCode.TERMINATED)
+    click.echo("Interrupted.", err=True)
+    return int(ExitCode.INTERRUPTED)
+
+
 def _click_outcome(outcome: click.ClickException | click.exceptions.Exit | click.Abort) -> int:
     """Report one of click's own outcomes (usage errors, ``--help``, ``--version``, aborted
     prompts) the way click does, and return its exit code."""
     if isinstance(outcome, click.exceptions.Exit):
         return int(outcome.exit_code)
+    if isinstance(outcome, click.Abort) and isinstance(outcome.__cause__, KeyboardInterrupt):
+        return _interrupted(outcome.__cause__)  # click turns Ctrl-C (and SIGTERM) into Abort
     if isinstance(outcome, click.Abort):
         click.echo("Aborted.", err=True)
         return int(ExitCode.INVALID)

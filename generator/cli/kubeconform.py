@@ -10,6 +10,7 @@ when kubeconform cannot be run (not installed, cannot start, ``--timeout`` excee
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -59,11 +60,9 @@ def kubeconform(schema_dirs: tuple[Path, ...], timeout: float | None, args: tupl
     store = SchemaStore.from_search_path(list(schema_dirs), settings)
     with store_layout(store) as root:
         argv = [binary, "-schema-location", schema_location(root), *args]
-        own_group = timeout is not None  # then the whole group is killed on timeout
         try:
-            process = subprocess.Popen(
-                argv, env=dict(settings.environ), start_new_session=own_group
-            )
+            # its own process group: stopped as a whole, with whatever it started
+            process = subprocess.Popen(argv, env=dict(settings.environ), start_new_session=True)
         except OSError as error:
             click.echo(
                 f"Error: kubeconform ({binary}) could not be started: "
@@ -74,21 +73,40 @@ def kubeconform(schema_dirs: tuple[Path, ...], timeout: float | None, args: tupl
         try:
             code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _stop(process, own_group)
+            _kill(process)
             click.echo(f"Error: kubeconform did not finish within {timeout:g}s", err=True)
             return int(ExitCode.USAGE)
+        except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM (Terminated)
+            code = _forward(process, _signal_of(interrupt))
         except BaseException:
-            _stop(process, own_group)
+            _kill(process)
             raise
     return code if code >= 0 else 128 - code
 
 
-def _stop(process: subprocess.Popen[bytes], own_group: bool) -> None:
+def _signal_of(interrupt: KeyboardInterrupt) -> signal.Signals:
+    # lazy: the CLI package itself, loaded already (the class is defined beside main)
+    from generator.cli import Terminated
+
+    return signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT
+
+
+def _forward(process: subprocess.Popen[bytes], signum: signal.Signals, grace: float = 10) -> int:
+    """Send ``signum`` to kubeconform's process group and wait for it (SIGKILL after ``grace``
+    seconds): its exit status is the command's."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signum)
     try:
-        if own_group and hasattr(os, "killpg"):
-            os.killpg(process.pid, signal.SIGKILL)
-        else:
-            process.kill()
-    except (ProcessLookupError, PermissionError):
-        pass
+        return process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        return process.wait()
+    except BaseException:
+        _kill(process)
+        raise
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
     process.wait()

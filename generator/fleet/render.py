@@ -7,6 +7,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -180,9 +181,14 @@ def _jobs(fleet: Fleet, options: FleetOptions) -> list[_Job]:
 _WORKER_CONTEXT: PipelineContext | None = None
 
 
-def _start_worker(settings: Settings) -> None:
-    """Process-pool initializer: one pipeline context (compiled templates and schemas) per
-    worker, built with the settings the command was given."""
+def _start_worker(settings: Settings, parent: int) -> None:
+    """Process-pool initializer: a worker never outlives ``parent`` (the process rendering the
+    fleet), and holds one pipeline context (compiled templates and schemas), built with the
+    settings the command was given."""
+    # lazy: the pool's own helpers, loaded with the pool (serial fleets do without)
+    from generator.validate.lifeline import guard_parent
+
+    guard_parent(parent)
     global _WORKER_CONTEXT
     _WORKER_CONTEXT = PipelineContext(settings)
 
@@ -234,24 +240,42 @@ def _outcomes(
     if workers > 1 and len(jobs) >= SERIAL_BELOW:
         try:
             pool = ProcessPoolExecutor(
-                max_workers=workers, initializer=_start_worker, initargs=(settings,)
+                max_workers=workers, initializer=_start_worker, initargs=(settings, os.getpid())
             )
         except (OSError, NotImplementedError) as exc:  # e.g. no working semaphores
             log.warning("cannot start worker processes (%s); rendering in-process", exc)
     if pool is None:
         context = PipelineContext(settings)
-        results: Iterator[ClusterOutcome] = (render_one(job, context) for job in jobs)
-    else:
-        chunksize = max(1, min(32, len(jobs) // (workers * 8)))
-        results = pool.map(_run_in_worker, jobs, chunksize=chunksize)
+        yield from _progressed((render_one(job, context) for job in jobs), progress)
+        return
+    # lazy: the pool's own helpers, loaded with the pool (serial fleets do without)
+    from generator.validate.lifeline import held_signals, how_ended, kill_workers, worker_died
+
+    chunksize = max(1, min(32, len(jobs) // (workers * 8)))
+    done = 0  # outcomes yielded: the next one is jobs[done]'s
     try:
-        for outcome in results:
+        with held_signals():  # the workers fork on the first submit
+            results = pool.map(_run_in_worker, jobs, chunksize=chunksize)
+        for outcome in _progressed(results, progress):
             yield outcome
-            if progress is not None:
-                progress(1)
+            done += 1
+    except BrokenProcessPool as error:
+        doing = f"while rendering cluster {jobs[min(done, len(jobs) - 1)].request.name}"
+        raise worker_died(how_ended(pool), doing) from error
+    except BaseException:
+        kill_workers(pool)  # an error, Ctrl-C or SIGTERM: their work is not wanted
+        raise
     finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _progressed(
+    results: Iterator[ClusterOutcome], progress: Callable[[int], None] | None
+) -> Iterator[ClusterOutcome]:
+    for outcome in results:
+        yield outcome
+        if progress is not None:
+            progress(1)
 
 
 def render_fleet(

@@ -221,6 +221,11 @@ class Process:
                 _kill_group(popen)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     popen.wait(timeout=5)
+            except BaseException:  # Ctrl-C, SIGTERM: it is no longer this object's to stop
+                _kill_group(popen)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    popen.wait(timeout=5)
+                raise
         return Completed(returncode, _output(self.out), _output(self.err))
 
     def stop(self) -> None:

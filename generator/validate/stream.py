@@ -19,7 +19,7 @@ from pathlib import Path
 from generator.checks import ValidationOptions
 from generator.findings import Finding, sort_findings
 from generator.schemastore.types import SchemaLookup
-from generator.validate import parallel, workers
+from generator.validate import lifeline, parallel, workers
 from generator.validate.check import CheckReport
 from generator.validate.inputs import Inputs, collect_inputs
 from generator.validate.outcome import BatchResult
@@ -70,7 +70,15 @@ def fork_pool(jobs: int) -> workers.Workers | None:
         return None
     context = multiprocessing.get_context("fork")
     try:
-        executors = [ProcessPoolExecutor(max_workers=1, mp_context=context) for _ in range(jobs)]
+        executors = [
+            ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=context,
+                initializer=lifeline.guard_parent,  # workers never outlive this process
+                initargs=(os.getpid(),),
+            )
+            for _ in range(jobs)
+        ]
     except (OSError, NotImplementedError) as exc:  # pragma: no cover - e.g. no semaphores
         log.warning("cannot start worker processes (%s); validating in-process", exc)
         return None

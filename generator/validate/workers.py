@@ -17,19 +17,23 @@ serially.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import sys
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.errors import YamlError
+from generator.validate.lifeline import held_signals, how_ended, kill_workers, worker_died
 from generator.validate.outcome import BatchResult
 from generator.validate.partition import Batch, DocumentKeys, Part, document_keys
 from generator.validate.passes import (
@@ -117,6 +121,26 @@ def forget_text() -> None:
     it holds its own reference)."""
     global _INHERITED
     _INHERITED = None
+
+
+# --- what a task was about, when its worker died ---------------------------------------------------
+
+
+def _names(run: RunInputs, sources: Iterable[int]) -> str:
+    names = [run.names[source] for source in sorted(set(sources))]
+    shown = ", ".join(names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _doing(argument: object) -> str:
+    """What a task was about: the files of its pieces or batch (its warm-up: any input). Asked
+    in the caller's process, where :func:`start` set the run."""
+    run = context().run
+    if isinstance(argument, BatchTask):
+        return f"validating {_names(run, argument.flat[0::6])}"
+    if isinstance(argument, list) and all(isinstance(piece, Piece) for piece in argument):
+        return f"reading {_names(run, (piece.source for piece in argument))}"
+    return f"validating {_names(run, range(len(run.names)))}"
 
 
 # --- pass 1 ---------------------------------------------------------------------------------------
@@ -280,6 +304,23 @@ def _run_batch(task: BatchTask) -> BatchResult:
     return validate_batch(worker.run, view, task.batch, worker.texts)
 
 
+class _Settled(Future[R]):
+    """The future a caller waits on: the worker's own future's outcome, with a broken pool told
+    as the worker's death. Waiting on it waits on the worker's future first, so an executor
+    whose futures do their work when waited on (a test's scheduled pool) is driven as before."""
+
+    def __init__(self, inner: Future[R]) -> None:
+        super().__init__()
+        self._inner = inner
+
+    def result(self, timeout: float | None = None) -> R:
+        """The task's result, once the worker's future has settled this one."""
+        if not self.done():
+            with contextlib.suppress(Exception):  # its outcome reaches this one by callback
+                self._inner.result(timeout)
+        return super().result(timeout)
+
+
 class Workers:
     """The worker processes, each a pool of its own, so that a batch can go to the worker that
     parsed its documents in pass 1."""
@@ -293,11 +334,41 @@ class Workers:
         return len(self.executors)
 
     def submit(self, worker: int, function: Callable[[T], R], argument: T) -> Future[R]:
-        """Run ``function(argument)`` on worker number ``worker``."""
-        return self.executors[worker % self.count].submit(function, argument)
+        """Run ``function(argument)`` on worker number ``worker``. If the worker dies (the OOM
+        killer, a signal), the result is a :class:`WorkerDied` naming the task's files."""
+        executor = self.executors[worker % self.count]
+        try:
+            with held_signals():
+                inner = executor.submit(function, argument)
+        except BrokenProcessPool as error:  # it died between two tasks
+            raise worker_died(how_ended(executor), f"before {_doing(argument)}") from error
+        outer: Future[R] = _Settled(inner)
+
+        def settle(done: Future[R]) -> None:
+            if done.cancelled():
+                outer.cancel()
+                outer.set_running_or_notify_cancel()
+                return
+            error = done.exception()
+            if isinstance(error, BrokenProcessPool):
+                died = worker_died(how_ended(executor), f"while {_doing(argument)}")
+                died.__cause__ = error
+                outer.set_exception(died)
+            elif error is not None:
+                outer.set_exception(error)
+            else:
+                outer.set_result(done.result())
+
+        inner.add_done_callback(settle)
+        return outer
 
     def shutdown(self) -> None:
-        """Stop every worker, dropping what was not started."""
+        """Stop every worker, dropping what was not started. Called while an exception is on
+        its way out (an error, Ctrl-C, SIGTERM), the workers are killed first: what they are
+        doing is not wanted, and waiting for it would delay the exit."""
+        if sys.exc_info()[0] is not None:
+            for executor in self.executors:
+                kill_workers(executor)
         for executor in self.executors:
             executor.shutdown(wait=True, cancel_futures=True)
 

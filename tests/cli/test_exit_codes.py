@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -9,6 +10,7 @@ import click
 import pytest
 
 import generator.cli
+from generator.cli import Terminated
 from generator.errors import ExitCode
 from tests.conftest import CliResult
 
@@ -42,6 +44,13 @@ def raises(error: BaseException) -> Callable[..., Any]:
     return main
 
 
+def _abort_from(interrupt: KeyboardInterrupt) -> click.Abort:
+    """What click makes of Ctrl-C (and of SIGTERM's :class:`Terminated`) inside a command."""
+    abort = click.Abort()
+    abort.__cause__ = interrupt
+    return abort
+
+
 @pytest.mark.parametrize(
     ("error", "code", "stderr"),
     [
@@ -55,6 +64,9 @@ def raises(error: BaseException) -> Callable[..., Any]:
         ),
         (click.exceptions.Exit(5), 5, ""),
         (KeyboardInterrupt(), ExitCode.INTERRUPTED, "Interrupted.\n"),
+        (Terminated(), ExitCode.TERMINATED, "Terminated.\n"),
+        (_abort_from(KeyboardInterrupt()), ExitCode.INTERRUPTED, "Interrupted.\n"),
+        (_abort_from(Terminated()), ExitCode.TERMINATED, "Terminated.\n"),
     ],
 )
 def test_outcomes_become_exit_codes(
@@ -67,3 +79,27 @@ def test_outcomes_become_exit_codes(
     monkeypatch.setattr(generator.cli.cli, "main", raises(error))
     result = run_cli(["validate"])
     assert (result.exit_code, result.stderr, result.stdout) == (code, stderr, "")
+
+
+def test_sigterm_raises_terminated_only_while_a_command_runs(
+    run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    seen: list[object] = []
+
+    def main(*args: Any, **kwargs: Any) -> Any:
+        seen.append(signal.getsignal(signal.SIGTERM))
+        signal.raise_signal(signal.SIGTERM)  # as `timeout` or a CI would send it
+        pytest.fail("not reached: the handler raises")
+
+    monkeypatch.setattr(generator.cli.cli, "main", main)
+    result = run_cli(["validate"])
+    assert (result.exit_code, result.stderr) == (ExitCode.TERMINATED, "Terminated.\n")
+    assert seen and seen[0] is not before
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_the_help_lists_the_signal_exit_codes(run_cli: RunCli) -> None:
+    text = run_cli(["--help"]).stdout
+    assert "130  interrupted by Ctrl-C" in text
+    assert "143  stopped by SIGTERM" in text

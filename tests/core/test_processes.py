@@ -2,33 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from tests.processes import run_reaped, started
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is gone for our purposes (its parent, the child, was killed).
-    stat = Path(f"/proc/{pid}/stat")
-    return not stat.exists() or stat.read_text().split()[2] != "Z"
-
-
-def _wait_for(condition: Callable[[], bool], steps: int = 3000) -> bool:
-    """Poll ``condition`` every 10 ms, at most ``steps`` times (a safety net, not a speed bound)."""
-    for _ in range(steps):
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
+from tests.processes import alive, run_reaped, started, wait_until
 
 
 def test_a_grandchild_is_killed_with_its_parent(tmp_path: Path) -> None:
@@ -40,10 +18,10 @@ def test_a_grandchild_is_killed_with_its_parent(tmp_path: Path) -> None:
         "time.sleep(300)\n"
     )
     with started([sys.executable, "-c", script]):
-        assert _wait_for(lambda: pid_file.exists() and bool(pid_file.read_text()))
+        assert wait_until(lambda: pid_file.exists() and bool(pid_file.read_text()))
         grandchild = int(pid_file.read_text())
-        assert _alive(grandchild)
-    assert _wait_for(lambda: not _alive(grandchild))
+        assert alive(grandchild)
+    assert wait_until(lambda: not alive(grandchild))
 
 
 def test_a_busy_child_is_stopped_by_its_cpu_limit() -> None:
