@@ -94,13 +94,18 @@ def run_reaped(
     cpu_seconds: float | None = None,
     memory_bytes: int | None = None,
     safety_net: float = SAFETY_NET_SECONDS,
+    input_text: str | None = None,
 ) -> Finished:
-    """Run ``argv`` to the end (see the module doc); never raises for the child's status."""
+    """Run ``argv`` to the end (see the module doc), ``input_text`` on its standard input if
+    given; never raises for the child's status."""
+    if input_text is not None:
+        stdin = subprocess.PIPE
+    data = None if input_text is None else input_text.encode()
     with started(
         argv, cwd=cwd, env=env, stdin=stdin, cpu_seconds=cpu_seconds, memory_bytes=memory_bytes
     ) as process:
         try:
-            out, err = process.communicate(timeout=safety_net)
+            out, err = process.communicate(data, timeout=safety_net)
             hung = False
         except subprocess.TimeoutExpired:
             kill_group(process)

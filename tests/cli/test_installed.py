@@ -4,7 +4,6 @@ non-editable install from a freshly built wheel (flavors and schemas must ship i
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -12,8 +11,27 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GENERATE_DEMO, REPO_ROOT
+from tests.processes import Finished, run_reaped
 
 CAPZGEN = Path(sys.executable).with_name("capzgen")
+
+
+def _run(
+    argv: list[str],
+    *,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    check: bool = False,
+    capture_output: bool = True,
+    text: bool = True,
+) -> Finished:
+    """``subprocess.run`` for these tests, through :func:`tests.processes.run_reaped`: the child
+    in its own session, its whole group reaped."""
+    done = run_reaped(argv, env=env, cwd=cwd, input_text=input)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
 
 
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -31,7 +49,7 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 def test_console_script_substitutes_from_a_controlled_environment(tmp_path: Path) -> None:
     template = tmp_path / "t.yaml"
     template.write_text("kind: ConfigMap\nmetadata: {name: '${NAME}'}\ndata: {x: '${X:=dflt}'}\n")
-    done = subprocess.run(
+    done = _run(
         [str(CAPZGEN), "generate", "yaml", "--from", str(template)],
         env=clean_env(tmp_path, NAME="from-env"),
         capture_output=True,
@@ -43,7 +61,7 @@ def test_console_script_substitutes_from_a_controlled_environment(tmp_path: Path
 
 
 def test_console_script_reports_missing_variables_without_traceback(tmp_path: Path) -> None:
-    done = subprocess.run(
+    done = _run(
         [str(CAPZGEN), "generate", "yaml"],
         input="a: ${ZED}\nb: ${ALPHA}\n",
         env=clean_env(tmp_path),
@@ -58,7 +76,7 @@ def test_console_script_reports_missing_variables_without_traceback(tmp_path: Pa
 
 
 def test_python_dash_m_runs_the_same_cli(tmp_path: Path) -> None:
-    done = subprocess.run(
+    done = _run(
         [sys.executable, "-m", "generator", "flavors", "list"],
         env=clean_env(tmp_path),
         capture_output=True,
@@ -72,7 +90,7 @@ def test_python_dash_m_runs_the_same_cli(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
+    _run(
         [
             sys.executable,
             "-m",
@@ -113,8 +131,8 @@ def test_wheel_ships_flavors_schemas_and_the_bundle(wheel: Path) -> None:
 def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new virtualenv with the wheel and its dependencies installed as a user gets them."""
     venv = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    subprocess.run(
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    _run(
         [
             sys.executable,
             "-m",
@@ -146,7 +164,7 @@ def test_fresh_install_does_the_main_job_with_nothing_configured(
 ) -> None:
     env = scrubbed_env(tmp_path / "home", fresh_venv)
     capzgen = str(fresh_venv / "bin" / "capzgen")
-    done = subprocess.run(
+    done = _run(
         [capzgen, *GENERATE_DEMO],
         env=env,
         cwd=tmp_path,
@@ -169,7 +187,7 @@ def test_fresh_install_does_the_main_job_with_nothing_configured(
     # A typo planted inside the embedded ManagedCluster is still caught by the installed program.
     planted = done.stdout.replace("dnsPrefix:", "dnsPrefx:", 1)
     assert planted != done.stdout
-    checked = subprocess.run(
+    checked = _run(
         [capzgen, "validate", "-"],
         input=planted,
         env=env,
@@ -183,7 +201,7 @@ def test_fresh_install_does_the_main_job_with_nothing_configured(
         "AzureASOManagedControlPlane/demo > ManagedCluster/demo: spec.dnsPrefx: "
         'unknown field "dnsPrefx" (schema)' in checked.stdout
     )
-    listing = subprocess.run(
+    listing = _run(
         [capzgen, "schemas", "list"],
         env=env,
         cwd=tmp_path,

@@ -8,12 +8,12 @@ measured by ``make bench``, never asserted here.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 from benchmarks.inputs import cluster_text
 from tests.conftest import REPO_ROOT
+from tests.processes import Finished, run_reaped
 
 # Loaded by no command's start-up: generate needs them, validate of a clean file does not.
 NOT_FOR_VALIDATE = [
@@ -41,6 +41,24 @@ NOT_FOR_VERSION = [
 ]
 
 
+def _run(
+    argv: list[str],
+    *,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    check: bool = False,
+    capture_output: bool = True,
+    text: bool = True,
+) -> Finished:
+    """``subprocess.run`` for these tests, through :func:`tests.processes.run_reaped`: the child
+    in its own session, its whole group reaped."""
+    done = run_reaped(argv, env=env, cwd=cwd, input_text=input)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
 def loaded_after(argv: list[str], cwd: Path, cache: Path) -> tuple[int, set[str]]:
     script = (
         "import json, sys\n"
@@ -48,7 +66,7 @@ def loaded_after(argv: list[str], cwd: Path, cache: Path) -> tuple[int, set[str]
         f"code = main({argv!r}, environ={{'CAPZGEN_CACHE_DIR': {str(cache)!r}, 'HOME': '/nonexistent'}})\n"
         "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n"
     )
-    result = subprocess.run(
+    result = _run(
         [sys.executable, "-c", script],
         capture_output=True,
         text=True,

@@ -126,6 +126,24 @@ CASES = [
 ]
 
 
+def remove_tree(root: Path) -> None:
+    """Remove ``root`` without recursion: ``shutil.rmtree`` recurses, and so does pytest's own
+    clean-up of old temporary folders, which a tree 1,500 levels deep left behind would crash."""
+    folders: list[str] = []
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        folders.append(folder)
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    os.unlink(entry.path)
+    for folder in reversed(folders):
+        os.rmdir(folder)
+
+
 def _listing(root: Path) -> list[str]:
     found: list[str] = []
     for folder, dirs, files in os.walk(root.parent / root.name, topdown=True):
@@ -138,6 +156,13 @@ def _listing(root: Path) -> list[str]:
 def test_hostile_input_bounds_end_cleanly(case: Case, tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
+    try:
+        _run_case(case, tmp_path, work)
+    finally:
+        remove_tree(work)
+
+
+def _run_case(case: Case, tmp_path: Path, work: Path) -> None:
     argv = case.build(work)
     before = _listing(work)
     env = {
