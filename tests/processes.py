@@ -115,6 +115,25 @@ def run_reaped(
     return Finished(code, out.decode(errors="replace"), err.decode(errors="replace"), hung)
 
 
+def run_like_subprocess(
+    argv: list[str],
+    *,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    check: bool = False,
+    capture_output: bool = True,
+    text: bool = True,
+) -> Finished:
+    """``subprocess.run(..., capture_output=True, text=True)`` as the older tests call it, through
+    :func:`run_reaped` (its own session, its group reaped); ``check`` asserts a zero status."""
+    del capture_output, text  # always captured, always text
+    done = run_reaped(argv, env=env, cwd=cwd, input_text=input)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
 # --- children that are signalled: started, found through /proc, waited for --------------------------
 
 CLI_CPU_SECONDS = 120  # the CPU-time limit of a signalled CLI child (it needs a few)

@@ -11,27 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GENERATE_DEMO, REPO_ROOT
-from tests.processes import Finished, run_reaped
+from tests.processes import run_like_subprocess as _run
 
 CAPZGEN = Path(sys.executable).with_name("capzgen")
-
-
-def _run(
-    argv: list[str],
-    *,
-    input: str | None = None,
-    env: dict[str, str] | None = None,
-    cwd: Path | None = None,
-    check: bool = False,
-    capture_output: bool = True,
-    text: bool = True,
-) -> Finished:
-    """``subprocess.run`` for these tests, through :func:`tests.processes.run_reaped`: the child
-    in its own session, its whole group reaped."""
-    done = run_reaped(argv, env=env, cwd=cwd, input_text=input)
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
 
 
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from benchmarks.inputs import cluster_text
 from tests.conftest import REPO_ROOT
-from tests.processes import Finished, run_reaped
+from tests.processes import run_like_subprocess as _run
 
 # Loaded by no command's start-up: generate needs them, validate of a clean file does not.
 NOT_FOR_VALIDATE = [
@@ -39,24 +39,6 @@ NOT_FOR_VERSION = [
     "jsonschema_rs",
     "ryaml",
 ]
-
-
-def _run(
-    argv: list[str],
-    *,
-    input: str | None = None,
-    env: dict[str, str] | None = None,
-    cwd: Path | None = None,
-    check: bool = False,
-    capture_output: bool = True,
-    text: bool = True,
-) -> Finished:
-    """``subprocess.run`` for these tests, through :func:`tests.processes.run_reaped`: the child
-    in its own session, its whole group reaped."""
-    done = run_reaped(argv, env=env, cwd=cwd, input_text=input)
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
 
 
 def loaded_after(argv: list[str], cwd: Path, cache: Path) -> tuple[int, set[str]]:
