@@ -249,7 +249,7 @@ def _outcomes(
         yield from _progressed((render_one(job, context) for job in jobs), progress)
         return
     # lazy: the pool's own helpers, loaded with the pool (serial fleets do without)
-    from generator.validate.lifeline import held_signals, how_ended, kill_workers, worker_died
+    from generator.validate.lifeline import held_signals, how_ended, worker_died
 
     chunksize = max(1, min(32, len(jobs) // (workers * 8)))
     done = 0  # outcomes yielded: the next one is jobs[done]'s
@@ -262,10 +262,10 @@ def _outcomes(
     except BrokenProcessPool as error:
         doing = f"while rendering cluster {jobs[min(done, len(jobs) - 1)].request.name}"
         raise worker_died(how_ended(pool), doing) from error
-    except BaseException:
-        kill_workers(pool)  # an error, Ctrl-C or SIGTERM: their work is not wanted
-        raise
     finally:
+        # What was not started is dropped; a running render is let finish (a few milliseconds):
+        # a worker killed while writing its result would leave half a message in the pool's
+        # pipe, and the pool would wait for the rest for ever.
         pool.shutdown(wait=True, cancel_futures=True)
 
 

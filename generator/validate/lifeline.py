@@ -82,20 +82,6 @@ def _watch_parent(parent: int, poll_seconds: float) -> None:  # pragma: no cover
     os._exit(1)
 
 
-def processes_of(executor: Executor) -> list[int]:
-    """The pids of a process pool's workers (none once it is shut down)."""
-    processes = getattr(executor, "_processes", None) or {}
-    return list(processes)
-
-
-def kill_workers(executor: Executor) -> None:
-    """SIGKILL a process pool's workers (the caller is stopping: what they do is not wanted);
-    the pool notices and ends its pending work with BrokenProcessPool."""
-    for pid in processes_of(executor):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-
-
 def how_ended(executor: Executor, settle: float = 2.0) -> str:
     """How a broken pool's dead worker ended, as in "killed by signal 9". Its pipe closes a
     moment before it can be reaped, so this looks again for up to ``settle`` seconds. SIGTERM

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import sys
 import threading
 from array import array
 from bisect import bisect_right
@@ -33,7 +32,7 @@ from typing import NamedTuple, TypeVar
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.errors import YamlError
-from generator.validate.lifeline import held_signals, how_ended, kill_workers, worker_died
+from generator.validate.lifeline import held_signals, how_ended, worker_died
 from generator.validate.outcome import BatchResult
 from generator.validate.partition import Batch, DocumentKeys, Part, document_keys
 from generator.validate.passes import (
@@ -363,12 +362,10 @@ class Workers:
         return outer
 
     def shutdown(self) -> None:
-        """Stop every worker, dropping what was not started. Called while an exception is on
-        its way out (an error, Ctrl-C, SIGTERM), the workers are killed first: what they are
-        doing is not wanted, and waiting for it would delay the exit."""
-        if sys.exc_info()[0] is not None:
-            for executor in self.executors:
-                kill_workers(executor)
+        """Stop every worker, dropping what was not started. A running task is let finish (one
+        batch or piece: bounded), also when the run stops on an error, Ctrl-C or SIGTERM: a
+        worker killed while it writes its result leaves half a message in its pool's pipe, and
+        the pool would wait for the rest for ever."""
         for executor in self.executors:
             executor.shutdown(wait=True, cancel_futures=True)
 

@@ -60,21 +60,6 @@ def test_a_dead_worker_is_a_usage_error_with_a_hint() -> None:
     assert died.hint is not None and "-j 1" in died.hint
 
 
-def test_a_pools_workers_are_killed() -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True
-    )
-    pool = _Pool({child.pid: _Process(None)})
-    try:
-        assert lifeline.processes_of(pool) == [child.pid]
-        lifeline.kill_workers(pool)
-        assert child.wait(timeout=60) == -signal.SIGKILL
-    finally:
-        kill_group(child)
-        pool.shutdown()
-    assert lifeline.processes_of(_Pool({})) == []
-
-
 def test_signals_are_held_while_workers_fork_and_restored_after() -> None:
     before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
     with lifeline.held_signals():

@@ -8,10 +8,8 @@ kills the run (SIGKILL, SIGTERM, SIGINT) or one worker (as the OOM killer would)
 
 from __future__ import annotations
 
-import errno
 import os
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,14 +17,12 @@ import pytest
 from generator.errors import ExitCode
 from generator.validate.tuning import Tuning
 from tests.processes import (
-    children,
     gone,
     reaped,
     start,
     start_script,
     stderr_of,
     wait_for_children,
-    wait_until,
 )
 
 HELD = "held.yaml"
@@ -58,27 +54,6 @@ def held(tmp_path: Path, cli_env: dict[str, str]) -> tuple[Path, list[str]]:
     return fifo, ["validate", "--no-cache", "-j", "2", str(big), str(fifo)]
 
 
-def _release(fifo: Path, process: subprocess.Popen[bytes]) -> None:
-    """Let the run go on, if it is opening the FIFO (it may have stopped before): it reads one
-    small document from it."""
-    handle: list[int] = []
-
-    def opened() -> bool:
-        try:
-            handle.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO: no reader yet
-        except OSError as error:
-            if error.errno != errno.ENXIO:
-                raise
-            return False
-        return True
-
-    if wait_until(opened, process):
-        try:
-            os.write(handle[0], b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
-        finally:
-            os.close(handle[0])
-
-
 @pytest.mark.parametrize(
     ("signum", "code"),
     [
@@ -108,28 +83,6 @@ def test_the_workers_end_with_the_run(
             said = stderr_of(process)
             assert ("Terminated." if signum == signal.SIGTERM else "Interrupted.") in said
             assert "Traceback" not in said
-
-
-def test_a_worker_killed_between_tasks_is_exit_2_naming_the_file(
-    held: tuple[Path, list[str]], tmp_path: Path, cli_env: dict[str, str]
-) -> None:
-    fifo, args = held
-    process = start(args, cli_env, tmp_path)
-    found: list[int] = []
-    with reaped(process, lambda: found):
-        found.extend(wait_for_children(process, 2))
-        assert len(found) == 2, "no workers"
-        os.kill(found[0], signal.SIGKILL)  # as the OOM killer does
-        assert gone(found[:1])
-        _release(fifo, process)
-        assert process.wait(timeout=120) == ExitCode.USAGE
-        said = stderr_of(process)
-        assert "a worker process died (killed by signal 9)" in said
-        assert "big.yaml" in said or HELD in said  # what it was to do next
-        assert "-j 1" in said
-        assert "internal error" not in said
-        assert gone(found)
-        assert children(process.pid) == []
 
 
 DURING_A_TASK = """
