@@ -22,19 +22,7 @@ import time
 from pathlib import Path
 
 from benchmarks.inputs import make_fleet
-
-CAPZGEN = str(Path(sys.executable).with_name("capzgen"))
-GENERATE = [
-    "generate",
-    "cluster",
-    "demo",
-    "--flavor",
-    "aks",
-    "--var",
-    "AZURE_LOCATION=westeurope",
-    "--kubernetes-version",
-    "v1.31.1",
-]
+from benchmarks.run import CAPZGEN, DEMO
 
 
 def _seconds(argv: list[str], env: dict[str, str]) -> float:
@@ -82,8 +70,8 @@ def main(argv: list[str]) -> int:
         commands = {
             "other validate": [other, "validate", "--no-cache", "-j", "2", str(fleet)],
             "this validate": [CAPZGEN, "validate", "--no-cache", "-j", "2", str(fleet)],
-            "other generate": [other, *GENERATE],
-            "this generate": [CAPZGEN, *GENERATE],
+            "other generate": [other, *DEMO],
+            "this generate": [CAPZGEN, *DEMO],
         }
         binary = shutil.which("kubeconform", path=env.get("PATH"))
         if binary is not None:
