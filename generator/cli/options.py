@@ -310,7 +310,7 @@ def check_options(
     """The one place the checking flags become :class:`CheckOptions`: every command that checks
     (generate cluster and fleet, validate, migrate, adopt) passes what this returns on unchanged,
     so the same flag means the same thing everywhere."""
-    # lazy: the checks package loads the validator (~20 ms); only a command that checks needs it
+    # lazy: the options load the document model; only a command that checks needs them
     from generator.checks.context import CheckOptions, ValidationOptions
 
     validation = ValidationOptions(
