@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, Severity, Subject
@@ -30,20 +30,37 @@ STDIN_NAME = "<stdin>"
 
 @dataclass(frozen=True, slots=True)
 class Inputs:
-    """The files to read, in order (``-`` is standard input, already read into ``stdin_text``),
-    the names findings give them, and findings for what could not be read (``failures``, also
-    among ``unreadable``: arguments that could not be read at all and files the load restrictor
-    refused, which make the run fail with exit 2 after the other inputs are validated)."""
+    """The files to read, in order (``-`` is standard input), the names findings give them,
+    the texts of the inputs that can be read only once (``held``, see :func:`read_once`), and
+    findings for what could not be read (``failures``, also among ``unreadable``: arguments
+    that could not be read at all and files the load restrictor refused, which make the run
+    fail with exit 2 after the other inputs are validated)."""
 
     paths: tuple[str, ...]
     names: tuple[str, ...]
-    stdin_text: str | None = None
+    held: Mapping[str, str] = field(default_factory=dict)
     unreadable: tuple[Finding, ...] = ()
     failures: tuple[Finding, ...] = ()
 
     def read(self, path: str) -> str:
-        """The text of ``path``: standard input as read once, a file read now."""
-        return (self.stdin_text or "") if path == STDIN else read_source(path)
+        """The text of ``path``: as read once if it cannot be read again, else read now."""
+        held = self.held.get(path)
+        return held if held is not None else read_source(path)
+
+
+def read_once(path: str) -> bool:
+    """Whether ``path`` can be read only once, so its text is read before anything else and
+    held for the whole run: standard input, and any argument that is not a regular file (a pipe
+    from ``<(...)``, a FIFO, ``/dev/stdin``, a device). The run reads an input up to three
+    times (the result cache's key, pass 1, pass 2 or a worker process); a second read of a pipe
+    finds it empty or blocks for ever, and an input that reads empty the second time validated
+    as nothing: a wrong "valid"."""
+    if path == STDIN:
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # unreadable: reading it (once) reports why
+        return True
 
 
 def collect_inputs(paths: Sequence[str], rules: InputRules = DEFAULT_RULES) -> Inputs:
@@ -53,17 +70,20 @@ def collect_inputs(paths: Sequence[str], rules: InputRules = DEFAULT_RULES) -> I
     in all is a :class:`~generator.validate.kustomization.TooManyFiles` error."""
     failures: list[Finding] = []
     found, unreadable = expand_paths(paths, rules, failures=failures)
-    stdin_text = None
-    if any(path == STDIN for path, _ in found):
-        try:
-            stdin_text = read_source(STDIN)
-        except (YamlError, InputOutputError) as error:
-            found = [(p, n) for p, n in found if p != STDIN]
-            unreadable.append(read_error_finding(error, STDIN_NAME))
+    held: dict[str, str] = {}
+    kept: list[tuple[str, str]] = []
+    for path, name in found:
+        if path not in held and read_once(path):
+            try:
+                held[path] = read_source(path)
+            except (YamlError, InputOutputError) as error:
+                unreadable.append(read_error_finding(error, STDIN_NAME if path == STDIN else name))
+                continue
+        kept.append((path, name))
     return Inputs(
-        tuple(p for p, _ in found),
-        tuple(n for _, n in found),
-        stdin_text,
+        tuple(p for p, _ in kept),
+        tuple(n for _, n in kept),
+        held,
         (*unreadable, *failures),
         tuple(failures),
     )

@@ -38,7 +38,6 @@ from generator.validate.workers import (
     warm_up,
 )
 from generator.yamlio.chunks import Chunk, spans_of, text_digest
-from generator.yamlio.source import STDIN, read_source
 
 
 class PiecePlace(NamedTuple):
@@ -245,10 +244,10 @@ def _read(pipeline: _Pipeline, source: int, *, inherited: bool) -> _File:
     """Read, hash and cut one source (or find it in the result cache, or fail to read it);
     ``inherited``: the workers, not forked yet, will inherit its text."""
     run, results = pipeline.run, pipeline.results
-    path, name = run.paths[source], run.names[source]
+    name = run.names[source]
     entry = _File(source)
     try:
-        text = (run.stdin_text or "") if path == STDIN else read_source(path)
+        text = run.first_read(source)
         if inherited:
             inherit_text(source, text)
         entry.digest = text_digest(text)

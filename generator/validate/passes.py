@@ -48,7 +48,7 @@ from generator.yamlio.chunks import (
     text_digest,
 )
 from generator.yamlio.locate import LineLocator
-from generator.yamlio.source import STDIN, read_source
+from generator.yamlio.source import read_source
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +113,13 @@ class RunInputs:
     store: SchemaLookup | None
     options: ValidationOptions  # as the caller gave them (pass 2 adds the present kinds)
     tuning: Tuning
-    stdin_text: str | None = None
+    held: Mapping[str, str] = field(default_factory=dict)  # see Inputs.held: read once
     keep_parsed: bool = False  # keep pass 1's documents for pass 2 (small inputs)
+
+    def first_read(self, source: int) -> str:
+        """The text of ``source`` for pass 1: as read once, or read now."""
+        held = self.held.get(self.paths[source])
+        return held if held is not None else read_source(self.paths[source])
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,12 +173,14 @@ class TextCache:
         self._text, self._source = "", -1
 
     def text(self, source: int) -> str:
-        """The text of ``source``, read again from its file (standard input is kept)."""
+        """The text of ``source``, read again from its file (an input that can be read only
+        once is kept: see :func:`generator.validate.inputs.read_once`)."""
         if source != self._source:
             self.forget()  # one large text at a time, not two
             path = self._run.paths[source]
-            if path == STDIN:
-                self._text = self._run.stdin_text or ""
+            held = self._run.held.get(path)
+            if held is not None:
+                self._text = held
             else:
                 self._text = read_source(path)
                 if text_digest(self._text) != self._digests.get(source):
@@ -191,12 +198,12 @@ def index_sources(
     that file's documents again, so a broken file is one finding, as when read whole. A file
     whose text the result cache knows is not parsed at all."""
     partitioner = index.partition
-    for source, path in enumerate(run.paths):
+    for source in range(len(run.paths)):
         name = run.names[source]
         first, counted = partitioner.count, report.counted_documents
         text = ""  # the last file's text goes before the next is read: one large text at a time
         try:
-            text = (run.stdin_text if path == STDIN else read_source(path)) or ""
+            text = run.first_read(source)
             digest = text_digest(text)
             index.digests[source] = digest  # what the result cache keys this run by
             known = results.known_file(text, digest)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +35,6 @@ from generator.validate.passes import (
 from generator.validate.results import NoResults, open_results
 from generator.validate.reuse import Plan
 from generator.validate.tuning import DEFAULT_TUNING, Tuning
-from generator.yamlio.source import STDIN
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +46,12 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def _input_size(paths: Sequence[str], stdin_text: str | None) -> int:
+def _input_size(paths: Sequence[str], held: Mapping[str, str]) -> int:
     """Bytes of all inputs, as far as the file system tells (unreadable files count nothing:
     pass 1 reports them)."""
-    total = len(stdin_text or "")
+    total = sum(len(text) for text in held.values())
     for path in paths:
-        if path != STDIN:
+        if path not in held:
             with contextlib.suppress(OSError):  # pass 1 reports unreadable files
                 total += os.stat(path).st_size
     return total
@@ -206,14 +205,14 @@ def _stream(
         report.counted_documents = known
         results.close(save=True)
         return report
-    size = _input_size(inputs.paths, inputs.stdin_text)
+    size = _input_size(inputs.paths, inputs.held)
     run = RunInputs(
         inputs.paths,
         inputs.names,
         store,
         options,
         tuning,
-        stdin_text=inputs.stdin_text,
+        held=inputs.held,
         keep_parsed=size < tuning.keep_parsed_below,
     )
     index = SourceIndex()

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-import generator.validate.parallel
 import generator.validate.passes
 import generator.validate.results
 import generator.yamlio.chunks as chunks
@@ -32,6 +31,7 @@ from generator.validate.cache.store import (
     ResultCache,
 )
 from generator.validate.partition import HUB_REFERRERS, DocumentKeys
+from generator.validate.passes import RunInputs
 from generator.validate.stream import RunSettings, stream_paths
 from generator.validate.tuning import DEFAULT_TUNING, Tuning
 from tests.validate.test_stream import ALL_EXAMPLES, _texts, in_threads
@@ -435,15 +435,14 @@ def test_a_file_swapped_while_it_is_read_is_never_remembered_clean(
     fleet = _fleet(tmp_path / "fleet", clusters=2)
     target = fleet / "c1.yaml"
     target.write_text(_broken("c1"))
-    module = generator.validate.passes if jobs == 1 else generator.validate.parallel
-    real = module.read_source
+    real = RunInputs.first_read
 
-    def swapped(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if Path(path) != target:
-            return real(path, *args, **kwargs)
+    def swapped(run: RunInputs, source: int) -> str:  # pass 1's read, serial or not
+        if Path(run.paths[source]) != target:
+            return real(run, source)
         target.write_text(_cluster("c1"))
         try:
-            return real(path, *args, **kwargs)
+            return real(run, source)
         finally:
             target.write_text(_broken("c1"))
 
@@ -453,7 +452,7 @@ def test_a_file_swapped_while_it_is_read_is_never_remembered_clean(
         jobs=jobs, results_dir=cache, cache_secret=CACHE_SECRET, tuning=tuning, pool=in_threads
     )
     with monkeypatch.context() as patched:
-        patched.setattr(module, "read_source", swapped)
+        patched.setattr(RunInputs, "first_read", swapped)
         if jobs == 1:
             stream_paths([str(fleet)], store, OPTIONS, on)
         else:  # the workers read it again, and find it is not what pass 1 hashed

@@ -1,15 +1,19 @@
 """``validate -j 2``'s workers never outlive it, and one that dies is a clear error.
 
-A real ``python -m generator validate`` runs on a file large enough for worker processes and on
-a FIFO after it: the run forks its workers for the file, then blocks opening the FIFO, so the
-workers are there, idle and waiting on their pipe, for as long as the test wants. Then the test
-kills the run (SIGKILL, SIGTERM, SIGINT) or one worker (as the OOM killer would).
+A real ``python -m generator validate -j 2`` runs on a file large enough for worker processes;
+once both are forked the test stops the run (SIGSTOP), so its workers are there for as long as
+the test wants, finishing what they were sent and then waiting on their pipes. Then the test
+kills the run (SIGKILL, SIGTERM, SIGINT) or one worker (as the OOM killer would, whatever the
+worker was doing: idle, computing, or writing a result the stopped run does not read), and lets
+the run go on (SIGCONT). (A FIFO given after the file held runs here before; inputs that can be
+read only once are now read before anything else, so it holds a run before its workers exist.)
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,7 @@ import pytest
 from generator.errors import ExitCode
 from generator.validate.tuning import Tuning
 from tests.processes import (
+    children,
     gone,
     reaped,
     start,
@@ -24,8 +29,6 @@ from tests.processes import (
     stderr_of,
     wait_for_children,
 )
-
-HELD = "held.yaml"
 
 
 def clusters(count: int) -> str:
@@ -45,13 +48,22 @@ def clusters(count: int) -> str:
 
 
 @pytest.fixture
-def held(tmp_path: Path, cli_env: dict[str, str]) -> tuple[Path, list[str]]:
+def args(tmp_path: Path) -> list[str]:
     big = tmp_path / "big.yaml"
-    big.write_text(clusters(1000))  # above Tuning.parallel_from: the run forks its workers
-    assert big.stat().st_size > Tuning().parallel_from
-    fifo = tmp_path / HELD
-    os.mkfifo(fifo)
-    return fifo, ["validate", "--no-cache", "-j", "2", str(big), str(fifo)]
+    # well above Tuning.parallel_from (the run forks its workers), and seconds of work after
+    # that, so that the run is still going when the test stops it
+    big.write_text(clusters(4000))
+    assert big.stat().st_size > 4 * Tuning().parallel_from
+    return ["validate", "--no-cache", "-j", "2", str(big)]
+
+
+def _held(process: subprocess.Popen[bytes]) -> list[int]:
+    """The run's two workers, once forked, with the run stopped (SIGSTOP)."""
+    found = wait_for_children(process, 2)
+    assert len(found) == 2, stderr_of(process) if process.poll() is not None else "no workers"
+    os.kill(process.pid, signal.SIGSTOP)
+    assert process.poll() is None, "the run ended before it could be held"
+    return found
 
 
 @pytest.mark.parametrize(
@@ -64,25 +76,44 @@ def held(tmp_path: Path, cli_env: dict[str, str]) -> tuple[Path, list[str]]:
     ids=["sigkill", "sigterm", "sigint"],
 )
 def test_the_workers_end_with_the_run(
-    held: tuple[Path, list[str]],
+    args: list[str],
     tmp_path: Path,
     cli_env: dict[str, str],
     signum: signal.Signals,
     code: int,
 ) -> None:
-    _, args = held
     process = start(args, cli_env, tmp_path)
     found: list[int] = []
     with reaped(process, lambda: found):
-        found.extend(wait_for_children(process, 2))
-        assert len(found) == 2, stderr_of(process) if process.poll() is not None else "no workers"
+        found.extend(_held(process))
         os.kill(process.pid, signum)
+        os.kill(process.pid, signal.SIGCONT)  # a stopped process takes the signal as it goes on
         assert process.wait(timeout=120) == code
         assert gone(found), f"workers {found} outlived the run"
         if signum != signal.SIGKILL:
             said = stderr_of(process)
             assert ("Terminated." if signum == signal.SIGTERM else "Interrupted.") in said
             assert "Traceback" not in said
+
+
+def test_a_worker_killed_while_the_run_is_held_is_exit_2_naming_the_file(
+    args: list[str], tmp_path: Path, cli_env: dict[str, str]
+) -> None:
+    process = start(args, cli_env, tmp_path)
+    found: list[int] = []
+    with reaped(process, lambda: found):
+        found.extend(_held(process))
+        os.kill(found[0], signal.SIGKILL)  # as the OOM killer does
+        assert gone(found[:1])
+        os.kill(process.pid, signal.SIGCONT)
+        assert process.wait(timeout=120) == ExitCode.USAGE
+        said = stderr_of(process)
+        assert "a worker process died (killed by signal 9)" in said
+        assert "big.yaml" in said  # what it was doing, or to do next
+        assert "-j 1" in said
+        assert "internal error" not in said
+        assert gone(found)
+        assert children(process.pid) == []
 
 
 DURING_A_TASK = """
