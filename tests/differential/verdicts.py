@@ -1,0 +1,144 @@
+"""Per-document verdicts of capzgen and of upstream's own code on the same files.
+
+``capz-oracle`` runs CAPZ v1.26.0's admission webhooks (mutating, then validating) and the API
+server's CRD validation; ``kubectl-validate`` runs the API server's schema, defaulting and CEL
+code. Both are peers in ``../shared/peers`` (``unpack.sh``), never needed by the product: the
+tests that use them find them with :func:`peers_folder` and skip, saying why, without them.
+
+A document's verdict is "admitted" or "refused" with the reasons; capzgen's is refused when it
+has an error finding of gate ``admission`` (every error, before findings carried a gate).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.checks import ValidationOptions
+from generator.findings import Finding
+from generator.validate.check import check_paths
+from tests.differential.mutants import CRD_FOLDERS, REPO
+
+PEERS_ENV = "CAPZGEN_PEERS"
+UNPACK = REPO.parent / "shared" / "peers" / "unpack.sh"
+ORACLE = "capz-oracle"
+KUBECTL_VALIDATE = "kubectl-validate"
+
+
+def peers_folder(scratch: Path, environ: Mapping[str, str]) -> tuple[Path | None, str]:
+    """The folder holding the peer binaries and, when there is none, why: ``$CAPZGEN_PEERS`` if
+    set, else ``../shared/peers`` unpacked into ``scratch``."""
+    given = environ.get(PEERS_ENV)
+    if given:
+        folder = Path(given)
+        if (folder / ORACLE).is_file():
+            return folder, ""
+        return None, f"${PEERS_ENV}={given} holds no {ORACLE}"
+    if not UNPACK.is_file():
+        return None, f"no peers: {UNPACK} is absent and ${PEERS_ENV} is not set"
+    done = subprocess.run(
+        ["sh", str(UNPACK), str(scratch)], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        return None, f"{UNPACK} failed: {done.stderr.strip()[-300:]}"
+    return scratch, ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One document's verdict: refused or not, and the reasons given."""
+
+    refused: bool
+    reasons: tuple[str, ...] = ()
+
+
+Verdicts = dict[tuple[str, int], Verdict]  # (file name, document index) -> verdict
+
+
+def _crd_argument() -> str:
+    return ",".join(str(folder) for folder in CRD_FOLDERS)
+
+
+def oracle_verdicts(peers: Path, files: Sequence[Path]) -> Verdicts:
+    """CAPZ's webhooks and the API server's CRD validation, per document (``admitted``)."""
+    done = subprocess.run(
+        [str(peers / ORACLE), "-crds", _crd_argument(), *map(str, files)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    found: Verdicts = {}
+    for line in done.stdout.splitlines():
+        row = json.loads(line)
+        reasons = tuple(row.get("errors") or ()) + tuple(row.get("schema_errors") or ())
+        found[(Path(row["file"]).name, int(row["index"]))] = Verdict(
+            not row["admitted"], tuple(str(r) for r in reasons)
+        )
+    if not found:
+        msg = f"{ORACLE} printed nothing: {done.stderr[-500:]}"
+        raise AssertionError(msg)
+    return found
+
+
+def kubectl_validate_verdicts(peers: Path, files: Sequence[Path]) -> Verdicts:
+    """The API server's schema, defaulting and CEL code, per document."""
+    done = subprocess.run(
+        [
+            str(peers / KUBECTL_VALIDATE),
+            "--local-crds",
+            _crd_argument(),
+            "--version",
+            "1.33",
+            "-o",
+            "json",
+            *map(str, files),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        env={"PATH": os.defpath, "HOME": str(files[0].parent)},
+    )
+    found: Verdicts = {}
+    for name, statuses in json.loads(done.stdout).items():
+        for index, status in enumerate(statuses):
+            refused = status.get("status") != "Success"
+            causes = (status.get("details") or {}).get("causes") or []
+            reasons = tuple(f"{c.get('field')}: {c.get('message')}" for c in causes)
+            found[(Path(name).name, index)] = Verdict(
+                refused, reasons or ((str(status.get("message")),) if refused else ())
+            )
+    return found
+
+
+def is_admission(finding: Finding) -> bool:
+    """Whether a finding stands for the management cluster refusing the apply."""
+    return finding.is_error and str(getattr(finding, "gate", "admission")) == "admission"
+
+
+def capzgen_verdicts(
+    files: Iterable[Path], store: object, only: frozenset[str] | None = None
+) -> tuple[Verdicts, dict[tuple[str, int], list[Finding]]]:
+    """capzgen's verdict per document (each file validated alone, as the oracle reads each one
+    alone), and every finding by document; ``only``: count findings of these rules alone."""
+    verdicts: Verdicts = {}
+    findings: dict[tuple[str, int], list[Finding]] = {}
+    for path in files:
+        report = check_paths([str(path)], store, ValidationOptions())  # type: ignore[arg-type]
+        for finding in report.findings:
+            key = (path.name, finding.subject.document or 0)
+            findings.setdefault(key, []).append(finding)
+        for document in range(report.document_count):
+            key = (path.name, document)
+            mine = [
+                f
+                for f in findings.get(key, [])
+                if is_admission(f) and (only is None or f.rule in only)
+            ]
+            verdicts[key] = Verdict(bool(mine), tuple(f"{f.rule}: {f.message}" for f in mine))
+    return verdicts, findings
