@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,3 +138,24 @@ def run_cli(
         return CliResult(code, out, err)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def peers(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The upstream peer programs (``tests.peers``), unpacked once per test process."""
+    from tests.peers import find_peers
+
+    return find_peers(tmp_path_factory.mktemp("peers"), os.environ)
+
+
+@pytest.fixture
+def real_kubeconform(peers: Any, cli_env: dict[str, str]) -> None:
+    """The real kubeconform first on the CLI's PATH: the peer's, else one installed; the test
+    is skipped, saying why, when there is neither."""
+    binary = peers.binary("kubeconform")
+    if binary is not None:
+        cli_env["PATH"] = f"{binary.parent}{os.pathsep}{cli_env['PATH']}"
+    elif shutil.which("kubeconform", path=cli_env["PATH"]) is None:
+        pytest.skip(
+            f"the real kubeconform is not at hand ({peers.why_not or 'not among the peers'})"
+        )

@@ -20,8 +20,8 @@ from tests.differential.verdicts import (
     capzgen_verdicts,
     kubectl_validate_verdicts,
     oracle_verdicts,
-    peers_folder,
 )
+from tests.peers import find_peers
 
 SCHEMA_RULES = frozenset({"schema", "cel"})
 
@@ -93,9 +93,10 @@ def main(argv: Sequence[str]) -> int:
         root = Path(scratch)
         given = argv[0] if argv else None
         environ = {"CAPZGEN_PEERS": given} if given else dict(os.environ)
-        peers, why = peers_folder(root / "peers", environ)
+        found = find_peers(root / "peers", environ)
+        peers = found.folder
         if peers is None:
-            print(why, file=sys.stderr)
+            print(found.why_not, file=sys.stderr)
             return 2
         (root / "mutants").mkdir()
         files = write_mutants(root / "mutants", all_mutants())

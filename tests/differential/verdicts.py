@@ -3,7 +3,7 @@
 ``capz-oracle`` runs CAPZ v1.26.0's admission webhooks (mutating, then validating) and the API
 server's CRD validation; ``kubectl-validate`` runs the API server's schema, defaulting and CEL
 code. Both are peers in ``../shared/peers`` (``unpack.sh``), never needed by the product: the
-tests that use them find them with :func:`peers_folder` and skip, saying why, without them.
+tests that use them find them with :func:`tests.peers.find_peers` and skip, saying why, without them.
 
 A document's verdict is "admitted" or "refused" with the reasons; capzgen's is refused when it
 has an error finding of gate ``admission`` (every error, before findings carried a gate).
@@ -14,38 +14,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.checks import ValidationOptions
 from generator.findings import Finding
 from generator.validate.check import check_paths
-from tests.differential.mutants import CRD_FOLDERS, REPO
+from tests.differential.mutants import CRD_FOLDERS
 
-PEERS_ENV = "CAPZGEN_PEERS"
-UNPACK = REPO.parent / "shared" / "peers" / "unpack.sh"
 ORACLE = "capz-oracle"
 KUBECTL_VALIDATE = "kubectl-validate"
-
-
-def peers_folder(scratch: Path, environ: Mapping[str, str]) -> tuple[Path | None, str]:
-    """The folder holding the peer binaries and, when there is none, why: ``$CAPZGEN_PEERS`` if
-    set, else ``../shared/peers`` unpacked into ``scratch``."""
-    given = environ.get(PEERS_ENV)
-    if given:
-        folder = Path(given)
-        if (folder / ORACLE).is_file():
-            return folder, ""
-        return None, f"${PEERS_ENV}={given} holds no {ORACLE}"
-    if not UNPACK.is_file():
-        return None, f"no peers: {UNPACK} is absent and ${PEERS_ENV} is not set"
-    done = subprocess.run(
-        ["sh", str(UNPACK), str(scratch)], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        return None, f"{UNPACK} failed: {done.stderr.strip()[-300:]}"
-    return scratch, ""
 
 
 @dataclass(frozen=True)

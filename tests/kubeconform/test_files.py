@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import math
 import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -321,10 +320,7 @@ def test_block_yaml_writes_what_json_cannot() -> None:
     assert math.isnan(loaded["nan"]) and loaded["inf"] == math.inf and loaded["neg"] == -math.inf
 
 
-@pytest.mark.skipif(
-    shutil.which("kubeconform") is None,
-    reason="the real kubeconform binary is not installed (the fake-based tests above run always)",
-)
+@pytest.mark.usefixtures("real_kubeconform")
 def test_real_kubeconform_on_files_names_the_right_documents(
     store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
 ) -> None:

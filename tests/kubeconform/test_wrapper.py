@@ -4,7 +4,6 @@ findings back to documents, embedded resources and paths."""
 from __future__ import annotations
 
 import copy
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -368,11 +367,7 @@ def test_parse_report_accepts_the_documented_shape() -> None:
 # --- the real binary ---------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(
-    shutil.which("kubeconform") is None,
-    reason="kubeconform is not installed (https://github.com/yannh/kubeconform/releases); "
-    "the fake covers every branch",
-)
+@pytest.mark.usefixtures("real_kubeconform")
 def test_real_kubeconform_agrees_on_valid_and_invalid_objects(
     store: SchemaStore, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]
 ) -> None:
