@@ -29,7 +29,8 @@ CRD_FOLDERS = (CRDS / "capz-v1.26.0", CRDS / "capi-v1.13.3")
 CAPZ_GROUP = "infrastructure.cluster.x-k8s.io"
 
 # The flavors' output (ASO API, legacy API, ClusterClass with ASO templates) and CAPZ's released
-# ClusterClass template (legacy templates and AzureClusterIdentity) with its variables set.
+# templates (legacy objects and templates, AzureClusterIdentity, the ASO API) with their variables
+# set.
 GOLDEN_BASES = ("aks", "aks-legacy", "aks-clusterclass", "aks-maintenance")
 TEMPLATE_VALUES = {
     "AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY": "00000000-0000-0000-0000-000000000003",
@@ -41,6 +42,10 @@ TEMPLATE_VALUES = {
     "CLUSTER_IDENTITY_NAME": "cluster-identity",
     "CLUSTER_NAME": "upstream",
     "KUBERNETES_VERSION": "v1.33.1",
+    "ASO_CREDENTIAL_SECRET_NAME": "aso-credentials",
+    "AZURE_RESOURCE_GROUP": "upstream-rg",
+    "AZURE_SSH_PUBLIC_KEY_B64": "",
+    "WORKER_MACHINE_COUNT": "2",
 }
 
 
@@ -86,9 +91,11 @@ def bases() -> list[Base]:
         Base(name, tuple(yaml.safe_load_all((GOLDEN / f"{name}.yaml").read_text())))
         for name in GOLDEN_BASES
     ]
-    upstream = (TEMPLATES / "cluster-template-aks-clusterclass.yaml").read_text()
-    text = generate_yaml(upstream, source="capz-clusterclass", inputs=Inputs(TEMPLATE_VALUES))
-    found.append(Base("capz-clusterclass", tuple(yaml.safe_load_all(text))))
+    for path in sorted(TEMPLATES.glob("cluster-template-*.yaml")):
+        name = "capz-" + path.stem.removeprefix("cluster-template-aks").lstrip("-")
+        name = "capz-clusterclass" if name == "capz-clusterclass" else name.rstrip("-")
+        text = generate_yaml(path.read_text(), source=path.name, inputs=Inputs(TEMPLATE_VALUES))
+        found.append(Base(name, tuple(yaml.safe_load_all(text))))
     return [Base(b.name, tuple(d for d in b.documents if d is not None)) for b in found]
 
 
