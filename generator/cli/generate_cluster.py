@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -34,9 +35,10 @@ from generator.cli.options import (
 from generator.clusterctl.config import load_config
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.clusterctl.substitution import Inputs, ValuesOrigin
+from generator.clusterctl.typed_values import merge_values, parse_set, set_value
 from generator.errors import UsageError, ValidationFailed
 from generator.generate.request import DEFAULT_FLAVOR, ClusterRequest
-from generator.jsontypes import Json
+from generator.jsontypes import Json, JsonObject
 
 if TYPE_CHECKING:
     from generator.generate.patches import PatchDocument
@@ -102,20 +104,33 @@ cluster_flags = bundle(
 
 
 class ValueSources(NamedTuple):
-    """``--var``, ``--values`` and ``--config``: variable values besides the environment."""
+    """``--var``, ``--values``, ``--set`` and ``--config``: variable values besides the
+    environment."""
 
     var_items: tuple[str, ...]
-    values_file: str | None
+    values_files: tuple[str, ...]
+    set_items: tuple[str, ...]
     config: Path | None
     allow_unknown_vars: bool
 
     def inputs(self) -> Inputs:
-        """Variable inputs: the run's environment, the clusterctl config, the ``--values`` file."""
-        values, origin = load_values_file(self.values_file) if self.values_file else ({}, None)
+        """Variable inputs: the run's environment, the clusterctl config, and the typed values:
+        the ``--values`` files merged in order, then each ``--set`` (helm's rules: see
+        :mod:`generator.clusterctl.typed_values`)."""
+        merged: JsonObject = {}
+        origin: ValuesOrigin | None = None
+        for path in self.values_files:
+            values, found = load_values_file(path)
+            merged = merge_values(merged, values)
+            origin = replace(found, values=values, under=origin)
+        for item in self.set_items:
+            where, value = parse_set(item)
+            merged = set_value(merged, where, value)
+            origin = ValuesOrigin(f"--set {item}", values=set_value({}, where, value), under=origin)
         return Inputs(
             environ=environ(),
             config=load_config(self.config, environ()),
-            values_file=values,
+            values_file=merged,
             values_origin=origin or ValuesOrigin(),
         )
 
@@ -134,10 +149,20 @@ value_sources = bundle(
         ),
         click.option(
             "--values",
-            "values_file",
+            "values_files",
+            multiple=True,
             metavar="FILE",
             shell_complete=complete_paths,
-            help="YAML file of typed variable values (lists and objects allowed).",
+            help="YAML file of typed variable values (lists and objects allowed); repeatable: "
+            "later files override earlier ones, maps merge deeply, lists are replaced.",
+        ),
+        click.option(
+            "--set",
+            "set_items",
+            multiple=True,
+            metavar="PATH=VALUE",
+            help="Set one typed value above the --values files, e.g. NODE_POOLS[0].replicas=3 "
+            "(repeatable; VALUE is a YAML scalar, {a,b} a list).",
         ),
         config_option,
         click.option(

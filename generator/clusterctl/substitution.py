@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from generator.clusterctl.typed_values import contains
 from generator.clusterctl.variables import Layer, VariableStore, config_layer, environment_layer
 from generator.envsubst import substitute
 from generator.errors import Location, MissingVariablesError, TemplateSyntaxError, YamlError
@@ -35,6 +36,10 @@ class ValuesOrigin:
     source: str = "values file"
     text: str | None = None  # the file's text; None: no line numbers (e.g. merged fleet values)
     document: int = 0  # index of the YAML document holding the values
+    # With several --values files and --set flags: what this one held, and the origin of what
+    # it was merged over (a value it does not hold came from there).
+    values: Mapping[str, Json] | None = None
+    under: ValuesOrigin | None = None
 
     @cached_property
     def _locator(self) -> LineLocator | None:
@@ -42,7 +47,10 @@ class ValuesOrigin:
         return None if self.text is None else LineLocator(self.text)
 
     def where(self, path: JsonPath) -> str:
-        """``file:line`` of ``path`` inside the values, or just the source without the text."""
+        """``file:line`` of ``path`` inside the values, or just the source without the text;
+        of the file (or ``--set``) the value came from, when several were merged."""
+        if self.values is not None and self.under is not None and not contains(self.values, path):
+            return self.under.where(path)
         line = None if self._locator is None else self._locator.line_of(self.document, path)
         return self.source if line is None else f"{self.source}:{line}"
 
