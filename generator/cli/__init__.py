@@ -24,7 +24,7 @@ import click
 from generator import __version__
 from generator.cli.completion import COMPLETE_VAR, complete
 from generator.cli.environment import settings_from_environ
-from generator.cli.options import add_verbose_option, count_verbosity
+from generator.cli.options import add_verbose_option, clusterctl_verbosity, count_verbosity
 from generator.errors import CapzgenError, ExitCode
 from generator.findings import clip
 
@@ -196,7 +196,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     hands to the core. With ``_CAPZGEN_COMPLETE`` set, the run answers the shell's completion
     request instead (see :mod:`generator.cli.completion`).
     """
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = clusterctl_verbosity(sys.argv[1:] if argv is None else argv)
     settings = settings_from_environ(os.environ if environ is None else environ)
     instruction = settings.environ.get(COMPLETE_VAR)
     if instruction:

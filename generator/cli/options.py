@@ -351,6 +351,40 @@ def count_verbosity(ctx: click.Context, _param: click.Parameter, value: int) -> 
     logging.basicConfig(level=level, format="capzgen: %(message)s", stream=sys.stderr, force=True)
 
 
+_LEVEL_FLAGS = ("-v", "--v")
+_MAX_LEVEL = 10  # clusterctl's levels go to 10; beyond that changes nothing here either
+PASSTHROUGH_COMMANDS = frozenset({"kubeconform"})  # their -v belongs to the program they run
+
+
+def clusterctl_verbosity(args: Sequence[str]) -> list[str]:
+    """``args`` with clusterctl's verbosity spellings (``-v 5``, ``-v=5``, ``-v5``, ``--v 5``,
+    ``--v=5``) turned into capzgen's counted ``-v`` (five of them), so a clusterctl command
+    line works unchanged; ``-v`` alone and ``-vv`` keep their meaning. Only a number counts as a
+    level (``-v 5`` takes the 5; ``-v file.yaml`` does not), and nothing after ``--`` or after a
+    command that hands its arguments to another program is touched."""
+    out: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--" or arg in PASSTHROUGH_COMMANDS:
+            return [*out, *args[index:]]
+        level: str | None = None
+        if arg in _LEVEL_FLAGS and index + 1 < len(args) and args[index + 1].isdigit():
+            level, index = args[index + 1], index + 1
+        else:
+            flag, sep, value = arg.partition("=")
+            if sep and flag in _LEVEL_FLAGS and value.isdigit():
+                level = value
+            elif arg.startswith("-v") and arg[2:].isdigit():
+                level = arg[2:]
+        if level is None:
+            out.append(arg)
+        else:
+            out.extend(["-v"] * min(int(level), _MAX_LEVEL))
+        index += 1
+    return out
+
+
 def verbose_parameter() -> click.Option:
     """A fresh ``-v/--verbose`` option (counted, not passed to the command)."""
     return click.Option(

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from generator.cli.options import clusterctl_verbosity
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.errors import UsageError
 from tests.conftest import GENERATE_DEMO
@@ -261,3 +262,33 @@ def test_flavor_listing_checks_the_flags_like_a_render(run_cli: Any) -> None:
     result = run_cli(["generate", "cluster", "Bad_Name", "--list-variables"])
     assert result.exit_code == 2
     assert "invalid cluster name 'Bad_Name'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        (["-v", "5", "validate", "a.yaml"], ["-v"] * 5 + ["validate", "a.yaml"]),
+        (["validate", "--v=2", "a.yaml"], ["validate", "-v", "-v", "a.yaml"]),
+        (["validate", "-v=3"], ["validate", "-v", "-v", "-v"]),
+        (["validate", "-v4"], ["validate"] + ["-v"] * 4),
+        (["validate", "--v", "0", "a.yaml"], ["validate", "a.yaml"]),
+        (["validate", "-v", "99"], ["validate"] + ["-v"] * 10),
+        (["validate", "-v", "a.yaml"], ["validate", "-v", "a.yaml"]),  # a path, not a level
+        (["validate", "-vv", "a.yaml"], ["validate", "-vv", "a.yaml"]),
+        (["validate", "--", "-v", "5"], ["validate", "--", "-v", "5"]),
+        (["kubeconform", "-v", "5"], ["kubeconform", "-v", "5"]),  # kubeconform's own -v
+    ],
+)
+def test_clusterctl_verbosity_levels_become_counted_v(
+    given: list[str], expected: list[str]
+) -> None:
+    assert clusterctl_verbosity(given) == expected
+
+
+def test_a_clusterctl_verbosity_level_works_on_the_command_line(run_cli: Any) -> None:
+    loud = run_cli(["-v", "5", *GENERATE_DEMO])
+    assert loud.exit_code == 0, loud.stderr
+    assert "capzgen: schema for cluster.x-k8s.io/v1beta1, Kind=Cluster from" in loud.stderr
+    quiet = run_cli([*GENERATE_DEMO, "--v=0"])
+    assert quiet.exit_code == 0, quiet.stderr
+    assert PROGRESS not in quiet.stderr
