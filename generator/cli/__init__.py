@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from generator import __version__
+from generator import __version__, version_text
 from generator.cli.completion import COMPLETE_VAR, complete
 from generator.cli.environment import settings_from_environ
 from generator.cli.options import add_verbose_option, clusterctl_verbosity, count_verbosity
@@ -135,7 +135,7 @@ log = logging.getLogger("generator")
     epilog=EXIT_CODES_HELP,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.version_option(__version__, prog_name="capzgen")
+@click.version_option(__version__, prog_name="capzgen", message=version_text())
 @click.option(
     "-v",
     "--verbose",
