@@ -69,6 +69,12 @@ def is_semver(value: str) -> bool:
     return SEMVER.match(value) is not None
 
 
+def with_v_prefix(version: str) -> str:
+    """``1.31.1`` -> ``v1.31.1``: CAPZ's mutating webhook adds the ``v`` to a control plane's
+    version before validating it, so a flavor writes it the way the cluster will hold it."""
+    return version if version.startswith("v") else f"v{version}"
+
+
 def release_version(value: str) -> tuple[int, int, int] | None:
     """``(major, minor, patch)`` of ``v`` + a semantic version (a clusterctl release tag), else
     None: clusterctl resolves release directories only by that form."""

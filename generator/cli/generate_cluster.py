@@ -39,6 +39,7 @@ from generator.clusterctl.typed_values import merge_values, parse_set, set_value
 from generator.errors import UsageError, ValidationFailed
 from generator.generate.request import DEFAULT_FLAVOR, ClusterRequest
 from generator.jsontypes import Json, JsonObject
+from generator.names import is_semver, with_v_prefix
 
 if TYPE_CHECKING:
     from generator.generate.patches import PatchDocument
@@ -286,7 +287,7 @@ def _request(
         flavor=flags.flavor or (DEFAULT_FLAVOR if flags.from_ is None else None),
         template_text=template_text,
         template_source=template_source,
-        kubernetes_version=flags.kubernetes_version,
+        kubernetes_version=_kubernetes_version(flags),
         control_plane_machine_count=flags.control_plane_machine_count,
         worker_machine_count=flags.worker_machine_count,
         target_namespace=flags.target_namespace,
@@ -297,6 +298,23 @@ def _request(
         checks=validation.check_options(current_settings(), kubeconform),
         patches=_load_patches(patch_files),
     )
+
+
+def _kubernetes_version(flags: ClusterFlags) -> str | None:
+    """``--kubernetes-version``; for a flavor, ``1.31.1`` becomes ``v1.31.1`` with a note, as
+    CAPZ's webhook will write it. A ``--from`` template gets the value as given, as clusterctl
+    passes it (the cluster's webhook still adds the ``v``)."""
+    version = flags.kubernetes_version
+    if version is None or flags.from_ is not None or not is_semver(version):
+        return version  # a malformed version is the flag check's to report
+    normalized = with_v_prefix(version)
+    if normalized != version:
+        click.echo(
+            f"note: --kubernetes-version {version} is written as {normalized} "
+            "(CAPZ's webhook adds the v too)",
+            err=True,
+        )
+    return normalized
 
 
 def _flux(name: str, output: OutputChoice) -> FluxOptions | None:

@@ -292,3 +292,13 @@ def test_a_clusterctl_verbosity_level_works_on_the_command_line(run_cli: Any) ->
     quiet = run_cli([*GENERATE_DEMO, "--v=0"])
     assert quiet.exit_code == 0, quiet.stderr
     assert PROGRESS not in quiet.stderr
+
+
+def test_a_version_without_v_is_written_with_it_for_a_flavor(run_cli: Any) -> None:
+    argv = [*GENERATE_DEMO[:-1], "1.31.1"]
+    assert GENERATE_DEMO[-2] == "--kubernetes-version"
+    result = run_cli(argv)
+    assert result.exit_code == 0, result.stderr
+    assert "note: --kubernetes-version 1.31.1 is written as v1.31.1" in result.stderr
+    assert "version: v1.31.1" in result.stdout
+    assert "version: 1.31.1" not in result.stdout
