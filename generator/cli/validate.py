@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,6 +65,12 @@ if TYPE_CHECKING:
     "refuses (exit 2) symbolic links and kustomization entries that lead outside the folder "
     "named; LoadRestrictionsNone follows them.",
 )
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="Accept an input that holds no document (an empty file or folder); without it, that "
+    "is an error (exit 2): a wrong path in a pipeline must not pass.",
+)
 @kubeconform_options
 def validate_command(
     paths: tuple[str, ...],
@@ -77,6 +84,7 @@ def validate_command(
     no_cache: bool,
     kubeconform: KubeconformChoice,
     load_restrictor: str,
+    allow_empty: bool,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
@@ -112,7 +120,14 @@ def validate_command(
     )
     try:
         results_dir = None if no_cache else settings.cache_dir("results")
-        run = _Run(jobs, results_dir, settings.cache_key, settings.cache_key_file, load_restrictor)
+        run = _Run(
+            jobs,
+            results_dir,
+            settings.cache_key,
+            settings.cache_key_file,
+            load_restrictor,
+            allow_empty,
+        )
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
@@ -129,6 +144,7 @@ class _Run:
     cache_key: str | None  # $CAPZGEN_CACHE_KEY
     cache_key_file: Path | None
     load_restrictor: str  # a LoadRestrictor value
+    allow_empty: bool = False  # an input without a document is fine
 
 
 def _validate(
@@ -160,7 +176,7 @@ def _validate(
 
     on = _run_settings(run)
     inputs = collect_inputs(paths, InputRules(LoadRestrictor(run.load_restrictor)))
-    failures = [_failure_error(finding) for finding in inputs.failures]
+    failures: list[CapzgenError] = [_failure_error(finding) for finding in inputs.failures]
     if failures and not inputs.paths:
         raise failures[0]  # nothing could be read at all
     if second_opinion is None:
@@ -170,6 +186,8 @@ def _validate(
         from generator.validate.beside import check_beside_kubeconform
 
         report = check_beside_kubeconform(inputs, store, options, second_opinion, on)
+    if not run.allow_empty:
+        failures.extend(_empty_errors(inputs.empty, paths, report.document_count, report.findings))
     if output == "json":
         text = render_json(report.findings, report.document_count)
         if failures:  # the report of every input read, and the error (as render_error_json)
@@ -182,6 +200,9 @@ def _validate(
         click.echo(render_text(report.findings, report.document_count), nl=False)
     for error in failures:  # every other input was validated and reported; the run still fails
         click.echo(f"Error: {error}", err=True)
+    hints = dict.fromkeys(error.hint for error in failures if error.hint)
+    for hint in hints:
+        click.echo(f"Hint: {hint}", err=True)
     if failures:
         return int(ExitCode.USAGE)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)
@@ -201,6 +222,22 @@ def _run_settings(run: _Run) -> RunSettings:
     if run.results_dir is not None:
         secret = cache_secret(run.cache_key, run.cache_key_file)
     return RunSettings(jobs=workers, results_dir=run.results_dir, cache_secret=secret)
+
+
+def _empty_errors(
+    empty: Sequence[str], paths: Sequence[str], documents: int, findings: Sequence[Finding]
+) -> list[CapzgenError]:
+    """An error for each argument that stands for no document, and one for the whole input when
+    it yields none and nothing else was reported (a file of comments alone, say)."""
+    hint = "check the path; --allow-empty accepts an input without documents"
+    errors: list[CapzgenError] = [
+        UsageError(f"{path}: no document to validate (an empty file or folder)", hint=hint)
+        for path in empty
+    ]
+    if not errors and documents == 0 and not findings:
+        shown = ", ".join(paths)
+        errors.append(UsageError(f"no document to validate in {shown}", hint=hint))
+    return errors
 
 
 def _failure_error(finding: Finding) -> InputOutputError:

@@ -41,6 +41,7 @@ class Inputs:
     held: Mapping[str, str] = field(default_factory=dict)
     unreadable: tuple[Finding, ...] = ()
     failures: tuple[Finding, ...] = ()
+    empty: tuple[str, ...] = ()  # arguments that stand for nothing (see collect_inputs)
 
     def read(self, path: str) -> str:
         """The text of ``path``: as read once if it cannot be read again, else read now."""
@@ -69,7 +70,8 @@ def collect_inputs(paths: Sequence[str], rules: InputRules = DEFAULT_RULES) -> I
     is a failure finding and the others are still collected; more than ``rules.max_files`` files
     in all is a :class:`~generator.validate.kustomization.TooManyFiles` error."""
     failures: list[Finding] = []
-    found, unreadable = expand_paths(paths, rules, failures=failures)
+    counts: list[int] = []
+    found, unreadable = expand_paths(paths, rules, failures=failures, counts=counts)
     held: dict[str, str] = {}
     kept: list[tuple[str, str]] = []
     for path, name in found:
@@ -86,7 +88,32 @@ def collect_inputs(paths: Sequence[str], rules: InputRules = DEFAULT_RULES) -> I
         held,
         (*unreadable, *failures),
         tuple(failures),
+        tuple(_empty(paths, counts, held)),
     )
+
+
+def _empty(paths: Sequence[str], counts: Sequence[int], held: Mapping[str, str]) -> list[str]:
+    """The arguments that stand for no document at all: a folder (or kustomization) without a
+    file to validate, an empty file, blank standard input. A wrong path in a pipeline looks
+    exactly like this, so the run says so instead of passing (``--allow-empty`` accepts it)."""
+    empty = []
+    for path, count in zip(paths, counts, strict=True):
+        if count == 0:
+            empty.append(path)
+        elif count == 1 and not _has_text(path, held):
+            empty.append(STDIN_NAME if path == STDIN else path)
+    return empty
+
+
+def _has_text(path: str, held: Mapping[str, str]) -> bool:
+    """Whether a file argument holds anything but white space (a file the run cannot stat is
+    the reader's to report)."""
+    if path in held:
+        return bool(held[path].strip())
+    try:
+        return os.stat(path).st_size > 0 or not os.path.isfile(path)
+    except OSError:
+        return True
 
 
 def expand_paths(
@@ -94,17 +121,23 @@ def expand_paths(
     rules: InputRules = DEFAULT_RULES,
     *,
     failures: list[Finding] | None = None,
+    counts: list[int] | None = None,
 ) -> tuple[list[tuple[str, str]], list[Finding]]:
     """(path, display name) of every file to read, in order, and findings for the entries of
     folders that are not regular files (see :func:`generator.validate.check.check_paths`).
 
     With a ``failures`` list, an argument that cannot be read at all becomes a finding there
     (and files the load restrictor refused too); without it, such an argument raises its
-    InputOutputError and refused files are among the returned findings.
+    InputOutputError and refused files are among the returned findings. With a ``counts``
+    list, the number of files each argument stands for is appended to it (-1 for one that could
+    not be read).
     """
     inputs: list[tuple[str, str]] = []
     unreadable: list[Finding] = []
     for path in paths:
+        before = len(inputs) + len(unreadable)
+        if counts is not None:
+            counts.append(-1)
         try:
             names, from_folder, refused = _expand(
                 path, rules, rules.max_files - len(inputs), unreadable
@@ -124,6 +157,8 @@ def expand_paths(
                 unreadable.append(unreadable_finding(label, problem))
             else:
                 inputs.append((name, label))
+        if counts is not None:
+            counts[-1] = len(inputs) + len(unreadable) + len(refused) - before
     return inputs, unreadable
 
 
