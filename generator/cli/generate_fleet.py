@@ -27,8 +27,16 @@ from generator.cli.options import (
 )
 from generator.cli.progress import ProgressBar
 from generator.clusterctl.config import load_config
+from generator.errors import ExitCode
 from generator.fleet.file import load_fleet
-from generator.fleet.render import FleetOptions, raise_for_problems, render_fleet, write_fleet
+from generator.fleet.render import (
+    FleetOptions,
+    FleetResult,
+    plan_fleet,
+    raise_for_problems,
+    render_fleet,
+    write_fleet,
+)
 from generator.fleet.rules import DISABLEABLE_FLEET_RULES
 from generator.generate.patches import load_patch_files
 
@@ -48,6 +56,12 @@ from generator.generate.patches import load_patch_files
     is_flag=True,
     help="Accept values names the cluster's flavor does not use.",
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing: print the diff between --output-dir and what would be written, and "
+    "exit 1 if they differ (the GitOps drift check for CI).",
+)
 def generate_fleet_command(
     fleet_file: str,
     output: OutputChoice,
@@ -59,7 +73,8 @@ def generate_fleet_command(
     kubeconform: KubeconformChoice,
     jobs: int | None,
     allow_unknown_vars: bool,
-) -> None:
+    check: bool,
+) -> int:
     """Render every cluster of FLEET.yaml into DIR/<name>/, validated together.
 
     \b
@@ -68,6 +83,8 @@ def generate_fleet_command(
     Clusters render in parallel; every cluster is validated, and no two clusters may share
     a name, resource group or DNS prefix. Nothing is written unless all of it is valid.
     With --kubeconform, kubeconform checks every cluster too, as for generate cluster.
+    With --check, nothing is written: the diff between DIR and what would be written is
+    printed, and the exit status is 1 if they differ.
     """
     output_dir = output.output_dir
     assert output_dir is not None  # required for fleets
@@ -85,7 +102,8 @@ def generate_fleet_command(
         config=load_config(config, environ()),
         flux=flux,
         jobs=jobs,
-        output_dir=output_dir,
+        # a check renders every cluster and leaves the folder as it is (no recovery, no skip)
+        output_dir=None if check else output_dir,
         allow_unknown_vars=allow_unknown_vars,
     )
     if sys.stderr.isatty():
@@ -95,6 +113,8 @@ def generate_fleet_command(
         result = render_fleet(fleet, options)
     print_findings(result.findings)
     raise_for_problems(result)
+    if check:
+        return _check_drift(fleet_file, result, output_dir)
     summary = write_fleet(result, output_dir, force=output.force)
     skipped = sum(1 for outcome in result.outcomes if outcome.skipped)
     note = (
@@ -106,3 +126,19 @@ def generate_fleet_command(
         f"fleet {fleet_file}: {result.summary()}; {output_dir}: {summary.describe()}{note}",
         err=True,
     )
+    return int(ExitCode.OK)
+
+
+def _check_drift(fleet_file: str, result: FleetResult, output_dir: Path) -> int:
+    """``--check``: the diff on stdout, a closing line on stderr, exit 1 when there is drift."""
+    # lazy: only --check loads difflib and the drift report
+    from generator.output.drift import drift_of
+
+    plans = plan_fleet(result, output_dir, force=True)
+    roots = [output_dir, *(output_dir / outcome.name for outcome in result.outcomes)]
+    drift = drift_of(plans, roots)
+    click.echo("".join(drift.diff), nl=False)
+    click.echo(
+        f"fleet {fleet_file}: {result.summary()}; {output_dir}: {drift.describe()}", err=True
+    )
+    return int(ExitCode.INVALID if drift.found else ExitCode.OK)
