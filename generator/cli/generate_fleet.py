@@ -28,7 +28,7 @@ from generator.cli.options import (
 from generator.cli.progress import ProgressBar
 from generator.clusterctl.config import load_config
 from generator.errors import ExitCode
-from generator.fleet.file import load_fleet
+from generator.fleet.file import Fleet, load_fleet
 from generator.fleet.render import (
     FleetOptions,
     FleetResult,
@@ -83,15 +83,13 @@ def generate_fleet_command(
     Clusters render in parallel; every cluster is validated, and no two clusters may share
     a name, resource group or DNS prefix. Nothing is written unless all of it is valid.
     With --kubeconform, kubeconform checks every cluster too, as for generate cluster.
-    With --check, nothing is written: the diff between DIR and what would be written is
-    printed, and the exit status is 1 if they differ.
+    With --check, nothing is written: the diff against DIR is printed (exit 1 if any).
     """
     output_dir = output.output_dir
     assert output_dir is not None  # required for fleets
     output.check()
     check_rule_ids(validation.disabled_rules, extra=DISABLEABLE_FLEET_RULES)
     fleet = load_fleet(fleet_file)
-    flux = flux_options("", output, output_dir)
     settings = current_settings()
     options = FleetOptions(
         schema_dirs=schema_dirs,
@@ -100,17 +98,12 @@ def generate_fleet_command(
         patches=load_patch_files(patch_files) if patch_files else (),
         settings=settings,
         config=load_config(config, environ()),
-        flux=flux,
+        flux=flux_options("", output, output_dir),
         jobs=jobs,
-        # a check renders every cluster and leaves the folder as it is (no recovery, no skip)
-        output_dir=None if check else output_dir,
+        output_dir=None if check else output_dir,  # a check renders all and leaves the folder
         allow_unknown_vars=allow_unknown_vars,
     )
-    if sys.stderr.isatty():
-        with ProgressBar(len(fleet.clusters), sys.stderr) as bar:
-            result = render_fleet(fleet, options, progress=bar.update)
-    else:
-        result = render_fleet(fleet, options)
+    result = _rendered(fleet, options)
     print_findings(result.findings)
     raise_for_problems(result)
     if check:
@@ -127,6 +120,14 @@ def generate_fleet_command(
         err=True,
     )
     return int(ExitCode.OK)
+
+
+def _rendered(fleet: Fleet, options: FleetOptions) -> FleetResult:
+    """The fleet rendered, with a progress bar on a terminal."""
+    if not sys.stderr.isatty():
+        return render_fleet(fleet, options)
+    with ProgressBar(len(fleet.clusters), sys.stderr) as bar:
+        return render_fleet(fleet, options, progress=bar.update)
 
 
 def _check_drift(fleet_file: str, result: FleetResult, output_dir: Path) -> int:

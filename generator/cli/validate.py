@@ -119,15 +119,9 @@ def validate_command(
         kubeconform=kubeconform,
     )
     try:
-        results_dir = None if no_cache else settings.cache_dir("results")
-        run = _Run(
-            jobs,
-            results_dir,
-            settings.cache_key,
-            settings.cache_key_file,
-            load_restrictor,
-            allow_empty,
-        )
+        cache = None if no_cache else settings.cache_dir("results")
+        key, key_file = settings.cache_key, settings.cache_key_file
+        run = _Run(jobs, cache, key, key_file, load_restrictor, allow_empty)
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status

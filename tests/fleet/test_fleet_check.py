@@ -102,3 +102,26 @@ def test_a_file_no_longer_generated_would_be_removed(
     gone = out / "east" / "machinepool-east-pool1.yaml"
     assert f"--- a/{gone}\n+++ /dev/null" in result.stdout
     assert "would be removed" in result.stderr
+
+
+def test_generate_cluster_checks_its_folder_too(run_cli: Any, tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    argv = ["generate", "cluster", "demo", "--var", "AZURE_LOCATION=westeurope"]
+    argv += ["--kubernetes-version", "v1.31.1", "--output-dir", str(out)]
+    assert run_cli(argv).exit_code == ExitCode.OK
+    clean = _check_cluster(run_cli, argv, out)
+    assert clean.exit_code == ExitCode.OK and clean.stdout == ""
+    (out / "cluster-demo.yaml").write_text("edited\n")
+    drifted = _check_cluster(run_cli, argv, out)
+    assert drifted.exit_code == ExitCode.INVALID
+    assert "-edited\n" in drifted.stdout
+    without = run_cli(["generate", "cluster", "demo", "--check"])
+    assert without.exit_code == ExitCode.USAGE
+    assert "--check needs --output-dir" in without.stderr
+
+
+def _check_cluster(run_cli: Any, argv: list[str], out: Path) -> Any:
+    before = stat_dir(out)
+    result = run_cli([*argv, "--check"])
+    assert stat_dir(out) == before, "--check wrote something"
+    return result
