@@ -6,8 +6,9 @@ CAPZ turns into the same agent pool, reference §5.4); the cluster-wide settings
 ManagedCluster embedded in an AzureASOManagedControlPlane or in an AzureManagedControlPlane
 (§5.3). The ClusterClass templates of both APIs are views too: an AzureASOManaged*Template embeds
 the same ASO resources, and an AzureManaged*Template holds under ``spec.template.spec`` the spec
-every Cluster's AzureManaged* object is copied from, so its values reach AKS unchanged. AKS enforces the same constraints whichever way they were written, so a rule is written
-once, against :class:`AgentPool` or :class:`ControlPlane`, never once per API shape.
+every Cluster's AzureManaged* object is copied from, so its values reach AKS unchanged. AKS
+enforces the same constraints whichever way they were written, so a rule is written once, against
+:class:`AgentPool` or :class:`ControlPlane`, never once per API shape.
 
 Every setting is a :class:`~generator.checks.fields.Field`: its typed value plus where it is
 written (or would be), so a finding points at the user's own field in whichever shape they used. Building a view is a
