@@ -4,8 +4,11 @@ An AKS agent pool is written either as a ManagedClustersAgentPool embedded in an
 AzureASOManagedMachinePool (the ASO API) or as an AzureManagedMachinePool (the legacy API, which
 CAPZ turns into the same agent pool, reference §5.4); the cluster-wide settings either in the
 ManagedCluster embedded in an AzureASOManagedControlPlane or in an AzureManagedControlPlane
-(§5.3). AKS enforces the same constraints whichever way they were written, so a rule is written
-once, against :class:`AgentPool` or :class:`ControlPlane`, never once per API shape.
+(§5.3). The ClusterClass templates of both APIs are views too: an AzureASOManaged*Template embeds
+the same ASO resources, and an AzureManaged*Template holds under ``spec.template.spec`` the spec
+every Cluster's AzureManaged* object is copied from, so its values reach AKS unchanged. AKS
+enforces the same constraints whichever way they were written, so a rule is written once, against
+:class:`AgentPool` or :class:`ControlPlane`, never once per API shape.
 
 Every setting is a :class:`~generator.checks.fields.Field`: its typed value plus where it is
 written (or would be), so a finding points at the user's own field in whichever shape they used. Building a view is a
@@ -20,7 +23,7 @@ Views are built once per :class:`ManifestSet` (:func:`views_of`), like the set's
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from generator.checks.fields import (
@@ -35,7 +38,7 @@ from generator.checks.fields import (
     inside,
     read_field,
 )
-from generator.jsontypes import Json, JsonObject
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
 from generator.model.values import as_dict, as_int, as_list, as_number, known_str
@@ -84,9 +87,33 @@ class AgentPool:
         """Whether ``osType`` is ``Windows`` (an unknown type is not)."""
         return self.os_type.value == "Windows"
 
+    @property
+    def in_template(self) -> bool:
+        """Whether the pool is written in a ClusterClass template (of either API), which CAPZ's
+        webhooks check with fewer rules than the objects copied from it."""
+        return written_in_template(self.owner)
+
     def ref(self) -> str:
         """``Kind/name`` of the object that defines the pool, for messages."""
         return self.owner.ref()
+
+
+def written_in_template(owner: Owner) -> bool:
+    """Whether ``owner`` is an AzureManaged*Template or an ASO resource embedded in an
+    AzureASOManaged*Template."""
+    if isinstance(owner, AsoResource):
+        return owner.parent is not None and owner.parent.kind in kinds.TEMPLATE_KINDS
+    return owner.kind in kinds.LEGACY_TEMPLATE_KINDS
+
+
+def legacy_specs(ms: ManifestSet, kind: str) -> Iterator[tuple[TopObject, tuple[str, ...]]]:
+    """The objects of the legacy ``kind`` with where their spec is (``spec``), then those of its
+    ClusterClass template (``spec.template.spec``). For the rules that read a legacy field the
+    views do not carry and that CAPZ's template webhook runs too."""
+    for obj in ms.objects_of(kind):
+        yield obj, kinds.SPEC
+    for obj in ms.objects_of(kinds.LEGACY_TEMPLATE_OF[kind]):
+        yield obj, kinds.TEMPLATE_SPEC
 
 
 def _as_is(raw: Json) -> Json:
@@ -144,8 +171,13 @@ def _aso_pool(res: AsoResource, machine_pool: TopObject | None) -> AgentPool:
     )
 
 
-def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
-    read = FieldReader.at(obj, "spec").read
+def _legacy_pool(
+    obj: TopObject, machine_pool: TopObject | None, base: tuple[str, ...]
+) -> AgentPool:
+    """The pool an AzureManagedMachinePool (``base`` ``spec``) or its template (``base``
+    ``spec.template.spec``) defines; fields the shape lacks are located where ``base`` would hold
+    them."""
+    read = FieldReader.at(obj, *base).read
     scaling = read(as_dict, "scaling")
     replicas: Field[int] = (
         read_field(machine_pool, ("spec", "replicas"), as_int)
@@ -156,12 +188,13 @@ def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
         api=Api.LEGACY,
         owner=obj,
         machine_pool=machine_pool,
-        # CAPZ's webhook defaults spec.name to metadata.name (§5.4).
+        # CAPZ's webhook defaults spec.name to metadata.name (§5.4); the template's webhook
+        # defaults spec.template.spec.name to the template's, which every copy then carries.
         name=first_set(read(known_str, "name"), read_field(obj, ("metadata", "name"), known_str)),
         mode=read(known_str, "mode"),
         os_type=read(known_str, "osType"),
-        os_sku=absent(obj, ("spec", "osSKU")),
-        count=absent(obj, ("spec", "count")),
+        os_sku=absent(obj, (*base, "osSKU")),
+        count=absent(obj, (*base, "count")),
         replicas=replicas,
         autoscaling=Field(
             scaling.raw, True if scaling.value is not None else None, obj, scaling.rel
@@ -172,15 +205,15 @@ def _legacy_pool(obj: TopObject, machine_pool: TopObject | None) -> AgentPool:
         node_labels=read(as_dict, "nodeLabels"),
         taints=read(as_list, "taints"),
         priority=read(known_str, "scaleSetPriority"),
-        eviction_policy=absent(obj, ("spec", "scaleSetEvictionPolicy")),
+        eviction_policy=absent(obj, (*base, "scaleSetEvictionPolicy")),
         spot_max_price=read(as_number, "spotMaxPrice"),
-        pool_type=absent(obj, ("spec", "type")),
+        pool_type=absent(obj, (*base, "type")),
         availability_zones=read(as_list, "availabilityZones"),
         # Legacy pools use the control plane's virtual network; whether it brings its own NAT
         # gateway or route table is only known to CAPZ at run time.
-        subnet=Field(UNKNOWN, None, obj, ("spec", "subnetName")),
-        pod_subnet=absent(obj, ("spec", "podSubnetReference")),
-        max_surge=absent(obj, ("spec", "upgradeSettings", "maxSurge")),
+        subnet=Field(UNKNOWN, None, obj, (*base, "subnetName")),
+        pod_subnet=absent(obj, (*base, "podSubnetReference")),
+        max_surge=absent(obj, (*base, "upgradeSettings", "maxSurge")),
         node_public_ip=read(as_bool, "enableNodePublicIP"),
         public_ip_prefix=read(_as_is, "nodePublicIPPrefixID"),
         kubelet_config=read(as_dict, "kubeletConfig"),
@@ -222,6 +255,12 @@ class ControlPlane:
     identity_type: Field[str]
     oidc_issuer: Field[bool]
     workload_identity: Field[bool]
+
+    @property
+    def in_template(self) -> bool:
+        """Whether the settings are written in a ClusterClass template (of either API), which
+        CAPZ's webhooks check with fewer rules than the objects copied from it."""
+        return written_in_template(self.owner)
 
     def ref(self) -> str:
         """``Kind/name`` of the object that defines the cluster settings, for messages."""
@@ -276,17 +315,30 @@ def _settings_spelt_alike(spec: FieldReader) -> dict[str, Field[Json]]:
     }
 
 
-def _legacy_control_plane(obj: TopObject, group: ClusterGroup | None) -> ControlPlane:
-    spec = FieldReader.at(obj, "spec")
+def _legacy_control_plane(
+    obj: TopObject, group: ClusterGroup | None, base: tuple[str, ...]
+) -> ControlPlane:
+    """The cluster settings of an AzureManagedControlPlane (``base`` ``spec``) or its template
+    (``base`` ``spec.template.spec``)."""
+    spec = FieldReader.at(obj, *base)
     read = spec.read
+    # The AKS cluster is named after the control plane. A template's copies get names of their
+    # own, yet CAPZ's template webhook still checks the template's name the way it checks a
+    # control plane's (validateName), so the name read is the object's own in both shapes.
     name = read_field(obj, ("metadata", "name"), known_str)
+    # CAPZ defaults dnsPrefix to the control plane's name (§5.3); the template's class spec has
+    # no dnsPrefix at all, each copy gets its own name's.
+    dns_prefix: Field[str] = (
+        absent(obj, (*base, "dnsPrefix"))
+        if base == kinds.TEMPLATE_SPEC
+        else first_set(read(known_str, "dnsPrefix"), name)
+    )
     return ControlPlane(
         api=Api.LEGACY,
         owner=obj,
         group=group,
         aks_name=name,
-        # CAPZ defaults dnsPrefix to the control plane's name (§5.3).
-        dns_prefix=first_set(read(known_str, "dnsPrefix"), name),
+        dns_prefix=dns_prefix,
         location=read(known_str, "location"),
         network_plugin=read(known_str, "networkPlugin"),
         network_plugin_mode=read(known_str, "networkPluginMode"),
@@ -346,12 +398,13 @@ def _build_pools(ms: ManifestSet) -> tuple[list[AgentPool], dict[Owner, AgentPoo
         pool = _aso_pool(res, machine_pool)
         pools.append(pool)
         by_owner[res] = pool
-    for obj in ms.objects_of(kinds.LEGACY_MACHINE_POOL):
-        if obj.spec is None:
+    for obj, base in legacy_specs(ms, kinds.LEGACY_MACHINE_POOL):
+        if as_dict(dig(obj.obj, *base)) is None:
             continue
-        view = ms.pool_of.get(obj)
+        # A template is no Cluster's pool: MachinePools name the objects copied from it.
+        view = ms.pool_of.get(obj) if base == kinds.SPEC else None
         machine_pool = view.machine_pool if view is not None and view.infra is obj else None
-        pool = _legacy_pool(obj, machine_pool)
+        pool = _legacy_pool(obj, machine_pool, base)
         pools.append(pool)
         by_owner[obj] = pool
     return pools, by_owner
@@ -372,12 +425,13 @@ def _build_control_planes(
         control_planes.append(control_plane)
         if group is not None:
             control_plane_of[group] = control_plane
-    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
-        if obj.spec is None:
+    for obj, base in legacy_specs(ms, kinds.LEGACY_CONTROL_PLANE):
+        if as_dict(dig(obj.obj, *base)) is None:
             continue
-        group = ms.cluster_of.get(obj)
+        # A template is no Cluster's control plane, whatever refers to it.
+        group = ms.cluster_of.get(obj) if base == kinds.SPEC else None
         group = group if group is not None and group.control_plane is obj else None
-        control_plane = _legacy_control_plane(obj, group)
+        control_plane = _legacy_control_plane(obj, group, base)
         control_planes.append(control_plane)
         if group is not None:
             control_plane_of[group] = control_plane
@@ -429,5 +483,7 @@ __all__ = [
     "embeds_raw_pool_name",
     "inside",
     "is_aks_cluster",
+    "legacy_specs",
     "views_of",
+    "written_in_template",
 ]

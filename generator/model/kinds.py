@@ -28,6 +28,22 @@ LEGACY_CLUSTER = "AzureManagedCluster"
 LEGACY_CONTROL_PLANE = "AzureManagedControlPlane"
 LEGACY_MACHINE_POOL = "AzureManagedMachinePool"
 CLUSTER_IDENTITY = "AzureClusterIdentity"
+# Their ClusterClass templates: ``spec.template.spec`` holds the non-template kind's class spec,
+# which the topology controller copies into every Cluster's object (reference §6.1).
+LEGACY_CLUSTER_TEMPLATE = "AzureManagedClusterTemplate"
+LEGACY_CONTROL_PLANE_TEMPLATE = "AzureManagedControlPlaneTemplate"
+LEGACY_MACHINE_POOL_TEMPLATE = "AzureManagedMachinePoolTemplate"
+LEGACY_TEMPLATE_KINDS = frozenset(
+    {LEGACY_CLUSTER_TEMPLATE, LEGACY_CONTROL_PLANE_TEMPLATE, LEGACY_MACHINE_POOL_TEMPLATE}
+)
+# Where a legacy kind keeps its spec: its own ``spec``, a template's ``spec.template.spec``.
+SPEC: tuple[str, ...] = ("spec",)
+TEMPLATE_SPEC: tuple[str, ...] = ("spec", "template", "spec")
+LEGACY_TEMPLATE_OF = {
+    LEGACY_CLUSTER: LEGACY_CLUSTER_TEMPLATE,
+    LEGACY_CONTROL_PLANE: LEGACY_CONTROL_PLANE_TEMPLATE,
+    LEGACY_MACHINE_POOL: LEGACY_MACHINE_POOL_TEMPLATE,
+}
 
 # CAPZ kind -> path of its embedded ASO resources (§1.2, §6.1).
 _RESOURCES: JsonPath = ("spec", "resources")

@@ -208,3 +208,72 @@ def test_field_paths_are_shared_up_to_a_bound(parse: Parse) -> None:
     unshared = full.joined(("spec",), ("networkPlugin",))
     assert unshared == ("spec", "networkPlugin") and len(full) == 1
     assert full.joined(("spec",), ("networkPlugin",)) is not unshared
+
+
+LEGACY_TEMPLATES = """
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: demo-control-plane, namespace: default}
+spec:
+  template:
+    spec:
+      location: westeurope
+      version: v1.31.1
+      loadBalancerProfile: {idleTimeoutInMinutes: 600}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePoolTemplate
+metadata: {name: pool0, namespace: default}
+spec:
+  template:
+    spec: {mode: System, sku: Standard_D2s_v3, maxPods: 251}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePoolTemplate
+metadata: {name: broken, namespace: default}
+spec: {template: 3}
+"""
+
+
+def test_legacy_templates_are_read_at_their_template_spec(parse: Parse) -> None:
+    views = views_of(ManifestSet(parse(LEGACY_TEMPLATES)))
+    (cp,) = views.control_planes
+    (pool,) = views.pools  # a template whose spec.template.spec is no mapping has no view
+    assert cp.api is Api.LEGACY and cp.in_template and cp.group is None
+    assert cp.load_balancer.path == ("spec", "template", "spec", "loadBalancerProfile")
+    # The template class spec has no dnsPrefix: each copy's defaults to its own name.
+    assert not cp.dns_prefix.is_set and cp.dns_prefix.rel == (
+        "spec",
+        "template",
+        "spec",
+        "dnsPrefix",
+    )
+    # CAPZ's template webhook checks the template's own name (validateName).
+    assert cp.aks_name.value == "demo-control-plane"
+    assert pool.in_template and pool.machine_pool is None and pool.is_system
+    assert (pool.max_pods.value, pool.max_pods.path) == (
+        251,
+        ("spec", "template", "spec", "maxPods"),
+    )
+    # The template webhook's defaulter names the pool after the template, like the object's.
+    assert (pool.name.value, pool.name.rel) == ("pool0", ("metadata", "name"))
+    assert pool.os_sku.rel == ("spec", "template", "spec", "osSKU")
+
+
+def test_resources_embedded_in_aso_templates_are_in_templates(parse: Parse) -> None:
+    text = """
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePoolTemplate
+metadata: {name: pool0, namespace: default}
+spec:
+  template:
+    spec:
+      resources:
+      - apiVersion: containerservice.azure.com/v1api20240901
+        kind: ManagedClustersAgentPool
+        metadata: {name: pool0}
+        spec: {azureName: pool0, mode: System, owner: {name: demo}}
+"""
+    (pool,) = views_of(ManifestSet(parse(text))).pools
+    assert pool.api is Api.ASO and pool.in_template
+    assert pool.mode.path == ("spec", "template", "spec", "resources", 0, "spec", "mode")

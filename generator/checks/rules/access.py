@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
 from generator.checks.rules.managedcluster import managed_clusters
-from generator.checks.views import Api, ControlPlane, views_of
+from generator.checks.views import Api, ControlPlane, legacy_specs, views_of
 from generator.findings import Finding, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
@@ -209,10 +209,12 @@ def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
             )
         elif (
             cp.api is Api.LEGACY
+            and not cp.in_template
             and cp.disable_local_accounts.raw is False
             and dig(cp.owner.obj, "spec", "aadProfile") is None
         ):
-            # CAPZ's validateAzureManagedControlPlaneDisableLocalAccounts refuses any value there.
+            # CAPZ's validateAzureManagedControlPlaneDisableLocalAccounts refuses any value there;
+            # its template webhook does not run it.
             yield LOCAL_ACCOUNTS.at(
                 cp.disable_local_accounts,
                 (),
@@ -277,17 +279,18 @@ def _check_aso_kms(ms: ManifestSet) -> Iterator[Finding]:
 def _check_legacy_kms(ms: ManifestSet) -> Iterator[Finding]:
     """CAPZ's validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms on the legacy shape: KMS
     needs identity type UserAssigned (an absent identity is SystemAssigned), a Private key vault
-    its keyVaultResourceID, a Public one (the default) none."""
-    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
-        kms = as_dict(dig(obj.spec, "securityProfile", "azureKeyVaultKms"))
+    its keyVaultResourceID, a Public one (the default) none. The template webhook runs it too."""
+    for obj, spec_path in legacy_specs(ms, kinds.LEGACY_CONTROL_PLANE):
+        spec = dig(obj.obj, *spec_path)
+        kms = as_dict(dig(spec, "securityProfile", "azureKeyVaultKms"))
         if kms is None:
             continue
-        base = ("spec", "securityProfile", "azureKeyVaultKms", "keyVaultResourceID")
-        identity = dig(obj.spec, "identity", "type")
+        base = (*spec_path, "securityProfile", "azureKeyVaultKms", "keyVaultResourceID")
+        identity = dig(spec, "identity", "type")
         if is_templated(identity):
             continue
         if identity != "UserAssigned":
-            yield KMS.at(obj, base, f"KMS requires spec.identity.type UserAssigned, not {identity}")
+            yield KMS.at(obj, base, f"KMS requires identity.type UserAssigned, not {identity}")
             continue
         access = known_str(kms.get("keyVaultNetworkAccess")) or "Public"
         resource_id = kms.get("keyVaultResourceID")

@@ -30,8 +30,8 @@ from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, is_templated, known_str
 
-_SPEC: JsonPath = ("spec",)
-_TEMPLATE_SPEC: JsonPath = ("spec", "template", "spec")
+_SPEC: JsonPath = kinds.SPEC
+_TEMPLATE_SPEC: JsonPath = kinds.TEMPLATE_SPEC
 _STAND_IN = "unknown"  # a name or location the manifests do not decide
 
 
@@ -67,7 +67,7 @@ _POOL_PATCHES = "asoManagedClustersAgentPoolPatches"
 TARGETS = (
     Target(kinds.LEGACY_CONTROL_PLANE, _SPEC, _MC_PATCHES, MANAGED_CLUSTER_KIND, _MC_OWNED),
     Target(
-        f"{kinds.LEGACY_CONTROL_PLANE}Template",
+        kinds.LEGACY_CONTROL_PLANE_TEMPLATE,
         _TEMPLATE_SPEC,
         _MC_PATCHES,
         MANAGED_CLUSTER_KIND,
@@ -75,7 +75,7 @@ TARGETS = (
     ),
     Target(kinds.LEGACY_MACHINE_POOL, _SPEC, _POOL_PATCHES, AGENT_POOL_KIND, _POOL_OWNED),
     Target(
-        f"{kinds.LEGACY_MACHINE_POOL}Template",
+        kinds.LEGACY_MACHINE_POOL_TEMPLATE,
         _TEMPLATE_SPEC,
         _POOL_PATCHES,
         AGENT_POOL_KIND,

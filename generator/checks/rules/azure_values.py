@@ -3,7 +3,7 @@
 * CAPZ-AZURE-REGION: ARM takes a region's programmatic name in ``location`` (``westeurope``, not
   ``West Europe``); a name outside capzgen's list of public regions (``generator/data/
   azure-regions.yaml``) is a warning with the nearest names, since Azure opens new regions.
-* CAPZ-VM-SIZE: AKS refuses an agent pool whose ``vmSize`` (legacy: AzureManagedMachinePool
+* CAPZ-VM-SIZE: AKS refuses an agent pool whose ``vmSize`` (legacy: AzureManagedMachinePool(Template)
   ``sku``) is no VM size; every size is named ``Standard_<family><vCPUs>[features][_version]``.
 * CAPZ-K8S-VERSION-SUPPORTED: CAPZ v1.26.0 (Cluster API v1.13) supports workload clusters of the
   minor versions in ``generator/data/kubernetes-versions.yaml``; another version is a warning
@@ -24,6 +24,7 @@ from generator.azure_data import (
 )
 from generator.checks.rules.base import Located, Rule
 from generator.checks.rules.versions import _versions as kubernetes_version_fields
+from generator.checks.views import legacy_specs
 from generator.findings import Finding, JsonPath, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
@@ -32,12 +33,13 @@ from generator.model.values import known_str, parse_version
 
 
 def _locations(ms: ManifestSet) -> Iterator[tuple[Located, JsonPath, object]]:
-    """Every region field: ``spec.location`` of ASO resources, the legacy control plane's."""
+    """Every region field: ``spec.location`` of ASO resources, the legacy control plane's and its
+    template's (whose value every copy takes to Azure)."""
     for res in ms.resources:
         if res.spec is not None and "location" in res.spec:
             yield res, ("spec", "location"), res.spec["location"]
-    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
-        yield obj, ("spec", "location"), dig(obj.obj, "spec", "location")
+    for obj, spec in legacy_specs(ms, kinds.LEGACY_CONTROL_PLANE):
+        yield obj, (*spec, "location"), dig(obj.obj, *spec, "location")
 
 
 REGION = Rule(
@@ -67,8 +69,8 @@ def _check_region(ms: ManifestSet) -> Iterator[Finding]:
 def _vm_sizes(ms: ManifestSet) -> Iterator[tuple[Located, JsonPath, object]]:
     for res in ms.resources_of(kinds.AGENT_POOL):
         yield res, ("spec", "vmSize"), dig(res.spec, "vmSize")
-    for obj in ms.objects_of(kinds.LEGACY_MACHINE_POOL):
-        yield obj, ("spec", "sku"), dig(obj.obj, "spec", "sku")
+    for obj, spec in legacy_specs(ms, kinds.LEGACY_MACHINE_POOL):
+        yield obj, (*spec, "sku"), dig(obj.obj, *spec, "sku")
 
 
 VM_SIZE_RULE = Rule(

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 from generator.checks.fields import Owner
 from generator.checks.rules.base import Rule
-from generator.checks.views import Api, ControlPlane, is_aks_cluster, views_of
+from generator.checks.views import Api, ControlPlane, is_aks_cluster, legacy_specs, views_of
 from generator.findings import Finding, JsonPath, Severity
 from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
@@ -129,9 +129,12 @@ def _has_service_range(cp: ControlPlane) -> bool:
 
 
 def _legacy_dns_service_ip(cp: ControlPlane) -> Iterator[Finding]:
-    """CAPZ's validateManagedClusterNetwork on the legacy shape: an IP address ending in .10."""
+    """CAPZ's validateManagedClusterNetwork on the legacy shape: an IP address ending in .10.
+    Not on a template: that function starts from the Cluster named by the object's cluster-name
+    label, which a template shared by many Clusters does not carry, so CAPZ's template webhook
+    checks none of it (each copy is checked when the topology controller creates it)."""
     text = cp.dns_service_ip.value
-    if cp.api is not Api.LEGACY or text is None:
+    if cp.api is not Api.LEGACY or cp.in_template or text is None:
         return
     address = parse_ipv4(text)
     if address is None:
@@ -319,11 +322,11 @@ def _check_autoscaler_profile(ms: ManifestSet) -> Iterator[Finding]:
     profiles: list[tuple[Owner, JsonPath, Callable[[str], str]]] = [
         (res, ("spec", "autoScalerProfile"), str) for res, _ in managed_clusters(ms)
     ]
-    # CAPZ's validateAutoScalerProfile runs on the legacy AzureManagedControlPlane, whose CRD
-    # spells the same settings in camelCase under spec.autoscalerProfile.
+    # CAPZ's validateAutoScalerProfile runs on the legacy AzureManagedControlPlane and its
+    # template, whose CRDs spell the same settings in camelCase under autoscalerProfile.
     profiles += [
-        (obj, ("spec", "autoscalerProfile"), _kebab)
-        for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE)
+        (obj, (*base, "autoscalerProfile"), _kebab)
+        for obj, base in legacy_specs(ms, kinds.LEGACY_CONTROL_PLANE)
     ]
     for where, base, spelling in profiles:
         for key, value in (as_dict(dig(where.obj, *base)) or {}).items():

@@ -2,7 +2,8 @@
 
 The ASO agent pool refers to its subnet and public IP prefix through resource references (their
 form is ASO-REFERENCE's, their targets CAPZ-POOL-SUBNET-REF's); the legacy pool writes a subnet
-name and a prefix resource ID, which CAPZ's AzureManagedMachinePool webhook checks at create time:
+name and a prefix resource ID, which CAPZ's AzureManagedMachinePool webhook checks at create time
+(its template's webhook only the prefix ID):
 ``validateMPSubnetName`` (2-80 characters, alphanumeric at both ends, letters, digits, '.', '_'
 and '-' between) and ``validateNodePublicIPPrefixID`` (a Microsoft.Network/publicIPPrefixes ID).
 """
@@ -13,6 +14,7 @@ import re
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
+from generator.checks.views import legacy_specs
 from generator.findings import Finding, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
@@ -58,12 +60,13 @@ PREFIX_ID = Rule(
 
 @PREFIX_ID.checks
 def _check_prefix_id(ms: ManifestSet) -> Iterator[Finding]:
-    for obj in ms.objects_of(kinds.LEGACY_MACHINE_POOL):
-        value = known_str(dig(obj.spec, "nodePublicIPPrefixID"))
+    # The machine pool template's webhook checks the ID too (its subnetName it leaves alone).
+    for obj, spec in legacy_specs(ms, kinds.LEGACY_MACHINE_POOL):
+        value = known_str(dig(obj.obj, *spec, "nodePublicIPPrefixID"))
         if value is not None and not _PREFIX_ID.match(value):
             yield PREFIX_ID.at(
                 obj,
-                ("spec", "nodePublicIPPrefixID"),
+                (*spec, "nodePublicIPPrefixID"),
                 f"{value!r} is not a public IP prefix ID: /subscriptions/<uuid>/resourceGroups/"
                 "<group>/providers/Microsoft.Network/publicIPPrefixes/<name>",
             )

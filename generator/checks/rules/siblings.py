@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
+from generator.checks.views import legacy_specs
 from generator.findings import Finding, JsonPath, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
@@ -63,11 +64,11 @@ _SCOPE_FIELDS = {
 
 def _check_legacy_extension(ms: ManifestSet) -> Iterator[Finding]:
     """CAPZ's validateAKSExtensions on the legacy spec.extensions list (autoUpgradeMinorVersion
-    defaults to true there)."""
-    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
-        for index, item in enumerate(as_list(dig(obj.spec, "extensions")) or []):
+    defaults to true there), which the control plane template's webhook runs on its list too."""
+    for obj, spec in legacy_specs(ms, kinds.LEGACY_CONTROL_PLANE):
+        for index, item in enumerate(as_list(dig(obj.obj, *spec, "extensions")) or []):
             extension = as_dict(item) or {}
-            base = ("spec", "extensions", index)
+            base: JsonPath = (*spec, "extensions", index)
             if (
                 extension.get("version") is not None
                 and extension.get("autoUpgradeMinorVersion") is not False

@@ -98,7 +98,8 @@ def _versions(ms: ManifestSet) -> Iterator[tuple[Located, JsonPath, object]]:
         yield obj, ("spec", "version"), dig(obj.obj, "spec", "version")
     for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
         yield obj, ("spec", "version"), dig(obj.obj, "spec", "version")
-    for obj in ms.objects_of(kinds.ASO_CONTROL_PLANE_TEMPLATE):
+    # CAPZ's AzureManagedControlPlaneTemplate webhook runs validateVersion on its version too.
+    for obj in ms.objects_of(kinds.ASO_CONTROL_PLANE_TEMPLATE, kinds.LEGACY_CONTROL_PLANE_TEMPLATE):
         path: JsonPath = ("spec", "template", "spec", "version")
         yield obj, path, dig(obj.obj, *path)
     for obj in ms.objects_of(kinds.MACHINE_POOL):

@@ -7,6 +7,11 @@ virtual network) and, through ``validateManagedClusterNetwork``, ``validatePriva
 least one private link service connection with a resource ID, private IPs inside the subnet). An
 ASO cluster declares VirtualNetwork and VirtualNetworksSubnet resources instead, which
 CAPZ-NET-CIDR-OVERLAP and the schemas cover.
+
+The AzureManagedControlPlaneTemplate webhook runs ``validateAMCPVirtualNetwork`` on its
+``spec.template.spec.virtualNetwork`` too, but not the private endpoint checks:
+``validateManagedClusterNetwork`` returns before them when the object names no Cluster in its
+``cluster.x-k8s.io/cluster-name`` label, and a template shared by many Clusters names none.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ import re
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
+from generator.checks.views import legacy_specs
 from generator.findings import Finding, JsonPath, Severity
-from generator.jsontypes import Json, JsonObject
+from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, is_templated, known_str
@@ -37,8 +43,8 @@ def _network(value: Json) -> Network | None:
         return None
 
 
-def _check_blocks(obj: TopObject, vnet: JsonObject) -> Iterator[Finding]:
-    base: JsonPath = ("spec", "virtualNetwork")
+def _check_blocks(obj: TopObject, spec: JsonPath, vnet: JsonObject) -> Iterator[Finding]:
+    base: JsonPath = (*spec, "virtualNetwork")
     subnet = as_dict(vnet.get("subnet")) or {}
     parent, child = _network(vnet.get("cidrBlock")), _network(subnet.get("cidrBlock"))
     for network, value, path in (
@@ -106,11 +112,13 @@ VNET = Rule(
 
 @VNET.checks
 def _check(ms: ManifestSet) -> Iterator[Finding]:
-    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
-        vnet = as_dict((obj.spec or {}).get("virtualNetwork"))
+    for obj, spec in legacy_specs(ms, kinds.LEGACY_CONTROL_PLANE):
+        vnet = as_dict(dig(obj.obj, *spec, "virtualNetwork"))
         if not vnet:
             continue
-        yield from _check_blocks(obj, vnet)
+        yield from _check_blocks(obj, spec, vnet)
+        if spec == kinds.TEMPLATE_SPEC:
+            continue  # validatePrivateEndpoints runs only with the object's Cluster (see above)
         subnet = as_dict(vnet.get("subnet")) or {}
         network = _network(subnet.get("cidrBlock"))
         base: JsonPath = ("spec", "virtualNetwork", "subnet", "privateEndpoints")
