@@ -92,7 +92,7 @@ def test_reads_stdin_by_default(run_cli: Any) -> None:
 def test_list_variables_needs_no_values(run_cli: Any, tmp_path: Path) -> None:
     result = run_cli(["generate", "yaml", "--list-variables", "--from", write(tmp_path, TEMPLATE)])
     assert result.exit_code == 0
-    assert result.stdout == "Variables:\n  - COUNT\n  - NAME\n  - REGION\n\n"
+    assert result.stdout == "Variables:\n  - COUNT\n  - NAME\n  - REGION\n"
 
 
 def test_missing_template_file_is_an_io_error(run_cli: Any, tmp_path: Path) -> None:
