@@ -144,3 +144,17 @@ FULL_VARIABLES = {
     "AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY": "00000000-0000-0000-0000-000000000003",
     "CLUSTER_IDENTITY_NAME": "cluster-identity",
 }
+
+
+@pytest.mark.parametrize("text", ["", "\n", "# only a comment\n", "---\n---\n", "null\n"])
+def test_a_template_without_objects_prints_a_lone_newline(
+    run_cli: Any, tmp_path: Path, text: str
+) -> None:
+    """clusterctl v1.13.3 prints one newline when nothing is left to serialise."""
+    result = run_cli(["generate", "yaml", "--from", write(tmp_path, text)])
+    assert (result.exit_code, result.stdout) == (0, "\n")
+    result = run_cli(
+        ["generate", "cluster", "c1", "--from", write(tmp_path, text), "--no-validate"]
+    )
+    assert (result.exit_code, result.stdout) == (0, "\n")
+
