@@ -158,3 +158,12 @@ def test_a_template_without_objects_prints_a_lone_newline(
     )
     assert (result.exit_code, result.stdout) == (0, "\n")
 
+
+def test_every_missing_variable_is_named_however_many(run_cli: Any, tmp_path: Path) -> None:
+    names = [f"VAR_{i:03d}" for i in range(250)]
+    template = "kind: A\n" + "".join(f"v{i}: ${{{name}}}\n" for i, name in enumerate(names))
+    result = run_cli(["generate", "yaml", "--from", write(tmp_path, template)])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        f"Error: value for variables [{', '.join(names)}] is not set"
+    )

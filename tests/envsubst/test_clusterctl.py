@@ -127,6 +127,16 @@ def test_substitute_reports_all_missing_variables_at_once() -> None:
     assert caught.value.message == "value for variables [AWS_REGION, SSH_KEY] is not set"
 
 
+def test_the_missing_variables_line_lists_every_name_and_clips_only_a_huge_one() -> None:
+    names = [f"V{i}" for i in range(300)]
+    error = MissingVariablesError(names)
+    assert error.headline() == error.message
+    assert all(name in error.headline() for name in names)
+    huge = MissingVariablesError(["A", "B" * 5000])
+    assert huge.headline().startswith("value for variables [A, " + "B" * 500 + "... (4,500 more")
+    assert huge.headline().endswith("] is not set")
+
+
 def test_set_but_empty_counts_as_set_and_default_still_applies() -> None:
     values = {"A": "", "B": ""}
     assert substitute("[${A}][${B:=d}]", values.get, values.__contains__) == "[][d]"
