@@ -261,3 +261,58 @@ def test_flavor_listing_checks_the_flags_like_a_render(run_cli: Any) -> None:
     result = run_cli(["generate", "cluster", "Bad_Name", "--list-variables"])
     assert result.exit_code == 2
     assert "invalid cluster name 'Bad_Name'" in result.stderr
+
+
+# --- WORKER_MACHINE_COUNT's fallback 0 ----------------------------------------------------------------
+
+
+def _aks_template_run(
+    run_cli: Any, corpus_dir: Path, schema_args: list[str], *extra: str, env: dict[str, str]
+) -> Any:
+    from tests.cli.test_generate_yaml import FULL_VARIABLES
+
+    template = corpus_dir / "cluster-template-aks.yaml"
+    args = ["generate", "cluster", "c1", "--from", str(template), *schema_args, *extra]
+    variables = {k: v for k, v in FULL_VARIABLES.items() if k != "CLUSTER_NAME"}
+    return run_cli(args, env={**variables, **env})
+
+
+def test_a_system_pool_left_at_zero_by_the_missing_flag_names_the_flag(
+    run_cli: Any, corpus_dir: Path, schema_args: list[str]
+) -> None:
+    result = _aks_template_run(run_cli, corpus_dir, schema_args, env={})
+    assert result.exit_code == 1
+    assert "MachinePool/c1-pool0: spec.replicas: is 0" in result.stderr
+    hints = [line for line in result.stderr.splitlines() if line.startswith("hint:")]
+    assert len(hints) == 1
+    assert "pass --worker-machine-count N" in hints[0]
+
+
+@pytest.mark.parametrize(
+    ("extra", "env"),
+    [
+        (("--worker-machine-count", "0"), {}),
+        (("--var", "WORKER_MACHINE_COUNT=0"), {}),
+        ((), {"WORKER_MACHINE_COUNT": "0"}),
+    ],
+)
+def test_a_zero_the_user_gave_gets_no_flag_hint(
+    run_cli: Any,
+    corpus_dir: Path,
+    schema_args: list[str],
+    extra: tuple[str, ...],
+    env: dict[str, str],
+) -> None:
+    result = _aks_template_run(run_cli, corpus_dir, schema_args, *extra, env=env)
+    assert result.exit_code == 1
+    assert "spec.replicas: is 0" in result.stderr
+    assert "--worker-machine-count" not in result.stderr
+
+
+def test_the_flag_fixes_what_the_hint_names(
+    run_cli: Any, corpus_dir: Path, schema_args: list[str]
+) -> None:
+    result = _aks_template_run(
+        run_cli, corpus_dir, schema_args, "--worker-machine-count", "2", env={}
+    )
+    assert result.exit_code == 0, result.stderr
