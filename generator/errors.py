@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-from generator.findings import Finding
+from generator.findings import Finding, clip
 
 
 class ExitCode(IntEnum):
@@ -86,6 +86,10 @@ class CapzgenError(Exception):
         where = self.location.describe() if self.location else ""
         return f"{where}: {self.message}" if where else self.message
 
+    def headline(self) -> str:
+        """The ``Error:`` line a person reads: clipped, since a message may quote a huge value."""
+        return clip(str(self))
+
 
 class UsageError(CapzgenError):
     """The command line itself is wrong (conflicting or malformed options)."""
@@ -110,6 +114,9 @@ class TemplateSyntaxError(CapzgenError):
     """A ``${...}`` expression the clusterctl engine rejects."""
 
 
+MAX_NAME_SHOWN = 500  # characters of one variable name in the missing-variables line
+
+
 class MissingVariablesError(CapzgenError):
     """Required template variables have no value; all of them are reported at once."""
 
@@ -120,6 +127,17 @@ class MissingVariablesError(CapzgenError):
             location=location,
             hint="set them in the environment, the clusterctl config file, --var or --values",
         )
+
+    def headline(self) -> str:
+        """Every missing name, however many, as clusterctl lists them: the list is what the user
+        must act on, and a clipped one hides names. Only a single absurdly long name is clipped
+        (the guard of :func:`~generator.findings.clip`, applied to it alone)."""
+        if all(len(name) <= MAX_NAME_SHOWN for name in self.names):
+            return str(self)
+        shown = ", ".join(clip(name, MAX_NAME_SHOWN) for name in self.names)
+        message = f"value for variables [{shown}] is not set"
+        where = self.location.describe() if self.location else ""
+        return f"{where}: {message}" if where else message
 
 
 class VariableError(CapzgenError):

@@ -154,7 +154,7 @@ def cli() -> None:
 
 def report_error(error: CapzgenError) -> None:
     """Print a domain error as one clear line plus optional detail and hint lines."""
-    click.echo(f"Error: {clip(str(error))}", err=True)
+    click.echo(f"Error: {error.headline()}", err=True)
     for line in error.details:
         click.echo(f"  {clip(line)}", err=True)
     if error.hint:

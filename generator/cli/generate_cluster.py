@@ -34,7 +34,7 @@ from generator.cli.options import (
 )
 from generator.clusterctl.config import load_config
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
-from generator.clusterctl.substitution import Inputs, ValuesOrigin
+from generator.clusterctl.substitution import Inputs, ValuesOrigin, as_printed
 from generator.clusterctl.typed_values import merge_values, parse_set, set_value
 from generator.errors import ExitCode, UsageError, ValidationFailed
 from generator.generate.request import DEFAULT_FLAVOR, ClusterRequest
@@ -256,7 +256,7 @@ def generate_cluster_command(
         raise
     print_findings(result.findings)  # warnings only, on success
     if output.output_dir is None:
-        emit(result.text, write_to)
+        emit(as_printed(result.text), write_to)
     elif check:
         return _check_directory(output.output_dir, result.objects, flux)
     else:

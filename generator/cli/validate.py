@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -182,6 +183,7 @@ def _validate(
         report = check_beside_kubeconform(inputs, store, options, second_opinion, on)
     if not run.allow_empty:
         failures.extend(_empty_errors(inputs.empty, paths, report.document_count, report.findings))
+    report.findings = template_hints(report.findings)
     if output == "json":
         text = render_json(report.findings, report.document_count)
         if failures:  # the report of every input read, and the error (as render_error_json)
@@ -200,6 +202,35 @@ def _validate(
     if failures:
         return int(ExitCode.USAGE)
     return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)
+
+
+# An unresolved clusterctl placeholder, ``${NAME`` (with or without a default after it).
+_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*")
+
+
+def template_hints(findings: list[Finding]) -> list[Finding]:
+    """Error findings that quote an unresolved ``${VAR}`` (in the message or the object's
+    name), with a hint to render the file first: such a file is a clusterctl template (CAPZ's
+    own cluster-template-*.yaml, say), whose errors are mostly its placeholders, and what the
+    user wants validated is what ``generate cluster`` makes of it."""
+    hinted = []
+    for finding in findings:
+        if finding.is_error and not finding.hint and _quotes_placeholder(finding):
+            source = finding.subject.file
+            shown = "-" if source.startswith("<") else source
+            hint = (
+                f"{source} looks like a clusterctl template (unresolved ${{VAR}} placeholders); "
+                f"validate what it renders to: capzgen generate cluster NAME --from {shown}"
+            )
+            finding = replace(finding, hint=hint)
+        hinted.append(finding)
+    return hinted
+
+
+def _quotes_placeholder(finding: Finding) -> bool:
+    subject = finding.subject
+    texts = (finding.message, subject.name or "", subject.embedded_name or "")
+    return any(_PLACEHOLDER.search(text) for text in texts)
 
 
 def _run_settings(run: _Run) -> RunSettings:

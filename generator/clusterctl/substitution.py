@@ -7,8 +7,10 @@ clusterctl path loads neither Jinja nor the validator.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from functools import cached_property
 
 from generator.clusterctl.typed_values import contains
@@ -79,8 +81,58 @@ def substitute_template(text: str, store: VariableStore, *, source: str) -> str:
         raise
 
 
+_EXACT_IN_FLOAT64 = 1 << 53  # integers up to this size survive a trip through float64
+_INT64_MIN = -(1 << 63)
+_UINT64_END = 1 << 64
+_JSON_FIXED_END = 1e21  # Go's encoding/json writes floats this large with an exponent
+
+
+def _clusterctl_number(value: float) -> Json:
+    """A number as clusterctl prints it. clusterctl reads a template into ``interface{}``
+    through JSON, so every number becomes a float64; it writes the objects back as JSON (Go
+    writes an integral float below 1e21 as its shortest digits padded with zeros) and reads that
+    JSON again with go-yaml, which makes an integer of what fits int64 or uint64 and a float of
+    the rest. So 9223372036854775807 comes out as 9223372036854776000, and 1e19 as
+    10000000000000000000. Smaller integers and fractions come back unchanged."""
+    try:
+        number = float(value)
+    except OverflowError:  # beyond float64: clusterctl keeps no number here either; left alone
+        return value
+    if not math.isfinite(number) or not number.is_integer() or abs(number) >= _JSON_FIXED_END:
+        return number if isinstance(value, float) else value
+    printed = int(Decimal(repr(number)))  # the shortest digits, as Go's JSON writes them
+    if _INT64_MIN <= printed < _UINT64_END:
+        return printed
+    return number
+
+
+def as_clusterctl_numbers(value: Json) -> Json:
+    """``value`` with its numbers as clusterctl prints them (:func:`_clusterctl_number`);
+    containers without such a number are returned as they are."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return (
+            value if -_EXACT_IN_FLOAT64 <= value <= _EXACT_IN_FLOAT64 else _clusterctl_number(value)
+        )
+    if isinstance(value, float):
+        return _clusterctl_number(value)
+    if isinstance(value, dict):
+        changed = {key: as_clusterctl_numbers(item) for key, item in value.items()}
+        if any(changed[key] is not item for key, item in value.items()):
+            return changed
+        return value
+    if isinstance(value, list):
+        items = [as_clusterctl_numbers(item) for item in value]
+        if any(new is not old for new, old in zip(items, value, strict=True)):
+            return items
+        return value
+    return value
+
+
 def parse_objects(text: str, source: str) -> list[Json]:
-    """Documents of a substituted template as objects; empty documents are dropped (clusterctl)."""
+    """Documents of a substituted template as objects; empty documents are dropped (clusterctl),
+    numbers are what clusterctl makes of them (:func:`as_clusterctl_numbers`)."""
     objects = []
     for document in load_documents(text, source=source):
         if document.obj is None:
@@ -93,8 +145,15 @@ def parse_objects(text: str, source: str) -> list[Json]:
                 msg,
                 location=Location(file=source, line=document.start_line, document=document.index),
             )
-        objects.append(document.obj)
+        objects.append(as_clusterctl_numbers(document.obj))
     return objects
+
+
+def as_printed(manifests: str) -> str:
+    """The bytes clusterctl prints (and writes with ``--write-to``) for serialised objects: a
+    template that yields no object at all prints a lone newline, not nothing (measured on
+    clusterctl v1.13.3, ``generate yaml`` and ``generate cluster`` alike)."""
+    return manifests or "\n"
 
 
 def generate_yaml(text: str, *, source: str, inputs: Inputs) -> str:
@@ -105,4 +164,4 @@ def generate_yaml(text: str, *, source: str, inputs: Inputs) -> str:
     except MissingVariablesError as error:
         error.hint = YAML_MISSING_HINT
         raise
-    return dump_documents(parse_objects(substituted, source))
+    return as_printed(dump_documents(parse_objects(substituted, source)))

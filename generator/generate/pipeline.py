@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jinja2.sandbox import SandboxedEnvironment
@@ -85,6 +85,9 @@ class RenderedCluster:
     # The flavor's render-time check, left for when the validation of ``text`` finds an error
     # (None: it ran already, or this is no flavor).
     render_check: RenderCheck | None = None
+    # A --from template got WORKER_MACHINE_COUNT=0 from clusterctl's fallback (no flag, no
+    # --var, nothing in the environment or config): see :func:`worker_count_hints`.
+    worker_count_defaulted: bool = False
 
     def explain_errors(self) -> None:
         """Before reporting error findings of the output: the render-time check, which names
@@ -312,7 +315,59 @@ def render_cluster(
         changes=tuple(changes),
         object_texts=tuple(texts),
         render_check=render_check,
+        worker_count_defaulted=worker_count_defaulted(request, inputs),
     )
+
+
+def worker_count_defaulted(request: ClusterRequest, inputs: Inputs) -> bool:
+    """Whether a ``--from`` template's WORKER_MACHINE_COUNT is clusterctl's fallback 0: given
+    by no flag, no ``--var`` and neither the environment nor the config file (the values file
+    cannot set it: the fallback sits in the command-line layer above it)."""
+    return (
+        request.template_text is not None
+        and request.worker_machine_count is None
+        and "WORKER_MACHINE_COUNT" not in request.variables
+        and VariableStore(base_layers(inputs)).lookup("WORKER_MACHINE_COUNT") is None
+    )
+
+
+WORKER_COUNT_HINT = (
+    "WORKER_MACHINE_COUNT is 0 because --worker-machine-count was not given (clusterctl's "
+    "default, which also overrides a ${WORKER_MACHINE_COUNT:=N} default in the template): "
+    "pass --worker-machine-count N (at least 1 when the pool is a System pool)"
+)
+
+
+def worker_count_hints(findings: Sequence[Finding], rendered: RenderedCluster) -> list[Finding]:
+    """``findings`` with the worker-count hint on each error about a ``replicas`` field that is
+    0 in the rendered objects, when that 0 is clusterctl's fallback: three of CAPZ's AKS
+    templates then give their System pool no nodes, and the rule that refuses it cannot know
+    that the missing flag is the cause."""
+    if not rendered.worker_count_defaulted:
+        return list(findings)
+    hinted = []
+    for finding in findings:
+        if finding.is_error and _is_zero_replicas(finding, rendered.objects):
+            hint = WORKER_COUNT_HINT if not finding.hint else f"{finding.hint}; {WORKER_COUNT_HINT}"
+            finding = replace(finding, hint=hint)
+        hinted.append(finding)
+    return hinted
+
+
+def _is_zero_replicas(finding: Finding, objects: Sequence[Json]) -> bool:
+    """Whether the finding is about a ``replicas`` field whose rendered value is 0."""
+    index = finding.subject.document
+    if finding.path[-1:] != ("replicas",) or index is None or not 0 <= index < len(objects):
+        return False
+    value: Json = objects[index]
+    for part in finding.path:
+        if isinstance(part, str) and isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(part, int) and isinstance(value, list) and 0 <= part < len(value):
+            value = value[part]
+        else:
+            return False
+    return value == 0 and not isinstance(value, bool)
 
 
 def generate_cluster(
@@ -366,6 +421,7 @@ def validate_output(
     if report.has_errors:
         if rendered is not None:
             rendered.explain_errors()
+            findings = worker_count_hints(findings, rendered)
         raise ValidationFailed(
             findings, summary=f"generated manifests are invalid ({report.summary()})"
         )

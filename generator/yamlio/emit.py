@@ -1,10 +1,22 @@
 """Deterministic YAML output in the style clusterctl produces (sigs.k8s.io/yaml + go-yaml v2).
 
 Keys in go-yaml v2 order, block style, two-space indent with list items at their parent's
-indentation, documents joined by ``---``, one trailing newline, no anchors or aliases, no line
-folding. A string is double-quoted when it would read back as something else (``"123"``,
-``"yes"``, ``""``), single-quoted when libyaml's own analysis forbids a plain scalar (leading
-space, ``: ``, ``{{ x }}``, ``*``...), and written as a literal block when it spans lines.
+indentation, documents joined by ``---``, one trailing newline, no anchors or aliases. A string
+is double-quoted when it would read back as something else (``"123"``, ``"yes"``, ``""``),
+single-quoted when libyaml's own analysis forbids a plain scalar (leading space, ``: ``,
+``{{ x }}``, ``*``...), and written as a literal block when it spans lines (``|+`` when it ends in
+blank lines, as go-yaml v2 writes it).
+
+Long lines are folded as go-yaml v2 folds them, because clusterctl's output goes through it
+(sigs.k8s.io/yaml) and capzgen's must be the same bytes: go-yaml v2 is a Go port of libyaml's
+emitter and keeps its line-breaking rules, so libyaml with the same best width (80) breaks the
+same way. A plain, single- or double-quoted scalar is broken at a single space found once the
+column is past 80 (never inside a run of spaces for plain and single-quoted scalars, never at
+a quoted scalar's first or last character, a double-quoted continuation that starts with a
+space is escaped with a backslash), and the continuation line is indented where a value nested
+under that key or item would be. A key of up to 128 characters is a simple key and stays on one
+line; literal blocks are never folded.
+Measured against clusterctl v1.13.3 (tests/envsubst/test_clusterctl_peer.py).
 
 Nodes are built here and handed to libyaml's C emitter; PyYAML's Python representer is skipped,
 which keeps emission fast (thousands of objects in well under a second).
@@ -28,6 +40,11 @@ from generator.yamlio.scalars import go_format_float, key_text, needs_quotes
 _TAG: Final = "tag:capzgen,2024:implicit"
 _INT64_LIMIT: Final = 1 << 63
 _FORCE_DOUBLE: Final = frozenset("\r\x85\u2028\u2029")  # breaks a block scalar would not keep
+# go-yaml v2's default best width: sigs.k8s.io/yaml never changes it, so clusterctl folds here.
+GO_YAML_WIDTH: Final = 80
+# What libyaml (0.2.5 and later) writes at the end of a stream whose last block scalar keeps its
+# trailing blank lines (``|+``); go-yaml v2 writes nothing there, so it is cut off.
+_OPEN_ENDED_MARK: Final = "...\n"
 
 
 class _Emitter(yaml.CSafeDumper):
@@ -42,8 +59,7 @@ def _string_style(text: str) -> str | None:
     if "\n" in text:
         if "\r" in text or (not text.isascii() and _FORCE_DOUBLE.intersection(text)):
             return '"'
-        # Keep-chomping (|+) makes libyaml end the stream with "..."; quote instead.
-        return '"' if text.endswith("\n\n") or not text.strip("\n") else "|"
+        return "|"
     if "\r" in text or (not text.isascii() and _FORCE_DOUBLE.intersection(text)):
         return '"'
     return '"' if needs_quotes(text) else None
@@ -118,7 +134,7 @@ def _emit(nodes: Sequence[Node]) -> str:
         default_flow_style=False,
         allow_unicode=True,
         indent=2,
-        width=-1,  # never fold long lines
+        width=80,
         sort_keys=False,
     )
     emitter.open()
@@ -139,6 +155,18 @@ def dump_documents(objects: Sequence[Json]) -> str:
         return _dump(objects)
 
 
+def _keeps_blank_lines(value: Json) -> bool:
+    """A string written as a ``|+`` block: it ends in a blank line or is nothing but breaks."""
+    return isinstance(value, str) and _style(value) == "|" and value.endswith("\n")
+
+
+def _emit_blocks(nodes: Sequence[Node]) -> str:
+    """Block documents as one stream, without libyaml's end-of-stream ``...`` after a ``|+``
+    block. In a stream of block documents that mark is never content: a top-level key or item
+    starting with ``...`` is quoted and block scalar lines are indented."""
+    return _emit(nodes).removesuffix(_OPEN_ENDED_MARK)
+
+
 def _dump(objects: Sequence[Json]) -> str:
     chunks: list[str] = []
     run: list[Node] = []
@@ -147,12 +175,17 @@ def _dump(objects: Sequence[Json]) -> str:
             run.append(_node(value))
             continue
         if run:
-            chunks.append(_emit(run))
+            chunks.append(_emit_blocks(run))
             run = []
-        text = _emit([_node(value)])
+        # A top-level string is never a Kubernetes object; it keeps the quoting it always had,
+        # since a root ``|+`` block and libyaml's end marks would be hard to tell apart.
+        node = (
+            ScalarNode(_TAG, value, None, None, '"') if _keeps_blank_lines(value) else _node(value)
+        )
+        text = _emit([node])
         chunks.append(text.removesuffix("...\n") if text != "...\n" else text)
     if run:
-        chunks.append(_emit(run))
+        chunks.append(_emit_blocks(run))
     return "---\n".join(chunks)
 
 

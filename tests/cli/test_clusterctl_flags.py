@@ -302,3 +302,58 @@ def test_a_version_without_v_is_written_with_it_for_a_flavor(run_cli: Any) -> No
     assert "note: --kubernetes-version 1.31.1 is written as v1.31.1" in result.stderr
     assert "version: v1.31.1" in result.stdout
     assert "version: 1.31.1" not in result.stdout
+
+
+# --- WORKER_MACHINE_COUNT's fallback 0 ----------------------------------------------------------------
+
+
+def _aks_template_run(
+    run_cli: Any, corpus_dir: Path, schema_args: list[str], *extra: str, env: dict[str, str]
+) -> Any:
+    from tests.cli.test_generate_yaml import FULL_VARIABLES
+
+    template = corpus_dir / "cluster-template-aks.yaml"
+    args = ["generate", "cluster", "c1", "--from", str(template), *schema_args, *extra]
+    variables = {k: v for k, v in FULL_VARIABLES.items() if k != "CLUSTER_NAME"}
+    return run_cli(args, env={**variables, **env})
+
+
+def test_a_system_pool_left_at_zero_by_the_missing_flag_names_the_flag(
+    run_cli: Any, corpus_dir: Path, schema_args: list[str]
+) -> None:
+    result = _aks_template_run(run_cli, corpus_dir, schema_args, env={})
+    assert result.exit_code == 1
+    assert "MachinePool/c1-pool0: spec.replicas: is 0" in result.stderr
+    hints = [line for line in result.stderr.splitlines() if line.startswith("hint:")]
+    assert len(hints) == 1
+    assert "pass --worker-machine-count N" in hints[0]
+
+
+@pytest.mark.parametrize(
+    ("extra", "env"),
+    [
+        (("--worker-machine-count", "0"), {}),
+        (("--var", "WORKER_MACHINE_COUNT=0"), {}),
+        ((), {"WORKER_MACHINE_COUNT": "0"}),
+    ],
+)
+def test_a_zero_the_user_gave_gets_no_flag_hint(
+    run_cli: Any,
+    corpus_dir: Path,
+    schema_args: list[str],
+    extra: tuple[str, ...],
+    env: dict[str, str],
+) -> None:
+    result = _aks_template_run(run_cli, corpus_dir, schema_args, *extra, env=env)
+    assert result.exit_code == 1
+    assert "spec.replicas: is 0" in result.stderr
+    assert "--worker-machine-count" not in result.stderr
+
+
+def test_the_flag_fixes_what_the_hint_names(
+    run_cli: Any, corpus_dir: Path, schema_args: list[str]
+) -> None:
+    result = _aks_template_run(
+        run_cli, corpus_dir, schema_args, "--worker-machine-count", "2", env={}
+    )
+    assert result.exit_code == 0, result.stderr

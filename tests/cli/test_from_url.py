@@ -111,7 +111,7 @@ def test_generate_yaml_and_cluster_read_a_url(run_cli: Any, site: Site) -> None:
 
 def test_list_variables_of_a_url(run_cli: Any, site: Site) -> None:
     result = run_cli(["generate", "yaml", "--from", f"{site.base}/t.yaml", "--list-variables"])
-    assert result.stdout == "Variables:\n  - AZURE_LOCATION\n  - CLUSTER_NAME\n\n"
+    assert result.stdout == "Variables:\n  - AZURE_LOCATION\n  - CLUSTER_NAME\n"
 
 
 def test_a_second_download_asks_with_the_etag_and_uses_the_cache(

@@ -92,7 +92,7 @@ def test_reads_stdin_by_default(run_cli: Any) -> None:
 def test_list_variables_needs_no_values(run_cli: Any, tmp_path: Path) -> None:
     result = run_cli(["generate", "yaml", "--list-variables", "--from", write(tmp_path, TEMPLATE)])
     assert result.exit_code == 0
-    assert result.stdout == "Variables:\n  - COUNT\n  - NAME\n  - REGION\n\n"
+    assert result.stdout == "Variables:\n  - COUNT\n  - NAME\n  - REGION\n"
 
 
 def test_missing_template_file_is_an_io_error(run_cli: Any, tmp_path: Path) -> None:
@@ -144,3 +144,26 @@ FULL_VARIABLES = {
     "AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY": "00000000-0000-0000-0000-000000000003",
     "CLUSTER_IDENTITY_NAME": "cluster-identity",
 }
+
+
+@pytest.mark.parametrize("text", ["", "\n", "# only a comment\n", "---\n---\n", "null\n"])
+def test_a_template_without_objects_prints_a_lone_newline(
+    run_cli: Any, tmp_path: Path, text: str
+) -> None:
+    """clusterctl v1.13.3 prints one newline when nothing is left to serialise."""
+    result = run_cli(["generate", "yaml", "--from", write(tmp_path, text)])
+    assert (result.exit_code, result.stdout) == (0, "\n")
+    result = run_cli(
+        ["generate", "cluster", "c1", "--from", write(tmp_path, text), "--no-validate"]
+    )
+    assert (result.exit_code, result.stdout) == (0, "\n")
+
+
+def test_every_missing_variable_is_named_however_many(run_cli: Any, tmp_path: Path) -> None:
+    names = [f"VAR_{i:03d}" for i in range(250)]
+    template = "kind: A\n" + "".join(f"v{i}: ${{{name}}}\n" for i, name in enumerate(names))
+    result = run_cli(["generate", "yaml", "--from", write(tmp_path, template)])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        f"Error: value for variables [{', '.join(names)}] is not set"
+    )

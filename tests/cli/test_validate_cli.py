@@ -310,3 +310,31 @@ def test_option7_patches_are_validated_with_the_built_in_schemas(
         "(CAPZ-ASO-PATCH-JSON)",
         "1 document checked: 2 errors, 0 warnings",
     ]
+
+
+def test_a_raw_template_is_met_with_a_hint_to_render_it_first(
+    run_cli: Any, corpus_dir: Path, schema_args: list[str]
+) -> None:
+    template = corpus_dir / "cluster-template-aks.yaml"
+    result = run_cli(["validate", str(template), *schema_args])
+    assert result.exit_code == 1
+    hint = f"capzgen generate cluster NAME --from {template}"
+    assert [line for line in result.stdout.splitlines() if hint in line] == [
+        f"hint: {template} looks like a clusterctl template (unresolved ${{VAR}} placeholders); "
+        f"validate what it renders to: {hint}"
+    ]
+    piped = run_cli(["validate", "-", *schema_args], stdin=template.read_text())
+    assert "capzgen generate cluster NAME --from -" in piped.stdout
+    as_json = run_cli(["validate", str(template), "--output", "json", *schema_args])
+    assert hint in as_json.stdout
+
+
+def test_rendered_manifests_get_no_template_hint(
+    run_cli: Any, corpus_dir: Path, tmp_path: Path, schema_args: list[str]
+) -> None:
+    manifest = substituted(run_cli, corpus_dir / "cluster-template-aks.yaml", tmp_path)
+    text = manifest.read_text().replace("replicas: 2", "replicas: -1", 1)
+    manifest.write_text(text)
+    result = run_cli(["validate", str(manifest), *schema_args])
+    assert result.exit_code == 1
+    assert "generate cluster" not in result.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from generator.clusterctl.substitution import as_clusterctl_numbers
 from generator.envsubst import (
     inspect_variables,
     missing_variables,
@@ -125,6 +126,43 @@ def test_substitute_reports_all_missing_variables_at_once() -> None:
         substitute("${SSH_KEY} ${AWS_REGION} ${OK} ${D:=d}", {"OK": "1"}.get, {"OK"}.__contains__)
     assert caught.value.names == ("AWS_REGION", "SSH_KEY")
     assert caught.value.message == "value for variables [AWS_REGION, SSH_KEY] is not set"
+
+
+def test_the_missing_variables_line_lists_every_name_and_clips_only_a_huge_one() -> None:
+    names = [f"V{i}" for i in range(300)]
+    error = MissingVariablesError(names)
+    assert error.headline() == error.message
+    assert all(name in error.headline() for name in names)
+    huge = MissingVariablesError(["A", "B" * 5000])
+    assert huge.headline().startswith("value for variables [A, " + "B" * 500 + "... (4,500 more")
+    assert huge.headline().endswith("] is not set")
+
+
+@pytest.mark.parametrize(
+    ("value", "printed"),
+    [  # as clusterctl v1.13.3 prints them (measured)
+        (12345, 12345),
+        (2**53, 2**53),
+        (9223372036854775807, 9223372036854776000),
+        (12345678901234567890, 12345678901234567000),
+        (1e19, 10000000000000000000),
+        (-0.0, 0),
+        (3.0, 3),
+        (0.5, 0.5),
+        (18446744073709551615, 1.8446744073709552e19),
+        (-9223372036854775808, -9.223372036854776e18),
+        (10**400, 10**400),  # beyond float64: left alone
+    ],
+)
+def test_numbers_come_out_as_clusterctl_prints_them(value: float, printed: float) -> None:
+    result = as_clusterctl_numbers({"a": [value]})
+    assert result == {"a": [printed]}
+    assert type(result["a"][0]) is type(printed)
+
+
+def test_objects_without_such_numbers_are_returned_as_they_are() -> None:
+    obj = {"a": [1, 2.5, "x", True, None, {"b": 2**40}]}
+    assert as_clusterctl_numbers(obj) is obj
 
 
 def test_set_but_empty_counts_as_set_and_default_still_applies() -> None:

@@ -100,7 +100,7 @@ def test_recorded_defaults_of_other_operators_are_listed() -> None:
 
 def test_names_are_byte_sorted() -> None:
     assert format_yaml_variable_list(["b", "B", "a", "_", "B"]) == (
-        "Variables:\n  - B\n  - _\n  - a\n  - b\n\n"
+        "Variables:\n  - B\n  - _\n  - a\n  - b\n"
     )
     variables = {"b": "", "B": "", "É": "", "Z": ""}
     assert format_cluster_variable_list(variables, {}) == (
@@ -110,7 +110,7 @@ def test_names_are_byte_sorted() -> None:
 
 def test_yaml_listing_takes_the_inspected_map() -> None:
     variables = inspect_variables("${B:=x} ${A} ${C:=${D}}")
-    assert format_yaml_variable_list(variables) == "Variables:\n  - A\n  - B\n  - C\n\n"
+    assert format_yaml_variable_list(variables) == "Variables:\n  - A\n  - B\n  - C\n"
 
 
 def test_padding_is_measured_in_runes() -> None:

@@ -135,7 +135,8 @@ def test_other_scalars(value: object, written: str) -> None:
         ("line1\nline2", "k: |-\n  line1\n  line2\n"),
         ("  indented\nnext\n", "k: |2\n    indented\n  next\n"),
         ("a\n\nb\n", "k: |\n  a\n\n  b\n"),
-        ("a\n\n", 'k: "a\\n\\n"\n'),  # keep-chomping would need "..." at the end
+        ("a\n\n", "k: |+\n  a\n\n"),  # go-yaml v2 keeps the blank line, with no "..." after
+        ("\n", "k: |2+\n\n"),
         ("trailing \nspace", 'k: "trailing \\nspace"\n'),
         ("cr\r\nlf", 'k: "cr\\r\\nlf"\n'),
     ],
@@ -146,9 +147,29 @@ def test_multi_line_strings(value: str, written: str) -> None:
     assert reload(text) == [{"k": value}]
 
 
-def test_long_lines_are_never_folded() -> None:
-    value = " ".join(["word"] * 100)
-    assert dump_documents([{"k": value}]) == f"k: {value}\n"
+def test_long_lines_are_folded_past_column_80_as_go_yaml_v2_folds_them() -> None:
+    value = " ".join(["word"] * 40)
+    first = "k: " + " ".join(["word"] * 16)  # the first space past column 80 breaks the line
+    text = dump_documents([{"k": value}])
+    assert text.startswith(first + "\n  word ")
+    assert all(len(line) <= 86 for line in text.splitlines())
+    assert reload(text) == [{"k": value}]
+
+
+def test_long_lines_break_only_at_single_spaces_and_keys_never_break() -> None:
+    unbroken = "x" * 200
+    assert dump_documents([{"k": unbroken}]) == f"k: {unbroken}\n"
+    doubled = "  ".join(["word"] * 40)  # plain scalars never break inside a run of spaces
+    assert dump_documents([{"k": doubled}]) == f"k: {doubled}\n"
+    key = " ".join(["key"] * 30)
+    assert dump_documents([{key: "v"}]) == f"{key}: v\n"
+
+
+def test_a_stream_ending_in_a_kept_blank_line_has_no_end_mark() -> None:
+    text = dump_documents([{"a": 1}, {"k": "x\n\n"}])
+    assert text == "a: 1\n---\nk: |+\n  x\n\n"
+    assert reload(text) == [{"a": 1}, {"k": "x\n\n"}]
+    assert dump_documents(["x\n\n"]) == '"x\\n\\n"\n'
 
 
 def test_repeated_objects_are_written_out_without_anchors() -> None:
