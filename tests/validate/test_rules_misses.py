@@ -4,10 +4,19 @@ its authorizedIPRanges and a Cluster with two service or pod CIDRs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from generator.checks import ValidationOptions, validate_documents
 from generator.checks.rules.versions import capz_accepts_version
+from generator.documents import Document
+from generator.findings import format_path
 from generator.model.values import parse_go_cidr
+
+Parse = Callable[..., list[Document]]
 
 
 @pytest.mark.parametrize(
@@ -49,3 +58,52 @@ def test_capz_accepts_version_like_validate_version(text: str, accepted: bool) -
 def test_parse_go_cidr_reads_like_net_parse_cidr(text: str, network: str | None) -> None:
     parsed = parse_go_cidr(text)
     assert (None if parsed is None else str(parsed)) == network
+
+
+# --- CAPZ-CLUSTER-CIDRS on the control plane CAPZ refuses ------------------------------------------
+
+_EXAMPLES = Path(__file__).resolve().parent / "examples" / "invalid"
+_LEGACY_CIDRS = (_EXAMPLES / "CAPZ-CLUSTER-CIDRS" / "legacy.yaml").read_text()
+
+
+def _cidr_findings(docs: list[Document]) -> list[tuple[str, str, str | None]]:
+    found = validate_documents(docs, None, ValidationOptions(schemas=False))
+    return [
+        (f.subject.kind or "", format_path(f.path), f.subject.name)
+        for f in found
+        if f.rule == "CAPZ-CLUSTER-CIDRS"
+    ]
+
+
+def _objects(docs: list[Document], kind: str, name: str) -> dict[str, Any]:
+    obj: dict[str, Any] = next(
+        d.obj for d in docs if d.kind == kind and d.obj["metadata"]["name"] == name
+    )
+    return obj
+
+
+def test_legacy_control_plane_without_the_label_is_judged_by_its_cluster(parse: Parse) -> None:
+    """CAPZ skips the check at create time without the label, but CAPI then labels the control
+    plane and the update webhook runs the same check: the control plane is still the one refused."""
+    docs = parse(_LEGACY_CIDRS)
+    del _objects(docs, "AzureManagedControlPlane", "bad-legacy")["metadata"]["labels"]
+    assert _cidr_findings(docs) == [("AzureManagedControlPlane", "", "bad-legacy")] * 2
+
+
+def test_legacy_control_plane_label_decides_which_cluster_is_read(parse: Parse) -> None:
+    docs = parse(_LEGACY_CIDRS)
+    labels = _objects(docs, "AzureManagedControlPlane", "good-legacy")["metadata"]["labels"]
+    labels["cluster.x-k8s.io/cluster-name"] = "bad-legacy"
+    assert [name for _, _, name in _cidr_findings(docs)] == ["bad-legacy"] * 2 + ["good-legacy"] * 2
+    labels["cluster.x-k8s.io/cluster-name"] = "elsewhere"  # not in the set: unknown
+    assert [name for _, _, name in _cidr_findings(docs)] == ["bad-legacy"] * 2
+    labels["cluster.x-k8s.io/cluster-name"] = "${CLUSTER_NAME}"
+    assert [name for _, _, name in _cidr_findings(docs)] == ["bad-legacy"] * 2
+
+
+def test_legacy_cluster_without_its_control_plane_is_reported_on_the_cluster(parse: Parse) -> None:
+    docs = [d for d in parse(_LEGACY_CIDRS) if d.kind != "AzureManagedControlPlane"]
+    assert _cidr_findings(docs) == [
+        ("Cluster", "spec.clusterNetwork.pods.cidrBlocks", "bad-legacy"),
+        ("Cluster", "spec.clusterNetwork.services.cidrBlocks", "bad-legacy"),
+    ]
