@@ -107,3 +107,70 @@ def test_legacy_cluster_without_its_control_plane_is_reported_on_the_cluster(par
         ("Cluster", "spec.clusterNetwork.pods.cidrBlocks", "bad-legacy"),
         ("Cluster", "spec.clusterNetwork.services.cidrBlocks", "bad-legacy"),
     ]
+
+
+# --- CAPZ-NET-CIDR-OVERLAP compares only the node network the pools use ---------------------------
+
+_UNATTACHED = (_EXAMPLES.parent / "valid" / "unattached-vnet.yaml").read_text()
+_SPARE_ID = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/demo/providers/"
+    "Microsoft.Network/virtualNetworks/demo-spare-vnet/subnets/demo-spare-vnet-default"
+)
+
+
+def _overlaps(docs: list[Document]) -> list[str]:
+    found = validate_documents(docs, None, ValidationOptions(schemas=False))
+    return [f.message for f in found if f.rule == "CAPZ-NET-CIDR-OVERLAP"]
+
+
+def _agent_pool(docs: list[Document], name: str) -> dict[str, Any]:
+    spec: dict[str, Any] = _objects(docs, "AzureASOManagedMachinePool", name)["spec"]["resources"][
+        0
+    ]["spec"]
+    return spec
+
+
+def _by_name(name: str) -> dict[str, str]:
+    return {"group": "network.azure.com", "kind": "VirtualNetworksSubnet", "name": name}
+
+
+def test_a_vnet_no_pool_attaches_is_not_the_clusters(parse: Parse) -> None:
+    docs = parse(_UNATTACHED)
+    assert _overlaps(docs) == []
+    _agent_pool(docs, "demo-pool1")["vnetSubnetReference"] = _by_name("demo-spare-vnet-default")
+    assert [m.split(":")[0] for m in _overlaps(docs)] == [
+        "AKS's default service CIDR 10.0.0.0/16 (Cluster/demo sets none at "
+        "spec.clusterNetwork.services) overlaps address prefix 10.0.0.0/16 "
+        "(VirtualNetwork/demo-spare-vnet spec.addressSpace.addressPrefixes[0])"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("field", "reference", "reported"),
+    [
+        ("podSubnetReference", _by_name("demo-spare-vnet-default"), True),
+        ("vnetSubnetReference", {"armId": _SPARE_ID}, True),
+        ("vnetSubnetReference", {"armId": _SPARE_ID.replace("/demo-spare-vnet/", "/hub/")}, False),
+        ("vnetSubnetReference", _by_name("{{ .builtin.cluster.name }}-subnet"), False),
+        ("vnetSubnetReference", _by_name("not-in-the-set"), False),
+    ],
+)
+def test_which_references_attach_a_subnet(
+    parse: Parse, field: str, reference: dict[str, str], reported: bool
+) -> None:
+    docs = parse(_UNATTACHED)
+    _agent_pool(docs, "demo-pool0")[field] = reference
+    assert bool(_overlaps(docs)) is reported
+
+
+def test_a_used_subnet_outside_any_vnet_of_the_set_counts_alone(parse: Parse) -> None:
+    docs = parse(_UNATTACHED)
+    infra = _objects(docs, "AzureASOManagedCluster", "demo")["spec"]["resources"]
+    del infra[1]  # the VNet itself: the subnet's owner is elsewhere
+    infra[1]["spec"]["addressPrefix"] = "10.0.200.0/24"
+    _agent_pool(docs, "demo-pool0")["vnetSubnetReference"] = _by_name("demo-spare-vnet-default")
+    assert [m.split(" (")[0] for m in _overlaps(docs)] == ["AKS's default service CIDR 10.0.0.0/16"]
+    assert (
+        "address prefix 10.0.200.0/24 (VirtualNetworksSubnet/demo-spare-vnet-default"
+        in (_overlaps(docs)[0])
+    )
