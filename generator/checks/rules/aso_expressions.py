@@ -168,7 +168,7 @@ class _Checker:
 
     def _declared(self, name: str) -> bool:
         return (
-            name in ("self", "secret", "cel")
+            name in ("self", "secret", "cel", "google")
             or name in self.bound
             or name in _TYPE_NAMES
             or name in NAMESPACES
@@ -185,9 +185,9 @@ class _Checker:
         kind, resolved = shape.kind, shape.node
         if kind == "object" and _closed(resolved):
             if _property(resolved, name) is None:
+                where = _text(operand)
                 self.problems.append(
-                    f"undefined field {name!r} at {_text(operand)}.{name} (the resource's type has "
-                    f"{_fields(resolved)})"
+                    f"undefined field {name!r} at {where}.{name} ({where} has {_fields(resolved)})"
                 )
         elif kind in ("scalar", "list") or (kind == "string" and _plain_string(resolved)):
             self.problems.append(
