@@ -9,9 +9,7 @@ The cluster-level rules run on :class:`~generator.checks.views.ControlPlane` and
 :class:`~generator.checks.views.AgentPool`, so they hold for both CAPZ APIs. A service or pod CIDR
 that no object sets is AKS's default (10.0.0.0/16, 10.244.0.0/16) and is compared as such with the
 node network the manifests create: AKS rejects it there just the same. The node network is what
-the cluster's agent pools attach (the subnets their vnetSubnetReference and podSubnetReference
-name, and those subnets' VNets) or the legacy control plane's virtualNetwork: a VNet the manifests
-create that no pool uses is not compared (AKS deploys into its own managed VNet then).
+the pools attach (their subnets, and those subnets' VNets) or the legacy virtualNetwork.
 """
 
 from __future__ import annotations
@@ -141,24 +139,19 @@ _ARM_SUBNET = re.compile(
 )
 
 
-def _azure_name(res: AsoResource) -> str | None:
-    """The name the resource has in Azure: ASO's azureName, else its metadata.name."""
-    return known_str((res.spec or {}).get("azureName")) or res.name
+def _azure_name(res: AsoResource) -> str:
+    """The name the resource has in Azure, lower-cased: ASO's azureName, else metadata.name."""
+    return (known_str((res.spec or {}).get("azureName")) or res.name or "").lower()
 
 
 def _subnet_by_arm_id(ms: ManifestSet, arm_id: str) -> AsoResource | None:
-    """The subnet of the set an ARM ID names, matched by its and its VNet's Azure names (a subnet
-    the manifests create may also be referenced by ID); None for a subnet created elsewhere."""
+    """The subnet of the set an ARM ID names, by its and its VNet's Azure names; None for a subnet
+    created elsewhere."""
     match = _ARM_SUBNET.search(arm_id)
-    if match is None:
-        return None
-    for res in ms.resources_of(kinds.SUBNET):
-        _, vnet = _subnet_vnet(ms, res)
-        if (
-            vnet is not None
-            and (_azure_name(res) or "").lower() == match.group("subnet").lower()
-            and (_azure_name(vnet) or "").lower() == match.group("vnet").lower()
-        ):
+    wanted = None if match is None else (match["vnet"].lower(), match["subnet"].lower())
+    for res in ms.resources_of(kinds.SUBNET) if wanted else ():
+        vnet = _subnet_vnet(ms, res)[1]
+        if vnet is not None and (_azure_name(vnet), _azure_name(res)) == wanted:
             return res
     return None
 
