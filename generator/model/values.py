@@ -83,6 +83,26 @@ def parse_ip_network(value: Json) -> ipaddress.IPv4Network | ipaddress.IPv6Netwo
         return None
 
 
+def parse_go_cidr(value: Json) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """The network a known string holds as Go's ``net.ParseCIDR`` reads it, else None: an IP
+    address without zone, ``/`` and a decimal prefix length in range. A bare address
+    (``1.2.3.4``) and a netmask (``1.2.3.4/255.255.255.0``), which :func:`parse_ip_network`
+    accepts, are refused."""
+    text = known_str(value)
+    if text is None:
+        return None
+    address, slash, bits = text.partition("/")
+    if not slash or not bits.isascii() or not bits.isdigit() or "%" in address:
+        return None
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    if int(bits) > ip.max_prefixlen:
+        return None
+    return ipaddress.ip_network(f"{ip}/{int(bits)}", strict=False)
+
+
 def parse_ipv4(value: Json) -> ipaddress.IPv4Address | None:
     """The IPv4 address a known string holds, else None."""
     text = known_str(value)

@@ -37,6 +37,7 @@ from generator.checks.rules import (  # noqa: F401 (imported to register their r
     clusteridentity,
     aso,
     aso_patches,
+    aso_expressions,
 )
 
 # isort: on

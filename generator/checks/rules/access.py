@@ -20,7 +20,13 @@ from generator.findings import Finding, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
-from generator.model.values import as_dict, is_templated, known_str, parse_ip_network
+from generator.model.values import (
+    as_dict,
+    is_templated,
+    known_str,
+    parse_go_cidr,
+    parse_ip_network,
+)
 
 _ZONE_NAME = r"(?:[A-Za-z0-9-]{1,32}\.)?(?:private|privatelink)\.LOCATION\.azmk8s\.io"
 _ZONE_ID = re.compile(
@@ -37,7 +43,8 @@ def _custom_zone(cp: ControlPlane) -> str | None:
 
 API_ACCESS = Rule(
     "CAPZ-MC-APISERVER",
-    "authorizedIPRanges are CIDRs; a custom privateDNSZone is a private DNS zone ID named "
+    "authorizedIPRanges are CIDRs (an AzureManagedControlPlane's as Go's net.ParseCIDR reads them, "
+    "so not a bare IP; AKS takes a bare IP as /32); a custom privateDNSZone is a private DNS zone ID named "
     "[sub.]private|privatelink.<location>.azmk8s.io and requires enablePrivateCluster (K15)",
     Severity.ERROR,
 )
@@ -48,8 +55,23 @@ def _check_api_access(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         for index, item in enumerate(cp.authorized_ip_ranges.value or ()):
             text = known_str(item)
-            if text is not None and parse_ip_network(text) is None:
-                yield API_ACCESS.at(cp.authorized_ip_ranges, (index,), f"{text!r} is not a CIDR")
+            if text is None:
+                continue
+            if cp.api is Api.LEGACY and parse_go_cidr(text) is None:
+                # CAPZ's validateAPIServerAccessProfile uses Go's net.ParseCIDR: "1.2.3.4" fails.
+                yield API_ACCESS.at(
+                    cp.authorized_ip_ranges,
+                    (index,),
+                    f"{text!r} is not a CIDR: CAPZ's AzureManagedControlPlane webhook refuses it "
+                    "(net.ParseCIDR needs address/prefix-length, e.g. 1.2.3.4/32)",
+                )
+            elif cp.api is Api.ASO and parse_ip_network(text) is None:
+                # AKS also takes a single address and stores it as address/32 (Azure/AKS#4085).
+                yield API_ACCESS.at(
+                    cp.authorized_ip_ranges,
+                    (index,),
+                    f"{text!r} is not a CIDR or an IP address: AKS refuses it",
+                )
         zone = _custom_zone(cp)
         if zone is None:
             continue

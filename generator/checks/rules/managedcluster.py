@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterator
 from generator.checks.fields import Owner
 from generator.checks.rules.base import Rule
 from generator.checks.views import Api, ControlPlane, is_aks_cluster, legacy_specs, views_of
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, JsonPath, Severity, format_path
 from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
-from generator.model.manifests import AsoResource, ManifestSet
+from generator.model.manifests import AsoResource, ManifestSet, TopObject
 from generator.model.values import (
     as_dict,
     as_list,
@@ -87,25 +87,71 @@ def _check_name(ms: ManifestSet) -> Iterator[Finding]:
 
 CLUSTER_CIDRS = Rule(
     "CAPZ-CLUSTER-CIDRS",
-    "An AKS Cluster's clusterNetwork has at most one services and one pods CIDR (K13)",
+    "An AKS Cluster's clusterNetwork has at most one services and one pods CIDR; an "
+    "AzureManagedControlPlane is refused for its Cluster's (the one its cluster-name label names) "
+    "(K13; CAPZ validateManagedClusterNetwork)",
     Severity.ERROR,
 )
+
+_CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+_CIDR_BLOCKS = ("services", "pods")
+
+
+def _too_many_cidrs(cluster: TopObject) -> Iterator[tuple[str, JsonPath, int]]:
+    """(block, path, count) for each CIDR list of the Cluster with more than one entry."""
+    for block in _CIDR_BLOCKS:
+        path: JsonPath = ("spec", "clusterNetwork", block, "cidrBlocks")
+        blocks = as_list(dig(cluster.obj, *path))
+        if blocks is not None and len(blocks) > 1:
+            yield block, path, len(blocks)
+
+
+def _legacy_cluster(ms: ManifestSet, obj: TopObject) -> TopObject | None:
+    """The Cluster CAPZ's AzureManagedControlPlane webhook reads: the one its cluster-name label
+    names (in its namespace). Without the label the webhook skips the check at create time, but
+    CAPI labels the control plane with its Cluster's name and the update is checked alike, so the
+    Cluster whose controlPlaneRef names it stands in."""
+    labels = as_dict(dig(obj.obj, "metadata", "labels")) or {}
+    if _CLUSTER_NAME_LABEL in labels:
+        name = known_str(labels[_CLUSTER_NAME_LABEL])
+        return None if name is None else ms.find(kinds.CLUSTER, name, obj.namespace)
+    group = ms.cluster_of.get(obj)
+    return group.cluster if group is not None and group.control_plane is obj else None
 
 
 @CLUSTER_CIDRS.checks
 def _check_cluster_cidrs(ms: ManifestSet) -> Iterator[Finding]:
+    """CAPZ's validateManagedClusterNetwork refuses the AzureManagedControlPlane, not the Cluster,
+    so the legacy finding is on the control plane. AzureASOManagedControlPlane's webhook checks
+    nothing (CAPZ's ASO mutator copies the first CIDR only), so the ASO finding stays on the
+    Cluster, as it does when a legacy Cluster's control plane is not in the set."""
+    for obj in ms.objects_of(kinds.LEGACY_CONTROL_PLANE):
+        cluster = _legacy_cluster(ms, obj)
+        if cluster is None:
+            continue
+        for block, path, count in _too_many_cidrs(cluster):
+            yield CLUSTER_CIDRS.at(
+                obj,
+                (),
+                f"{cluster.ref()} {format_path(path)} has {count} CIDRs: CAPZ's "
+                f"AzureManagedControlPlane webhook refuses this control plane (AKS takes one "
+                f"{block} CIDR)",
+                hint=f"keep one CIDR in {cluster.ref()} {format_path(path)}",
+            )
     for group in ms.clusters:
         if not is_aks_cluster(group):
             continue
-        for block in ("services", "pods"):
-            path = ("spec", "clusterNetwork", block, "cidrBlocks")
-            blocks = as_list(dig(group.cluster.obj, *path))
-            if blocks is not None and len(blocks) > 1:
-                yield CLUSTER_CIDRS.at(
-                    group.cluster,
-                    path,
-                    f"has {len(blocks)} CIDRs; CAPZ uses one {block} CIDR for AKS",
-                )
+        if (
+            group.control_plane is not None
+            and group.control_plane.kind == kinds.LEGACY_CONTROL_PLANE
+        ):
+            continue  # reported on the control plane above
+        for block, path, count in _too_many_cidrs(group.cluster):
+            yield CLUSTER_CIDRS.at(
+                group.cluster,
+                path,
+                f"has {count} CIDRs; CAPZ uses one {block} CIDR for AKS",
+            )
 
 
 def cluster_service_cidr(cp: ControlPlane) -> str | None:

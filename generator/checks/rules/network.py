@@ -8,17 +8,20 @@ that never appears all end as a failed or forever-waiting ASO resource.
 The cluster-level rules run on :class:`~generator.checks.views.ControlPlane` and
 :class:`~generator.checks.views.AgentPool`, so they hold for both CAPZ APIs. A service or pod CIDR
 that no object sets is AKS's default (10.0.0.0/16, 10.244.0.0/16) and is compared as such with the
-node network the manifests create: AKS rejects it there just the same.
+node network the manifests create: AKS rejects it there just the same. The node network is what
+the pools attach (their subnets, and those subnets' VNets) or the legacy virtualNetwork.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from generator.checks.fields import Api
 from generator.checks.rules.base import Rule
-from generator.checks.views import ControlPlane, is_aks_cluster, views_of
+from generator.checks.views import AgentPool, ControlPlane, is_aks_cluster, views_of
 from generator.findings import Finding, JsonPath, Severity, format_path
 from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
@@ -130,17 +133,66 @@ def _vnet_prefixes(res: AsoResource) -> list[_Range]:
     return _ranges_at("address prefix", res, path, as_list(dig(res.obj, *path)) or [])
 
 
-def _node_network(group: ClusterGroup, cp: ControlPlane | None) -> list[_Range]:
-    """Prefixes of the VNets and subnets embedded in the cluster's objects (the AzureASOManagedCluster
-    normally) or written on a legacy control plane; a subnet inside a VNet prefix found here adds
-    nothing."""
+_ARM_SUBNET = re.compile(
+    r"/providers/Microsoft\.Network/virtualNetworks/(?P<vnet>[^/]+)/subnets/(?P<subnet>[^/]+)/?$",
+    re.IGNORECASE,
+)
+
+
+def _azure_name(res: AsoResource) -> str:
+    """The name the resource has in Azure, lower-cased: ASO's azureName, else metadata.name."""
+    return (known_str((res.spec or {}).get("azureName")) or res.name or "").lower()
+
+
+def _subnet_by_arm_id(ms: ManifestSet, arm_id: str) -> AsoResource | None:
+    """The subnet of the set an ARM ID names, by its and its VNet's Azure names; None for a subnet
+    created elsewhere."""
+    match = _ARM_SUBNET.search(arm_id)
+    wanted = None if match is None else (match["vnet"].lower(), match["subnet"].lower())
+    for res in ms.resources_of(kinds.SUBNET) if wanted else ():
+        vnet = _subnet_vnet(ms, res)[1]
+        if vnet is not None and (_azure_name(vnet), _azure_name(res)) == wanted:
+            return res
+    return None
+
+
+def _used_subnets(ms: ManifestSet, pools: Iterable[AgentPool]) -> list[AsoResource]:
+    """The subnets of the set the pools' vnetSubnetReference and podSubnetReference name (by
+    group, kind and name or by ARM ID); unknown references name none."""
+    used: list[AsoResource] = []
+    for pool in pools:
+        if pool.api is not Api.ASO:
+            continue
+        for field in (pool.subnet, pool.pod_subnet):
+            ref = field.value or {}
+            name, arm_id = known_str(ref.get("name")), known_str(ref.get("armId"))
+            found = None
+            if name is not None:
+                found = ms.find_resource(kinds.SUBNET, name, pool.owner.namespace)
+            elif arm_id is not None:
+                found = _subnet_by_arm_id(ms, arm_id)
+            if found is not None and all(found is not other for other in used):
+                used.append(found)
+    return used
+
+
+def _node_network(
+    ms: ManifestSet, cp: ControlPlane | None, pools: Iterable[AgentPool]
+) -> list[_Range]:
+    """Prefixes of the node network the cluster actually uses: the subnets its agent pools name
+    (vnetSubnetReference, podSubnetReference) and their VNets, or the virtual network written on
+    a legacy control plane. A VNet or subnet the manifests create but no pool attaches is not the
+    cluster's (AKS compares its ranges with the subnets it deploys into); a subnet inside a VNet
+    prefix found here adds nothing."""
     vnets: list[_Range] = []
     subnets: list[_Range] = []
-    for res in group.resources():
-        if res.group_kind == kinds.VIRTUAL_NETWORK:
-            vnets += _vnet_prefixes(res)
-        elif res.group_kind == kinds.SUBNET:
-            subnets += _subnet_prefixes(res)
+    seen_vnets: list[AsoResource] = []
+    for res in _used_subnets(ms, pools):
+        subnets += _subnet_prefixes(res)
+        _, vnet = _subnet_vnet(ms, res)
+        if vnet is not None and all(vnet is not other for other in seen_vnets):
+            seen_vnets.append(vnet)
+            vnets += _vnet_prefixes(vnet)
     for field in cp.node_prefixes if cp is not None else ():
         vnets += _ranges_at("address prefix", field.owner, field.rel, field.raw)
     outside = [s for s in subnets if not any(_within(s.network, v.network) for v in vnets)]
@@ -148,10 +200,10 @@ def _node_network(group: ClusterGroup, cp: ControlPlane | None) -> list[_Range]:
 
 
 def _overlaps_in(
-    group: ClusterGroup, cp: ControlPlane | None
+    ms: ManifestSet, group: ClusterGroup, cp: ControlPlane | None, pools: Iterable[AgentPool]
 ) -> Iterator[tuple[_Range, _Range, str]]:
     """(reported range, other range, why) for each overlap in one cluster."""
-    node_network = _node_network(group, cp)
+    node_network = _node_network(ms, cp, pools)
     pods_used = pods_use_pod_cidr(cp)
     services = _cluster_cidrs(group, cp, "services")
     pods = _cluster_cidrs(group, cp, "pods") if pods_used else []
@@ -228,7 +280,8 @@ def _outside_vnet(res: AsoResource, prefixes: list[_Range], vnet: AsoResource) -
 CIDR_OVERLAP = Rule(
     "CAPZ-NET-CIDR-OVERLAP",
     "Per cluster, pod CIDRs (kubenet/overlay), service CIDRs (AKS's defaults when unset) and the "
-    "cluster's VNet/subnet prefixes do not overlap; subnets lie inside their VNet and do not "
+    "prefixes of the node network its pools use (referenced subnets and their VNets; legacy: "
+    "virtualNetwork) do not overlap; subnets lie inside their VNet and do not "
     "overlap each other (K13, §4.4, §4.8)",
     Severity.ERROR,
 )
@@ -240,7 +293,8 @@ def _check_cidr_overlap(ms: ManifestSet) -> Iterator[Finding]:
     for group in ms.clusters:
         if not is_aks_cluster(group):
             continue
-        for item, other, why in _overlaps_in(group, views.control_plane_of(group)):
+        cp, pools = views.control_plane_of(group), views.pools_of(group)
+        for item, other, why in _overlaps_in(ms, group, cp, pools):
             yield CIDR_OVERLAP.at(
                 item.where, item.rel, f"{item.describe()} overlaps {other.describe()}: {why}"
             )

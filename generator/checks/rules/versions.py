@@ -7,6 +7,7 @@ kind". Kubernetes versions are compared as semver (optional leading ``v``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Located, Rule
@@ -117,16 +118,43 @@ def _versions(ms: ManifestSet) -> Iterator[tuple[Located, JsonPath, object]]:
 VERSION_FORMAT = Rule(
     "CAPZ-VERSION-FORMAT",
     "Kubernetes versions (control plane of either API, MachinePool, topology, kubernetesVersion, orchestratorVersion) "
-    "look like [v]MAJOR.MINOR[.PATCH] (K12)",
+    "look like [v]MAJOR.MINOR[.PATCH]; an AzureManagedControlPlane's needs the patch (CAPZ validateVersion) "
+    "(K12)",
     Severity.ERROR,
 )
+
+
+# CAPZ v1.26.0's kubeSemver (internal/webhooks/azuremanagedcontrolplane_webhook.go), which
+# validateVersion matches an AzureManagedControlPlane's spec.version against after the mutating
+# webhook's NormalizeVersion has put a "v" in front: a patch is required, "v1.33" is refused.
+_CAPZ_SEMVER = re.compile(
+    r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$"
+)
+
+
+def capz_accepts_version(text: str) -> bool:
+    """Whether CAPZ's AzureManagedControlPlane webhook admits ``text`` as spec.version: its
+    NormalizeVersion (a missing ``v`` added), then kubeSemver (MAJOR.MINOR.PATCH required)."""
+    normalized = text if text == "" or text.startswith("v") else f"v{text}"
+    return _CAPZ_SEMVER.match(normalized) is not None
 
 
 @VERSION_FORMAT.checks
 def _check_format(ms: ManifestSet) -> Iterator[Finding]:
     for where, path, value in _versions(ms):
         text = known_str(value)
-        if text is not None and parse_version(text) is None:
+        if text is None:
+            continue
+        if isinstance(where, TopObject) and where.kind == kinds.LEGACY_CONTROL_PLANE:
+            if not capz_accepts_version(text):
+                yield VERSION_FORMAT.at(
+                    where,
+                    path,
+                    f"{text!r} is not a semantic version vMAJOR.MINOR.PATCH like v1.31.1 or "
+                    "1.31.1: CAPZ's AzureManagedControlPlane webhook refuses it (validateVersion; "
+                    "a patch is required)",
+                )
+        elif parse_version(text) is None:
             yield VERSION_FORMAT.at(
                 where, path, f"{text!r} is not a Kubernetes version like v1.31.1, 1.31.1 or 1.31"
             )
