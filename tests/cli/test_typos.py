@@ -194,12 +194,14 @@ def test_an_unknown_region_and_an_unsupported_version_warn(
     assert result.exit_code == 0, result.stderr
     region = (
         "spec.location: warning: 'westeu' is not an Azure public region (list of 2026-11-24); "
-        "did you mean westeurope or westus? (CAPZ-AZURE-REGION)"
+        "did you mean westeurope or westus? (CAPZ-AZURE-REGION) "
+        "[provisioning: ARM refuses an unknown location]"
     )
     version = (
         "spec.version: warning: Kubernetes v1.99.0 is outside the versions CAPZ v1.26.0 "
         "supports (v1.30 to v1.36; Cluster API v1.13 release notes, workload clusters, checked "
-        "2026-11-24) (CAPZ-K8S-VERSION-SUPPORTED)"
+        "2026-11-24) (CAPZ-K8S-VERSION-SUPPORTED) "
+        "[provisioning: AKS or CAPZ v1.26.0 does not offer this version]"
     )
     assert (
         f"<generated>:33: AzureASOManagedControlPlane/demo > ManagedCluster/demo: {region}"

@@ -428,13 +428,16 @@ def test_option7_patches_are_validated_in_the_generated_output(
     assert result.exit_code == 1, result.stderr
     assert result.stdout == ""
     lines = result.stderr.splitlines()
+    why = "[provisioning: ASO refuses the resource CAPZ's controller builds from the patches]"
     assert lines[:2] == [
         "<generated>:27: AzureManagedControlPlane/my-cluster: spec.asoManagedClusterPatches[0]: "
         'spec.disableLocalAcounts: unknown field "disableLocalAcounts" (in no shipped version) '
-        "[containerservice.azure.com/v1api20240901 ManagedCluster] (CAPZ-ASO-PATCH-SCHEMA)",
+        "[containerservice.azure.com/v1api20240901 ManagedCluster] (CAPZ-ASO-PATCH-SCHEMA) "
+        f"{why}",
         "<generated>:76: AzureManagedMachinePool/my-cluster-system: "
         'spec.asoManagedClustersAgentPoolPatches[0]: spec.maxPods: expected integer, got string "many" '
-        "[containerservice.azure.com/v1api20240901 ManagedClustersAgentPool] (CAPZ-ASO-PATCH-SCHEMA)",
+        "[containerservice.azure.com/v1api20240901 ManagedClustersAgentPool] (CAPZ-ASO-PATCH-SCHEMA) "
+        f"{why}",
     ]
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from generator.checks.rules.base import Rule
+from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Rule
 from generator.checks.rules.managedcluster import managed_clusters
 from generator.checks.views import Api, ControlPlane, views_of
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -40,6 +40,9 @@ API_ACCESS = Rule(
     "authorizedIPRanges are CIDRs; a custom privateDNSZone is a private DNS zone ID named "
     "[sub.]private|privatelink.<location>.azmk8s.io and requires enablePrivateCluster (K15)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the API server access profile",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -79,6 +82,8 @@ PRIVATE_DNS = Rule(
     "privateDNSZone none and enablePrivateClusterPublicFQDN: true are ignored without "
     "enablePrivateCluster: true (custom zones: CAPZ-MC-APISERVER; system is the default) (K15, §4.3)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="AKS ignores the setting without a private cluster",
 )
 
 
@@ -111,6 +116,8 @@ ZONE_IDENTITY = Rule(
     "A custom private DNS zone needs a user-assigned control-plane identity (identity type "
     "UserAssigned) (K15, §4.3, §4.7)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a custom private DNS zone without a user-assigned identity",
 )
 
 
@@ -134,6 +141,9 @@ WORKLOAD_IDENTITY = Rule(
     "CAPZ-MC-WORKLOAD-IDENTITY",
     "securityProfile.workloadIdentity requires oidcIssuerProfile.enabled: true (K17)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses workload identity without the OIDC issuer",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -154,6 +164,8 @@ FEDERATION = Rule(
     "with workload identity enabled, read from the ConfigMap that ManagedCluster writes it to "
     "(K17, §4.6)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="Entra ID refuses the workloads' tokens: the credential trusts another issuer",
 )
 
 
@@ -195,6 +207,9 @@ LOCAL_ACCOUNTS = Rule(
     "disableLocalAccounts: true requires aadProfile.managed: true; an AzureManagedControlPlane sets "
     "it at all only with aadProfile (K18)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses disabling local accounts without managed Entra ID",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -226,6 +241,8 @@ LOCAL_ACCOUNTS_RBAC = Rule(
     "true leaves access to Kubernetes RBAC alone (legacy: CAPZ enables Azure RBAC with managed) "
     "(C17, §4.1, §4.2)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="admitted; access is left to Kubernetes RBAC alone",
 )
 
 
@@ -305,6 +322,9 @@ KMS = Rule(
     "keyVaultResourceReference (legacy keyVaultResourceID), Public forbids it (K20; CAPZ "
     "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the Key Vault KMS settings",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -318,6 +338,8 @@ IDENTITY_PROFILE = Rule(
     "CAPZ-MC-IDENTITY-PROFILE",
     "identityProfile has only the key kubeletidentity (K24)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses identityProfile keys other than kubeletidentity",
 )
 
 

@@ -17,12 +17,12 @@ import re
 from collections.abc import Callable, Iterator
 
 from generator.checks.fields import Owner
-from generator.checks.rules.base import Rule
+from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Rule
 from generator.checks.views import Api, ControlPlane, is_aks_cluster, views_of
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
-from generator.model.manifests import AsoResource, ManifestSet
+from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
 from generator.model.values import (
     as_dict,
     as_list,
@@ -49,6 +49,9 @@ DNS_PREFIX = Rule(
     "The AKS DNS prefix (ManagedCluster or AzureManagedControlPlane dnsPrefix) is 2-54 letters, "
     "digits or '-', alphanumeric at both ends (K10)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the DNS prefix",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -69,6 +72,9 @@ NAME = Rule(
     "The AKS cluster name (azureName, else metadata.name; legacy: the control plane's name) does not "
     "contain 'microsoft' or 'windows' (K11)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the cluster name",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -89,6 +95,9 @@ CLUSTER_CIDRS = Rule(
     "CAPZ-CLUSTER-CIDRS",
     "An AKS Cluster's clusterNetwork has at most one services and one pods CIDR (K13)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS gets one services and one pods CIDR; CAPZ's controller drops the rest",
+    split="Admission when the Cluster's AzureManagedControlPlane has the cluster.x-k8s.io/cluster-name label: CAPZ's webhook refuses that control plane",
 )
 
 
@@ -105,7 +114,21 @@ def _check_cluster_cidrs(ms: ManifestSet) -> Iterator[Finding]:
                     group.cluster,
                     path,
                     f"has {len(blocks)} CIDRs; CAPZ uses one {block} CIDR for AKS",
+                    gate=_cidrs_gate(group),
                 )
+
+
+def _cidrs_gate(group: ClusterGroup) -> Gate | None:
+    """Admission when the Cluster's control plane is an AzureManagedControlPlane labelled with
+    its cluster's name: CAPZ's webhook then reads the Cluster and refuses that control plane (the
+    finding stays on the Cluster, where the CIDRs are). None: the rule's own gate."""
+    cp = group.control_plane
+    if cp is None or cp.kind != kinds.LEGACY_CONTROL_PLANE:
+        return None
+    labels = dig(cp.obj, "metadata", "labels")
+    if isinstance(labels, dict) and isinstance(labels.get(CLUSTER_NAME_LABEL), str):
+        return Gate.ADMISSION
+    return None
 
 
 def cluster_service_cidr(cp: ControlPlane) -> str | None:
@@ -128,17 +151,46 @@ def _has_service_range(cp: ControlPlane) -> bool:
     return services is not None
 
 
+CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+
+
+def network_gate(cp: ControlPlane) -> Gate | None:
+    """The gate of a network finding on ``cp``: CAPZ's AzureManagedControlPlane webhook runs
+    validateManagedClusterNetwork only when the control plane carries the
+    ``cluster.x-k8s.io/cluster-name`` label (it reads the Cluster by it): without the label the
+    API server admits what capzgen still finds, and AKS is the first to refuse it. None: the
+    rule's own gate."""
+    top = cp.owner
+    if cp.api is not Api.LEGACY or not isinstance(top, TopObject):
+        return None
+    labels = dig(top.obj, "metadata", "labels")
+    if isinstance(labels, dict) and isinstance(labels.get(CLUSTER_NAME_LABEL), str):
+        return None
+    return Gate.PROVISIONING
+
+
 def _legacy_dns_service_ip(cp: ControlPlane) -> Iterator[Finding]:
     """CAPZ's validateManagedClusterNetwork on the legacy shape: an IP address ending in .10."""
     text = cp.dns_service_ip.value
     if cp.api is not Api.LEGACY or text is None:
         return
     address = parse_ipv4(text)
+    gate = network_gate(cp)
     if address is None:
-        yield DNS_SERVICE_IP.at(cp.dns_service_ip, (), f"{text!r} is not an IPv4 address")
+        yield DNS_SERVICE_IP.at(
+            cp.dns_service_ip,
+            (),
+            f"{text!r} is not an IPv4 address",
+            gate=gate,
+            why="AKS refuses a DNS service IP that is not an address",
+        )
     elif not str(address).endswith(".10"):
         yield DNS_SERVICE_IP.at(
-            cp.dns_service_ip, (), f"{address} must end with .10 (CAPZ's AzureManagedControlPlane)"
+            cp.dns_service_ip,
+            (),
+            f"{address} must end with .10 (CAPZ's AzureManagedControlPlane)",
+            gate=gate,
+            why="admitted without the cluster-name label; only CAPZ's webhook wants .10",
         )
 
 
@@ -148,6 +200,10 @@ DNS_SERVICE_IP = Rule(
     "set when the Cluster is in the set; legacy: an IP address ending in .10 (K13; CAPZ "
     "validateManagedClusterNetwork)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a DNS service IP outside the service CIDR",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
+    split="not without the cluster.x-k8s.io/cluster-name label, when it skips its network checks",
 )
 
 
@@ -166,12 +222,16 @@ def _check_dns_service_ip(ms: ManifestSet) -> Iterator[Finding]:
                 f"{address} must lie inside the service CIDR, but Cluster "
                 f"{cp.group.cluster.name!r} sets none: set spec.clusterNetwork.services.cidrBlocks "
                 "too (CAPZ copies it to the AKS cluster)",
+                gate=network_gate(cp),
             )
             continue
         network = parse_ipv4_network(cluster_service_cidr(cp))
         if network is not None and address not in network:
             yield DNS_SERVICE_IP.at(
-                cp.dns_service_ip, (), f"{address} is outside the service CIDR {network}"
+                cp.dns_service_ip,
+                (),
+                f"{address} is outside the service CIDR {network}",
+                gate=network_gate(cp),
             )
 
 
@@ -182,6 +242,9 @@ LOAD_BALANCER = Rule(
     "CAPZ-MC-LOADBALANCER",
     "loadBalancerProfile sets at most one of managedOutboundIPs, outboundIPs, outboundIPPrefixes (K14)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses more than one kind of outbound IP",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -205,6 +268,9 @@ NETWORK_PLUGIN = Rule(
     "overlay and network policy azure need network plugin azure; cilium dataplane needs overlay "
     "and cilium policy; cilium policy needs cilium dataplane (K16, §4.4)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the network plugin combination",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -311,6 +377,9 @@ AUTOSCALER_PROFILE = Rule(
     "CAPZ-MC-AUTOSCALER-PROFILE",
     "Cluster-autoscaler profile values have the formats AKS accepts (durations, ranges, booleans) (K25)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the autoscaler profile value",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -351,6 +420,8 @@ ADDONS = Rule(
     "addonProfiles names are AKS add-on names, spelled with their case (ASO map keys; legacy "
     "addonProfiles[].name) (§4.15)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="AKS refuses or ignores an unknown add-on name",
 )
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from generator.checks.rules.base import Rule
 from generator.checks.views import ControlPlane, is_aks_cluster, views_of
-from generator.findings import Finding, JsonPath, Severity, format_path
+from generator.findings import Finding, Gate, JsonPath, Severity, format_path
 from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
@@ -231,6 +231,8 @@ CIDR_OVERLAP = Rule(
     "cluster's VNet/subnet prefixes do not overlap; subnets lie inside their VNet and do not "
     "overlap each other (K13, §4.4, §4.8)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses overlapping address ranges",
 )
 
 
@@ -252,6 +254,8 @@ POD_CIDR = Rule(
     "A pods CIDR is only set for kubenet or Azure CNI overlay: plain Azure CNI gives pods node "
     "subnet addresses (§4.4)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a pods CIDR with plain Azure CNI",
 )
 
 
@@ -292,6 +296,8 @@ SUBNET_REF = Rule(
     "VirtualNetworksSubnet and names one in the set (fragments skipped; the reference's form is "
     "ASO-REFERENCE's) (R13, §4.8)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ASO waits for the missing subnet and never creates the pool",
 )
 
 
@@ -388,6 +394,8 @@ OUTBOUND = Rule(
     "one with a NAT gateway / route table when it is in the set; a loadBalancerProfile only with "
     "outboundType loadBalancer (§4.5)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the outbound type with these subnets",
 )
 
 
@@ -424,6 +432,8 @@ POD_SUBNET = Rule(
     "An agent pool's podSubnetReference names a subnet other than its vnetSubnetReference (same "
     "armId, or same group/kind/name) (§4.8)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses one subnet for nodes and pods",
 )
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -32,6 +32,7 @@ SUBNET_NAME = Rule(
     "AzureManagedMachinePool subnetName is 2-80 letters, digits, '.', '_' or '-', alphanumeric at "
     "both ends (§4.8, §5.4; CAPZ validateMPSubnetName)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
@@ -53,6 +54,7 @@ PREFIX_ID = Rule(
     "AzureManagedMachinePool nodePublicIPPrefixID is a Microsoft.Network/publicIPPrefixes resource "
     "ID (K6, §5.4; CAPZ validateNodePublicIPPrefixID)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 

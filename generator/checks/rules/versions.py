@@ -7,10 +7,11 @@ kind". Kubernetes versions are compared as semver (optional leading ``v``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from generator.checks.rules.base import Located, Rule
-from generator.findings import Finding, JsonPath, Severity
+from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Located, Rule
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
@@ -36,6 +37,7 @@ REMOVED = Rule(
     "v1api20210501, v1api20230201, v1api20231001, v1api20231102preview -> v1api20240901; FleetsMember "
     "v1api20230315preview -> v1api20250301 (O8)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
@@ -55,6 +57,8 @@ DEPRECATED = Rule(
     "CAPZ-ASO-VERSION-DEPRECATED",
     "ManagedCluster/ManagedClustersAgentPool v1api20240402preview is dropped by ASO v2.19 and AKS (O8)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="admitted today; ASO v2.19 and AKS drop this version",
 )
 
 
@@ -75,6 +79,8 @@ CAPZ_ALPHA = Rule(
     "CAPZ-API-DEPRECATED",
     "AzureASOManaged* kinds use infrastructure.cluster.x-k8s.io/v1beta1, not the deprecated v1alpha1 (§0, §5.1)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="admitted today; CAPZ drops v1alpha1",
 )
 
 
@@ -118,7 +124,29 @@ VERSION_FORMAT = Rule(
     "Kubernetes versions (control plane of either API, MachinePool, topology, kubernetesVersion, orchestratorVersion) "
     "look like [v]MAJOR.MINOR[.PATCH] (K12)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS, or CAPZ's controller, cannot read the version",
+    split="Admission on AzureManagedControlPlane, MachinePool and Cluster topology versions, which CAPZ's and CAPI's webhooks check (not texts like 1.31.1.5, which their pattern admits)",
 )
+
+# The version pattern of CAPI's MachinePool and Cluster (topology) webhooks and of CAPZ's
+# AzureManagedControlPlane webhook (util/version.KubeSemver), checked after their defaulters
+# add a missing leading v.
+_WEBHOOK_SEMVER = re.compile(
+    r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_.+]*)?$"
+)
+_WEBHOOK_VERSION_KINDS = LEGACY_CONTROL_PLANES | {kinds.MACHINE_POOL, kinds.CLUSTER}
+
+
+def _format_gate(where: Located, text: str) -> Gate:
+    """Admission where a webhook checks the version and refuses this one; else provisioning:
+    AzureASOManagedControlPlane's webhook does not read the version (CAPZ's controller and AKS
+    do), and the webhooks' pattern admits a few texts capzgen refuses (``1.31.1.5``)."""
+    subject = where.subject
+    if subject.embedded_path is not None or subject.kind not in _WEBHOOK_VERSION_KINDS:
+        return Gate.PROVISIONING
+    defaulted = text if text.startswith("v") else f"v{text}"
+    return Gate.PROVISIONING if _WEBHOOK_SEMVER.match(defaulted) else Gate.ADMISSION
 
 
 @VERSION_FORMAT.checks
@@ -127,7 +155,10 @@ def _check_format(ms: ManifestSet) -> Iterator[Finding]:
         text = known_str(value)
         if text is not None and parse_version(text) is None:
             yield VERSION_FORMAT.at(
-                where, path, f"{text!r} is not a Kubernetes version like v1.31.1, 1.31.1 or 1.31"
+                where,
+                path,
+                f"{text!r} is not a Kubernetes version like v1.31.1, 1.31.1 or 1.31",
+                gate=_format_gate(where, text),
             )
 
 
@@ -140,6 +171,8 @@ VERSION_SKEW = Rule(
     "A MachinePool's version is not newer than its control plane's, has the same major and is at most "
     "2 minors behind (K12)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a pool version outside the supported skew",
 )
 
 
