@@ -209,3 +209,48 @@ def describe_rules() -> str:
         for rule_id, severity, gate, _why, text in rows
     )
     return "\n".join(lines) + "\n"
+
+
+RULES_DOC_HEAD = """\
+# Rules and their gates
+
+<!-- Generated from the rule registry by generator.checks.report.render_rules_markdown; do not
+edit: tests/validate/test_rules_doc.py fails when this file is stale, and
+`python -m pytest tests/validate/test_rules_doc.py --snapshot-update` writes it again. -->
+
+Every finding says which gate it stands for, in its text (`(RULE) [admission]`,
+`(RULE) [provisioning: who fails it]`) and in `--output json` (`gate`, and `why`):
+
+- **admission**: the management cluster refuses the apply: YAML that is no Kubernetes object, the
+  CRD schema, CEL rules, unknown fields, CAPI's, CAPZ's or ASO's webhooks (for an ASO resource
+  embedded in a CAPZ object: ASO's admission when CAPZ creates it).
+- **provisioning**: the API server admits the manifest; AKS, ARM, or a CAPI, CAPZ or ASO
+  controller fails later (or ignores or overwrites the setting). capzgen is stricter than
+  admission here on purpose; the fourth column says who fails it.
+- **both**: the rule mirrors a CAPZ webhook check of the legacy AzureManaged* kinds (admission
+  there) and checks the same on embedded ASO resources, where no webhook runs; or single cases
+  differ, as the last column says.
+
+The classification was checked with CAPZ v1.26.0's own webhooks (capz-oracle) on each rule's
+invalid examples in `tests/validate/examples/invalid/`; [webhook-parity.md](webhook-parity.md)
+maps CAPZ's and ASO's admission checks to the rules. The fleet rules of `generate fleet`
+(FLEET-001 to FLEET-003) are provisioning: each cluster alone is admitted.
+
+| Rule | Severity | Gate | Who fails it later | What it checks |
+|---|---|---|---|---|
+"""
+
+
+def _cell(text: str) -> str:
+    """``text`` safe in a Markdown table cell: no pipe ends the cell, no ``<...>`` is read as
+    HTML, no ``*`` as emphasis."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace("*", "\\*")
+
+
+def render_rules_markdown() -> str:
+    """docs/rules.md: every rule of :func:`rule_rows` with its severity, gate and reason."""
+    lines = [
+        f"| `{rule_id}` | {severity.value} | {gate} | {_cell(why or '')} | {_cell(text)} |"
+        for rule_id, severity, gate, why, text in rule_rows()
+    ]
+    return RULES_DOC_HEAD + "\n".join(lines) + "\n"

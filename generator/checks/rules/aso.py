@@ -362,6 +362,7 @@ FIC_ISSUER = Rule(
     "configmaps.ValidateOptionalReferences, and Azure requires an issuer)",
     Severity.ERROR,
     Gate.ADMISSION,
+    why="ARM refuses a federated credential without an issuer",
     split="Provisioning when neither issuer nor issuerFromConfig is set: ASO's webhook admits it, ARM refuses it",
 )
 
@@ -389,5 +390,4 @@ def _check_fic_issuer(ms: ManifestSet) -> Iterator[Finding]:
                 "writes (operatorSpec.configMaps.oidcIssuerProfile)",
                 # ASO's webhook refuses both; neither it admits, and ARM is the one to refuse
                 gate=Gate.PROVISIONING,
-                why="ARM refuses a federated credential without an issuer",
             )
