@@ -189,6 +189,8 @@ LABELS
 spec:
   location: westeurope
   resourceGroupName: rg
+  subscriptionID: 00000000-0000-0000-0000-000000000000
+  identityRef: {kind: AzureClusterIdentity, name: id, namespace: default}
   version: VERSION
   dnsServiceIP: 10.2.0.10
 """
@@ -350,3 +352,58 @@ def test_a_fleet_record_without_gates_is_rendered_again(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert digest.unchanged(tmp_path, "d") is None
+
+
+LEGACY_CONTROL_PLANE = """\
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: c1, namespace: default}
+spec:
+  location: westeurope
+  resourceGroupName: rg
+  subscriptionID: 00000000-0000-0000-0000-000000000000
+  identityRef: {kind: AzureClusterIdentity, name: id, namespace: default}
+  version: v1.31.1
+"""
+_IDENTITY = (
+    "  identity: {type: UserAssigned, userAssignedIdentityResourceID: /subscriptions/x/"
+    "resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/i}\n"
+)
+_ZONE = "/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/privateDnsZones/"
+
+
+@pytest.mark.parametrize(
+    ("rule", "extra", "gate"),
+    [
+        # each checked with CAPZ v1.26.0's AzureManagedControlPlane webhook (capz-oracle)
+        ("CAPZ-MC-NETWORK-PLUGIN", "  networkPlugin: kubenet\n  networkPolicy: azure\n", "P"),
+        ("CAPZ-MC-NETWORK-PLUGIN", "  networkPlugin: kubenet\n  networkPluginMode: overlay\n", "A"),
+        ("CAPZ-MC-LOCAL-ACCOUNTS", "  disableLocalAccounts: true\n", "A"),
+        (
+            "CAPZ-MC-LOCAL-ACCOUNTS",
+            "  disableLocalAccounts: true\n  aadProfile: {managed: false, adminGroupObjectIDs: [x]}\n",
+            "P",
+        ),
+        (
+            "CAPZ-MC-APISERVER",
+            "  apiServerAccessProfile: {enablePrivateCluster: true, privateDNSZone: "
+            f"{_ZONE}privatelink.eastus.azmk8s.io}}\n{_IDENTITY}",
+            "P",
+        ),
+        (
+            "CAPZ-MC-APISERVER",
+            "  apiServerAccessProfile: {enablePrivateCluster: true, privateDNSZone: "
+            f"{_ZONE}foo.example.com}}\n{_IDENTITY}",
+            "A",
+        ),
+    ],
+)
+def test_legacy_cases_the_webhook_admits_are_provisioning(rule: str, extra: str, gate: str) -> None:
+    found = _findings(LEGACY_CONTROL_PLANE + extra, rule)
+    expected = Gate.ADMISSION if gate == "A" else Gate.PROVISIONING
+    assert found and {f.gate for f in found} == {expected}
+
+
+def test_an_empty_legacy_pool_name_is_provisioning() -> None:
+    found = _findings(LEGACY_POOL.replace("NAME", '""'), "CAPZ-POOL-NAME")
+    assert [(f.message, f.gate) for f in found] == [("must not be empty", Gate.PROVISIONING)]

@@ -43,6 +43,7 @@ API_ACCESS = Rule(
     Gate.PROVISIONING,
     why="AKS refuses the API server access profile",
     webhook_kinds=LEGACY_CONTROL_PLANES,
+    split="not a private DNS zone of another region than the cluster's, which it admits",
 )
 
 
@@ -68,12 +69,18 @@ def _check_api_access(ms: ManifestSet) -> Iterator[Finding]:
             "LOCATION", re.escape(location.lower()) if location else "[a-z0-9]+"
         )
         if match is None or not re.fullmatch(pattern, match.group("zone"), re.IGNORECASE):
+            # CAPZ's webhook checks the zone's form for any region: a zone of another region
+            # than the cluster's it admits, and AKS refuses it.
+            other_region = match is not None and re.fullmatch(
+                _ZONE_NAME.replace("LOCATION", "[a-z0-9]+"), match.group("zone"), re.IGNORECASE
+            )
             yield API_ACCESS.at(
                 cp.private_dns_zone,
                 (),
                 f"{zone!r} must be system, none or the ID of a private DNS zone named "
                 f"[<subzone>.]private|privatelink.{location.lower() if location else '<location>'}"
                 ".azmk8s.io",
+                gate=Gate.PROVISIONING if other_region else None,
             )
 
 
@@ -210,6 +217,7 @@ LOCAL_ACCOUNTS = Rule(
     Gate.PROVISIONING,
     why="AKS refuses disabling local accounts without managed Entra ID",
     webhook_kinds=LEGACY_CONTROL_PLANES,
+    split="not with an aadProfile whose managed is false, which it admits",
 )
 
 
@@ -217,10 +225,14 @@ LOCAL_ACCOUNTS = Rule(
 def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         if cp.disable_local_accounts.raw is True and cp.aad_managed.raw is not True:
+            # CAPZ's webhook refuses it only without any aadProfile: with managed: false it
+            # admits it, and AKS refuses it.
+            without_aad = dig(cp.owner.obj, "spec", "aadProfile") is None
             yield LOCAL_ACCOUNTS.at(
                 cp.disable_local_accounts,
                 (),
                 "requires AKS-managed Entra ID (aadProfile.managed: true)",
+                gate=None if cp.api is not Api.LEGACY or without_aad else Gate.PROVISIONING,
             )
         elif (
             cp.api is Api.LEGACY

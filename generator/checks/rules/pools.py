@@ -41,7 +41,7 @@ POOL_NAME = Rule(
     Gate.PROVISIONING,
     why="AKS refuses the pool name",
     webhook_kinds=LEGACY_POOLS,
-    split="not for a lower-case non-ASCII name (pöol), which it admits",
+    split="not for an empty name or a lower-case non-ASCII name (pöol), which it admits",
 )
 
 
@@ -65,7 +65,8 @@ def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
         limit = 6 if pool.is_windows else 12
         os_name = "Windows" if pool.is_windows else "Linux"
         if not name:
-            yield POOL_NAME.at(field, (), "must not be empty")
+            # CAPZ's webhook admits an empty name (it checks only a non-empty one)
+            yield POOL_NAME.at(field, (), "must not be empty", gate=Gate.PROVISIONING)
         elif len(name) > limit:
             yield POOL_NAME.at(
                 field,
