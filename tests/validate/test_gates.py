@@ -407,3 +407,19 @@ def test_legacy_cases_the_webhook_admits_are_provisioning(rule: str, extra: str,
 def test_an_empty_legacy_pool_name_is_provisioning() -> None:
     found = _findings(LEGACY_POOL.replace("NAME", '""'), "CAPZ-POOL-NAME")
     assert [(f.message, f.gate) for f in found] == [("must not be empty", Gate.PROVISIONING)]
+
+
+def test_cli_text_and_json_carry_the_gate(run_cli: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "kustomization.yaml").write_text("resources: [pool.yaml, missing.yaml]\n")
+    (folder / "pool.yaml").write_text(LEGACY_POOL.replace("NAME", '"pöol"'))
+    text = run_cli(["validate", "--no-cache", str(folder)]).stdout
+    assert "(CAPZ-POOL-MAXPODS) [admission]" in text
+    assert "(CAPZ-POOL-NAME) [provisioning: AKS refuses the pool name]" in text
+    data = json.loads(run_cli(["validate", "--no-cache", "--output", "json", str(folder)]).stdout)
+    gates = {f["rule"]: (f["gate"], f.get("why")) for f in data["findings"]}
+    assert gates["CAPZ-POOL-MAXPODS"] == ("admission", None)
+    assert gates["CAPZ-POOL-NAME"] == ("provisioning", "AKS refuses the pool name")
+    # kubectl apply -k builds the kustomization first: what it cannot build stops the apply
+    assert gates["kustomization"] == ("admission", None)
