@@ -196,7 +196,8 @@ class Finding:
         )
 
     def to_json(self) -> JsonObject:
-        """A flat JSON object: the subject's fields at the top level, paths as text."""
+        """A flat JSON object: the subject's fields at the top level, paths as text, ``gate``
+        always and ``why`` only where a provisioning finding says who fails it."""
         data = asdict(self)
         data["severity"] = self.severity.value
         data["gate"] = self.gate.value

@@ -219,7 +219,7 @@ def test_a_vm_size_that_is_no_vm_size_is_refused(run_cli: Any, schema_args: list
         "Error: 1 problem with the values of flavor 'aks'",
         "  AZURE_NODE_MACHINE_TYPE: 'Standard_Foo' is not a VM size name "
         "(Standard_<family><vCPUs>[<features>][_<version>], e.g. Standard_D4s_v5 or "
-        "Standard_B2ms) (CAPZ-VM-SIZE)",
+        "Standard_B2ms) (CAPZ-VM-SIZE) [provisioning: AKS refuses the VM size]",
     ]
 
 
