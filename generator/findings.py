@@ -36,6 +36,22 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
+class Gate(StrEnum):
+    """Which gate a finding stands for: where the manifest would be stopped without capzgen.
+
+    ``admission``: the management cluster refuses the apply (YAML that is no Kubernetes object,
+    the CRD schema, CEL rules, unknown fields, CAPI's, CAPZ's or ASO's webhooks; for an ASO
+    resource embedded in a CAPZ object, ASO's admission when CAPZ creates it). ``provisioning``:
+    the API server admits the manifest, and AKS/ARM or a CAPI, CAPZ or ASO controller fails later,
+    or the setting is silently ignored or overwritten. capzgen checks the second kind on purpose,
+    and the user must be able to tell the two apart: an admission finding is what ``kubectl
+    apply`` would say; a provisioning one is capzgen being stricter than the API server.
+    """
+
+    ADMISSION = "admission"
+    PROVISIONING = "provisioning"
+
+
 def format_path(path: Sequence[PathPart]) -> str:
     """``("spec", "resources", 0, "metadata")`` -> ``spec.resources[0].metadata``.
 
@@ -111,6 +127,15 @@ class Finding:
     resource (:attr:`display_path` is the relative one); ``line`` (1-based) is added after
     validation, where the text is at hand. ``hint`` is a remedy shown once per run and does not take
     part in equality; nor does ``patch``, the patch document that changed the field, when one did.
+
+    ``gate`` says whether the management cluster refuses the apply (:class:`Gate`), and ``why``,
+    for a provisioning finding, who fails it later. Both follow from the rule (and, for a rule
+    some of whose findings a webhook also refuses, from the object) and never tell two findings
+    apart: they take no part in equality, so a finding reached by two paths (pass 1 and pass 2,
+    a template and its rendered object) still dedupes to one. The default is ``admission``
+    because the findings built outside a :class:`~generator.checks.rules.base.Rule` are, with
+    the exceptions that set it, the API server's own checks (YAML, structure, schema, CEL); a
+    rule always states its gate.
     """
 
     severity: Severity
@@ -122,6 +147,8 @@ class Finding:
     origin: str = "capzgen"
     hint: str | None = field(default=None, compare=False)
     patch: PatchRef | None = field(default=None, compare=False)
+    gate: Gate = field(default=Gate.ADMISSION, compare=False)
+    why: str | None = field(default=None, compare=False)  # who refuses a provisioning finding
 
     @property
     def is_error(self) -> bool:
@@ -146,8 +173,16 @@ class Finding:
             self.message,
         )
 
+    def gate_label(self) -> str:
+        """``[admission]``, or ``[provisioning: who fails it]`` when the finding says who."""
+        if self.gate is Gate.PROVISIONING and self.why:
+            return f"[{self.gate.value}: {self.why}]"
+        return f"[{self.gate.value}]"
+
     def to_text(self) -> str:
-        """One line: ``file:line: Kind/name: path: [warning: ]message (rule) [origin]``; a
+        """One line: ``file:line: Kind/name: path: [warning: ]message (rule) [gate] [origin]``,
+        where the gate is ``[admission]`` or ``[provisioning: who fails it later]`` (the origin,
+        such as ``[kubeconform]``, only when capzgen did not make the finding itself); a
         finding on a patched field starts with the patch: ``patch.yaml (document 2) -> file:line``."""
         where = self.subject.file + (f":{self.line}" if self.line is not None else "")
         if self.patch is not None:
@@ -157,13 +192,17 @@ class Finding:
         origin = "" if self.origin == "capzgen" else f" [{self.origin}]"
         return (
             f"{where}: {self.subject.label()}: {path}: {prefix}{clip(self.message)} "
-            f"({self.rule}){origin}"
+            f"({self.rule}) {self.gate_label()}{origin}"
         )
 
     def to_json(self) -> JsonObject:
-        """A flat JSON object: the subject's fields at the top level, paths as text."""
+        """A flat JSON object: the subject's fields at the top level, paths as text, ``gate``
+        always and ``why`` only where a provisioning finding says who fails it."""
         data = asdict(self)
         data["severity"] = self.severity.value
+        data["gate"] = self.gate.value
+        if self.why is None:
+            del data["why"]  # only provisioning findings that say who fails them carry the key
         data["path"] = format_path(self.path)
         data["display_path"] = self.display_path
         if self.patch is None:

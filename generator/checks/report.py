@@ -1,4 +1,5 @@
-"""Rendering of findings for people (text) and for tools (JSON), and of the rule table.
+"""Rendering of findings for people (text) and for tools (JSON), and of the rule table
+(``--list-rules``, docs/rules.md).
 
 Both renderings show at most :attr:`ReportLimits.findings_per_file` findings of each file, the
 rest replaced by one "and N more" finding of that file (an error when any of the rest is one), so
@@ -13,34 +14,64 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generator.checks.clusterclass.rule_ids import DESCRIPTIONS as CLASS_PATCH_RULES
-from generator.checks.rules import RULES
+from generator.checks.rules import RULES, Rule
 from generator.checks.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
 from generator.errors import CapzgenError
-from generator.findings import Finding, Severity, Subject, hint_lines, summarize
+from generator.findings import Finding, Gate, Severity, Subject, hint_lines, summarize
 
-_CEL_RULES = (
-    ("cel", "error", "Objects satisfy their CRDs' CEL rules (x-kubernetes-validations)"),
+RuleRow = tuple[str, Severity, str, str | None, str]
+"""One rule as ``--list-rules`` and docs/rules.md show it: id, severity, gate (``admission``,
+``provisioning`` or ``both``), who fails it later (provisioning), and what it checks (with, for
+``both``, which findings take the other gate)."""
+
+_CEL_RULES: tuple[RuleRow, ...] = (
+    (
+        "cel",
+        Severity.ERROR,
+        Gate.ADMISSION.value,
+        None,
+        "Objects satisfy their CRDs' CEL rules (x-kubernetes-validations)",
+    ),
     (
         "cel-cost",
-        "error",
+        Severity.ERROR,
+        Gate.ADMISSION.value,
+        None,
         "CEL rules stay within the API server's cost limits (estimated and at run time)",
     ),
 )
-_ENGINE_RULES = (
-    (YAML, "error", "A document is a mapping (a Kubernetes object)"),
+# The engine's own findings stand for the API server's first checks, so they are admission:
+# YAML that is no object and a missing apiVersion/kind/name are refused before anything else,
+# a schema violation by the CRD's OpenAPI schema. no-schema is the schema check that could not
+# be made: it too stands for admission (a kind without a CRD is refused as well, and one with a
+# CRD capzgen lacks is checked by the API server against that CRD), never for something later.
+_ENGINE_RULES: tuple[RuleRow, ...] = (
+    (
+        YAML,
+        Severity.ERROR,
+        Gate.ADMISSION.value,
+        None,
+        "A document is a mapping (a Kubernetes object)",
+    ),
     (
         STRUCTURE,
-        "error",
+        Severity.ERROR,
+        Gate.ADMISSION.value,
+        None,
         "Objects and embedded resources have apiVersion, kind and metadata.name (C19)",
     ),
     (
         SCHEMA,
-        "error",
+        Severity.ERROR,
+        Gate.ADMISSION.value,
+        None,
         "Objects and embedded ASO resources match the schema of their own apiVersion/kind",
     ),
     (
         NO_SCHEMA,
-        "error",
+        Severity.ERROR,
+        Gate.ADMISSION.value,
+        None,
         "A schema exists for every apiVersion/kind (O9; off with --ignore-missing-schemas)",
     ),
 )
@@ -75,21 +106,27 @@ def shown_findings(
             last[file] = len(shown)
             shown.append(finding)
         else:
-            tally = left_out.setdefault(file, [0, 0])
+            tally = left_out.setdefault(file, [0, 0, 0])
             tally[0 if finding.is_error else 1] += 1
+            tally[2] += finding.gate is Gate.ADMISSION
     for file in sorted(left_out, key=last.__getitem__, reverse=True):
-        errors, warnings = left_out[file]
-        shown.insert(last[file] + 1, _more(file, errors, warnings, cap))
+        errors, warnings, admission = left_out[file]
+        shown.insert(last[file] + 1, _more(file, errors, warnings, admission, cap))
     return shown
 
 
-def _more(file: str, errors: int, warnings: int, cap: int) -> Finding:
+def _more(file: str, errors: int, warnings: int, admission: int, cap: int) -> Finding:
+    """The finding that stands for those not shown. Its gate is admission when any of them is
+    (the apply would be refused), else provisioning, as all of them are."""
     return Finding(
         Severity.ERROR if errors else Severity.WARNING,
         MORE_RULE,
         f"and {errors + warnings:,} more findings in this file not shown ({errors:,} errors, "
-        f"{warnings:,} warnings): a report shows the first {cap:,} findings of each file",
+        f"{warnings:,} warnings; {admission:,} admission): a report shows the first {cap:,} "
+        "findings of each file",
         Subject(file),
+        gate=Gate.ADMISSION if admission else Gate.PROVISIONING,
+        why=None if admission else "every finding not shown is a provisioning one",
     )
 
 
@@ -142,15 +179,78 @@ def render_error_json(error: CapzgenError) -> str:
     return json.dumps(payload, indent=2, sort_keys=True) + "\n"
 
 
-def describe_rules() -> str:
-    """A fixed-width table: rule id, severity, description."""
-    rows = [
-        *_ENGINE_RULES,
-        *_CEL_RULES,
-        *((rule.id, rule.severity.value, rule.description) for rule in RULES.values()),
-        *CLASS_PATCH_RULES,
+def rule_rows() -> list[RuleRow]:
+    """Every rule capzgen reports, in ``--list-rules`` order: the engine's, CEL's, the
+    registered rules, the ClusterClass patch rules."""
+    registered = [
+        (rule.id, rule.severity, rule.rule.gates, rule.rule.why, _described(rule.rule))
+        for rule in RULES.values()
     ]
+    return [*_ENGINE_RULES, *_CEL_RULES, *registered, *CLASS_PATCH_RULES]
+
+
+def _described(rule: Rule) -> str:
+    """The description, and for a rule of both gates which findings take which."""
+    text = rule.description
+    if rule.webhook_kinds:
+        kinds = ", ".join(sorted(rule.webhook_kinds))
+        text += f". Admission on {kinds} (CAPZ's webhook)"
+        return text + (f", {rule.split}" if rule.split else "")
+    return text + (f". {rule.split}" if rule.split else "")
+
+
+def describe_rules() -> str:
+    """A fixed-width table: rule id, severity, gate, description (``both``: see docs/rules.md)."""
+    rows = rule_rows()
     width = max(len(row[0]) for row in rows)
-    lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  DESCRIPTION"]
-    lines.extend(f"{rule_id:<{width}}  {severity:<8}  {text}" for rule_id, severity, text in rows)
+    lines = [f"{'RULE':<{width}}  {'SEVERITY':<8}  {'GATE':<12}  DESCRIPTION"]
+    lines.extend(
+        f"{rule_id:<{width}}  {severity.value:<8}  {gate:<12}  {text}"
+        for rule_id, severity, gate, _why, text in rows
+    )
     return "\n".join(lines) + "\n"
+
+
+RULES_DOC_HEAD = """\
+# Rules and their gates
+
+<!-- Generated from the rule registry by generator.checks.report.render_rules_markdown; do not
+edit: tests/validate/test_rules_doc.py fails when this file is stale, and
+`python -m pytest tests/validate/test_rules_doc.py --snapshot-update` writes it again. -->
+
+Every finding says which gate it stands for, in its text (`(RULE) [admission]`,
+`(RULE) [provisioning: who fails it]`) and in `--output json` (`gate`, and `why`):
+
+- **admission**: the management cluster refuses the apply: YAML that is no Kubernetes object, the
+  CRD schema, CEL rules, unknown fields, CAPI's, CAPZ's or ASO's webhooks (for an ASO resource
+  embedded in a CAPZ object: ASO's admission when CAPZ creates it).
+- **provisioning**: the API server admits the manifest; AKS, ARM, or a CAPI, CAPZ or ASO
+  controller fails later (or ignores or overwrites the setting). capzgen is stricter than
+  admission here on purpose; the fourth column says who fails it.
+- **both**: the rule mirrors a CAPZ webhook check of the legacy AzureManaged* kinds (admission
+  there) and checks the same on embedded ASO resources, where no webhook runs; or single cases
+  differ, as the last column says.
+
+The classification was checked with CAPZ v1.26.0's own webhooks (capz-oracle) on each rule's
+invalid examples in `tests/validate/examples/invalid/`; [webhook-parity.md](webhook-parity.md)
+maps CAPZ's and ASO's admission checks to the rules. The fleet rules of `generate fleet`
+(FLEET-001 to FLEET-003) are provisioning: each cluster alone is admitted.
+
+| Rule | Severity | Gate | Who fails it later | What it checks |
+|---|---|---|---|---|
+"""
+
+
+def _cell(text: str) -> str:
+    """``text`` safe in a Markdown table cell: no pipe ends the cell, no ``<...>`` is read as
+    HTML, no ``*`` as emphasis."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace("*", "\\*")
+
+
+def render_rules_markdown() -> str:
+    """docs/rules.md: every rule of :func:`rule_rows` with its severity, gate and reason."""
+    lines = [
+        f"| `{rule_id}` | {severity.value} | {gate} | {_cell(why or '')} | {_cell(text)} |"
+        for rule_id, severity, gate, why, text in rule_rows()
+    ]
+    return RULES_DOC_HEAD + "\n".join(lines) + "\n"

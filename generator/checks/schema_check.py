@@ -106,7 +106,11 @@ def _missing_schema(
     where: TopObject | AsoResource, settings: SchemaSettings, gvk: GroupVersionKind
 ) -> Finding:
     """No source has a schema for ``gvk``: an error naming what was searched and the fix, or,
-    with --ignore-missing-schemas, a warning that the object was skipped (never silence)."""
+    with --ignore-missing-schemas, a warning that the object was skipped (never silence).
+
+    Both keep the default gate, admission: they stand for the schema check that could not be
+    made, which is the API server's (a kind the cluster has no CRD for is refused outright); a
+    missing schema never says anything about what happens after the apply."""
     path = (*where.path, "apiVersion")
     assert settings.store is not None
     if settings.ignore_missing:

@@ -306,8 +306,9 @@ class Translator:
 
 
 def describe(findings: Sequence[Finding], translator: Translator | None) -> list[str]:
-    """One line per problem: ``VARIABLE: message (RULE)`` when the finding translates, else
-    ``Kind/name[ > Kind/name]: path: message (RULE)``. Variables first, in variable order. A
+    """One line per problem: ``VARIABLE: message (RULE) [gate]`` when the finding translates, else
+    ``Kind/name[ > Kind/name]: path: message (RULE) [gate]`` (the gate as
+    :meth:`Finding.gate_label` shows it). Variables first, in variable order. A
     variable feeds several objects (a pool: MachinePool, its infrastructure, the agent pool), so a
     rule that fails on each copy is one problem: the first finding per variable and rule is kept."""
     named: dict[tuple[VarPath, str], str] = {}
@@ -317,11 +318,13 @@ def describe(findings: Sequence[Finding], translator: Translator | None) -> list
         if path is None:
             where = finding.display_path or OBJECT
             located.append(
-                f"{finding.subject.label()}: {where}: {finding.message} ({finding.rule})"
+                f"{finding.subject.label()}: {where}: {finding.message} ({finding.rule}) "
+                f"{finding.gate_label()}"
             )
         else:
             named.setdefault(
-                (path, finding.rule), f"{format_path(path)}: {finding.message} ({finding.rule})"
+                (path, finding.rule),
+                f"{format_path(path)}: {finding.message} ({finding.rule}) {finding.gate_label()}",
             )
     ordered = sorted(named.items(), key=lambda item: (_sort_key(item[0][0]), item[0][1]))
     return [line for _, line in ordered] + list(dict.fromkeys(located))

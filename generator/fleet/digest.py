@@ -31,7 +31,7 @@ from typing import Any
 from generator import __version__
 from generator.checks.context import CheckOptions
 from generator.errors import CapzgenError
-from generator.findings import Finding, Severity, Subject
+from generator.findings import Finding, Gate, Severity, Subject
 from generator.fleet.rules import Fact
 from generator.generate.request import ClusterRequest
 from generator.jsontypes import Json, JsonObject
@@ -43,7 +43,7 @@ from generator.yamlio.source import read_bytes
 from generator.yamlio.walk import ignore, walk_folders
 
 RECORD_NAME = ".capzgen-inputs.json"
-_FORMAT = 1
+_FORMAT = 2  # 2: findings carry their gate and why
 _RECORD_LIMIT = 4 << 20  # bytes; a record holds a few facts and warnings
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -180,6 +180,7 @@ def _fact_data(fact: Fact) -> JsonObject:
 def _finding_data(finding: Finding) -> JsonObject:
     data = asdict(finding)
     data["severity"] = finding.severity.value
+    data["gate"] = finding.gate.value
     return data
 
 
@@ -202,6 +203,8 @@ def _parse_record(data: Json) -> Record:
             line=f["line"],
             origin=f["origin"],
             hint=f["hint"],
+            gate=Gate(f["gate"]),
+            why=f["why"],
         )
         for f in data["findings"]
     ]

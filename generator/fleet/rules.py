@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from generator.findings import Finding, JsonPath, Severity, Subject
+from generator.findings import Finding, Gate, JsonPath, Severity, Subject
 from generator.fleet.file import Fleet
 from generator.jsontypes import Json
 
@@ -18,6 +18,13 @@ FLEET_RULES: dict[str, str] = {
     "FLEET-002": "no two clusters of a fleet share an Azure resource group",
     "FLEET-003": "no two clusters of a fleet share a ManagedCluster DNS prefix",
 }
+FLEET_WHY: dict[str, str] = {
+    "FLEET-001": "both are admitted, and one cluster's objects overwrite the other's",
+    "FLEET-002": "Azure shares the group: deleting one cluster deletes the other's resources",
+    "FLEET-003": "AKS admits both, and the clusters' API server names collide",
+}
+"""Who fails each fleet rule: all are provisioning (:class:`Gate`), as each cluster alone is
+admitted and the clash shows only in Azure or on the management cluster once both exist."""
 DISABLEABLE_FLEET_RULES = ("FLEET-002", "FLEET-003")  # clusters may sit in different subscriptions
 
 
@@ -108,6 +115,8 @@ def cross_cluster_findings(
                     ),
                     subject=Subject(file=fleet.source, document=0, kind="Fleet", name=cluster.name),
                     path=("clusters", cluster.index, "name"),
+                    gate=Gate.PROVISIONING,
+                    why=FLEET_WHY["FLEET-001"],
                 )
             )
         else:
@@ -136,6 +145,8 @@ def cross_cluster_findings(
                         ),
                         subject=fact.subject,
                         path=fact.path,
+                        gate=Gate.PROVISIONING,
+                        why=FLEET_WHY[fact.rule],
                     )
                 )
             used.add(key)

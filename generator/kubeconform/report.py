@@ -164,7 +164,10 @@ def merge_entry(
 
 def _check_not_made(item: Sent, message: str, written: set[tuple[str, str, str]]) -> Finding | None:
     """The warning for an object kubeconform could not check, or None when the reason is a
-    schema capzgen never gave it (capzgen reports that itself, or was told to ignore it)."""
+    schema capzgen never gave it (capzgen reports that itself, or was told to ignore it).
+
+    Like kubeconform's violations it is admission (the default): it stands for a schema check,
+    the API server's, that was not made."""
     if NOT_FOUND_MESSAGE in message:
         if schema_key(item.gvk) not in written:
             return None

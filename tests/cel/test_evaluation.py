@@ -13,7 +13,7 @@ from generator.cel.tree import build_tree
 from generator.cel.validate import check_cel, parse_field_path
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.model.manifests import ManifestSet
 from generator.schemastore.store import SchemaStore
 from tests.cel.conftest import crd
@@ -318,3 +318,17 @@ def test_each_kind_is_looked_up_once_per_run(crd_store: StoreFactory) -> None:
 
 def positive() -> dict[str, Any]:
     return {"x-kubernetes-validations": [rule("!has(self.size) || self.size > 0")]}
+
+
+def test_cel_findings_stand_for_admission(crd_store: StoreFactory) -> None:
+    """The API server evaluates the CRD's CEL rules when the object is applied."""
+    store = widget_store(
+        crd_store,
+        {
+            "type": "object",
+            "x-kubernetes-validations": [rule("self.size < 10", message="too big")],
+            "properties": {"size": {"type": "integer"}},
+        },
+    )
+    findings = cel(store, widget({"size": 20}))
+    assert findings and {(f.gate, f.why) for f in findings} == {(Gate.ADMISSION, None)}

@@ -68,7 +68,7 @@ def test_generate_cluster_ignore_missing_schemas_reports_the_skip(
         f"{patch_file} (document 1) -> "
         "<generated>:52: AzureASOManagedCluster/demo > ResourceGroup/demo: apiVersion: warning: "
         "skipped: no schema for resources.azure.com/v1api20990101, Kind=ResourceGroup; not "
-        "checked against a schema (--ignore-missing-schemas) (no-schema)\n"
+        "checked against a schema (--ignore-missing-schemas) (no-schema) [admission]\n"
     )
 
 

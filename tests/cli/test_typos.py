@@ -194,12 +194,14 @@ def test_an_unknown_region_and_an_unsupported_version_warn(
     assert result.exit_code == 0, result.stderr
     region = (
         "spec.location: warning: 'westeu' is not an Azure public region (list of 2026-11-24); "
-        "did you mean westeurope or westus? (CAPZ-AZURE-REGION)"
+        "did you mean westeurope or westus? (CAPZ-AZURE-REGION) "
+        "[provisioning: ARM refuses an unknown location]"
     )
     version = (
         "spec.version: warning: Kubernetes v1.99.0 is outside the versions CAPZ v1.26.0 "
         "supports (v1.30 to v1.36; Cluster API v1.13 release notes, workload clusters, checked "
-        "2026-11-24) (CAPZ-K8S-VERSION-SUPPORTED)"
+        "2026-11-24) (CAPZ-K8S-VERSION-SUPPORTED) "
+        "[provisioning: AKS or CAPZ v1.26.0 does not offer this version]"
     )
     assert (
         f"<generated>:33: AzureASOManagedControlPlane/demo > ManagedCluster/demo: {region}"
@@ -217,7 +219,7 @@ def test_a_vm_size_that_is_no_vm_size_is_refused(run_cli: Any, schema_args: list
         "Error: 1 problem with the values of flavor 'aks'",
         "  AZURE_NODE_MACHINE_TYPE: 'Standard_Foo' is not a VM size name "
         "(Standard_<family><vCPUs>[<features>][_<version>], e.g. Standard_D4s_v5 or "
-        "Standard_B2ms) (CAPZ-VM-SIZE)",
+        "Standard_B2ms) (CAPZ-VM-SIZE) [provisioning: AKS refuses the VM size]",
     ]
 
 

@@ -50,7 +50,7 @@ def test_legacy_clusterclass_template_violates_its_own_crd(
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
         f"{manifest}:51: AzureManagedControlPlaneTemplate/c1-control-plane: spec.template.spec: "
-        'required field "resourceGroupName" is missing (schema)',
+        'required field "resourceGroupName" is missing (schema) [admission]',
         "8 documents checked: 1 error, 0 warnings",
     ]
 
@@ -217,11 +217,12 @@ def test_unreadable_entries_of_a_folder_are_findings_and_the_rest_is_checked(
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert (
-        f"{folder / 'c.yaml'}: ?/?: (object): cannot read: dangling symbolic link (yaml)" in lines
+        f"{folder / 'c.yaml'}: ?/?: (object): cannot read: dangling symbolic link (yaml) "
+        "[admission]" in lines
     )
     assert (
         f"{folder / 'd.yaml'}: ?/?: (object): not a regular file (a FIFO, socket or device); "
-        "not read (yaml)" in lines
+        "not read (yaml) [admission]" in lines
     )
     assert any(line.startswith(f"{folder / 'b.yaml'}:4: ConfigMap/x: bad:") for line in lines)
     assert lines[-1] == "2 documents checked: 3 errors, 0 warnings"
@@ -304,10 +305,11 @@ def test_option7_patches_are_validated_with_the_built_in_schemas(
     assert result.stdout.splitlines() == [
         f"{manifest}:16: AzureManagedControlPlane/demo: spec.asoManagedClusterPatches[0]: "
         'spec.disableLocalAcounts: unknown field "disableLocalAcounts" (in no shipped version) '
-        "[containerservice.azure.com/v1api20240901 ManagedCluster] (CAPZ-ASO-PATCH-SCHEMA)",
+        "[containerservice.azure.com/v1api20240901 ManagedCluster] (CAPZ-ASO-PATCH-SCHEMA) "
+        "[provisioning: ASO refuses the resource CAPZ's controller builds from the patches]",
         f"{manifest}:17: AzureManagedControlPlane/demo: spec.asoManagedClusterPatches[1]: "
         "not valid JSON: Expecting ',' delimiter (line 1, column 32 of the patch) "
-        "(CAPZ-ASO-PATCH-JSON)",
+        "(CAPZ-ASO-PATCH-JSON) [provisioning: CAPZ's controller cannot apply the patch]",
         "1 document checked: 2 errors, 0 warnings",
     ]
 

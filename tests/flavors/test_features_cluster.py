@@ -183,7 +183,7 @@ def test_disable_local_accounts_needs_aad() -> None:
     assert text == (
         "1 problem with the values of flavor 'aks'\n"
         "AKS_DISABLE_LOCAL_ACCOUNTS: requires AKS-managed Entra ID (aadProfile.managed: true) "
-        "(CAPZ-MC-LOCAL-ACCOUNTS)"
+        "(CAPZ-MC-LOCAL-ACCOUNTS) [provisioning: AKS refuses disabling local accounts without managed Entra ID]"
     )
 
 

@@ -219,14 +219,15 @@ def test_every_problem_is_reported_in_one_failure() -> None:
         )
     assert caught.value.message == "5 problems with the values of flavor 'aks'"
     needs = "ASO needs all of AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID, AZURE_CLIENT_ID"
+    cred = "(CAPZ-CRED-SECRET) [provisioning: ASO cannot authenticate with the Secret]"
     assert list(caught.value.details) == [
         "AKS_DISABLE_LOCAL_ACCOUNTS: requires AKS-managed Entra ID (aadProfile.managed: true) "
-        "(CAPZ-MC-LOCAL-ACCOUNTS)",
-        f"AZURE_CLIENT_ID: AZURE_CLIENT_ID is empty: {needs} (CAPZ-CRED-SECRET)",
-        f"AZURE_SUBSCRIPTION_ID: AZURE_SUBSCRIPTION_ID is empty: {needs} (CAPZ-CRED-SECRET)",
-        f"AZURE_TENANT_ID: AZURE_TENANT_ID is empty: {needs} (CAPZ-CRED-SECRET)",
+        "(CAPZ-MC-LOCAL-ACCOUNTS) [provisioning: AKS refuses disabling local accounts without managed Entra ID]",
+        f"AZURE_CLIENT_ID: AZURE_CLIENT_ID is empty: {needs} {cred}",
+        f"AZURE_SUBSCRIPTION_ID: AZURE_SUBSCRIPTION_ID is empty: {needs} {cred}",
+        f"AZURE_TENANT_ID: AZURE_TENANT_ID is empty: {needs} {cred}",
         "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System (1 pool found); "
-        "AKS requires at least one (CAPZ-POOL-SYSTEM)",
+        "AKS requires at least one (CAPZ-POOL-SYSTEM) [provisioning: AKS refuses a cluster without a System pool]",
     ]
 
 
@@ -240,7 +241,7 @@ def test_windows_pool_keeps_its_name_limit() -> None:
         )
     assert caught.value.details == (
         "NODE_POOLS[1].name: 'windows' is 7 characters; a Windows pool name has at most 6 "
-        "(CAPZ-POOL-NAME)",
+        "(CAPZ-POOL-NAME) [provisioning: AKS refuses the pool name]",
     )
 
 

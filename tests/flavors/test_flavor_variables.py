@@ -122,7 +122,9 @@ def test_credential_secret_needs_every_id() -> None:
         "AZURE_SUBSCRIPTION_ID",
     ]
     assert caught.value.details[0].startswith("AZURE_CLIENT_ID: AZURE_CLIENT_ID is empty: ")
-    assert caught.value.details[0].endswith("(CAPZ-CRED-SECRET)")
+    assert caught.value.details[0].endswith(
+        "(CAPZ-CRED-SECRET) [provisioning: ASO cannot authenticate with the Secret]"
+    )
 
 
 def test_credential_secret_matches_the_annotations() -> None:

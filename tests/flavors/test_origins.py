@@ -167,11 +167,11 @@ def test_describe_names_variables_first_once_per_rule() -> None:
         finding(1, "unknown", ("spec", "azureName"), rule="A"),
     ]
     assert describe(findings, translator) == [
-        "NODE_POOLS[0].name: message (A)",
-        "NODE_POOLS[1].name: message (A)",
-        "NODE_POOLS[1].name: message (B)",
-        "AzureASOManagedMachinePool/unknown > AgentPool/unknown: spec.azureName: message (A)",
+        "NODE_POOLS[0].name: message (A) [admission]",
+        "NODE_POOLS[1].name: message (A) [admission]",
+        "NODE_POOLS[1].name: message (B) [admission]",
+        "AzureASOManagedMachinePool/unknown > AgentPool/unknown: spec.azureName: message (A) [admission]",
     ]
     assert describe(findings[-1:], None) == [
-        "AzureASOManagedMachinePool/unknown > AgentPool/unknown: spec.azureName: message (A)"
+        "AzureASOManagedMachinePool/unknown > AgentPool/unknown: spec.azureName: message (A) [admission]"
     ]

@@ -37,30 +37,35 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
         "aks",
         {"NODE_POOLS": [{"name": "apps", "mode": "User"}]},
         "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System (1 pool found); "
-        "AKS requires at least one (CAPZ-POOL-SYSTEM)",
+        "AKS requires at least one (CAPZ-POOL-SYSTEM) "
+        "[provisioning: AKS refuses a cluster without a System pool]",
     ),
     "CAPZ-POOL-SYSTEM-LINUX": (
         "aks",
         {"NODE_POOLS": [{"name": "win", "mode": "System", "osType": "Windows"}]},
-        "NODE_POOLS[0].osType: a System pool must run Linux, not Windows (CAPZ-POOL-SYSTEM-LINUX)",
+        "NODE_POOLS[0].osType: a System pool must run Linux, not Windows (CAPZ-POOL-SYSTEM-LINUX) "
+        "[provisioning: AKS refuses a System pool that is not Linux]",
     ),
     "CAPZ-POOL-SPOT-SYSTEM": (
         "aks",
         {"NODE_POOLS": [{**SYSTEM, "spot": {}}]},
         "NODE_POOLS[0].spot: Spot is not allowed for a System pool: AKS runs System pools on "
-        "regular VMs (CAPZ-POOL-SPOT-SYSTEM)",
+        "regular VMs (CAPZ-POOL-SPOT-SYSTEM) "
+        "[provisioning: AKS refuses a Spot System pool]",
     ),
     "CAPZ-POOL-NAME": (
         "aks",
         {"NODE_POOLS": [SYSTEM, {"name": "windows", "mode": "User", "osType": "Windows"}]},
         "NODE_POOLS[1].name: 'windows' is 7 characters; a Windows pool name has at most 6 "
-        "(CAPZ-POOL-NAME)",
+        "(CAPZ-POOL-NAME) "
+        "[provisioning: AKS refuses the pool name]",
     ),
     "CAPZ-POOL-OSSKU": (
         "aks",
         {"NODE_POOLS": [{**SYSTEM, "osSKU": "Windows2022"}]},
         "NODE_POOLS[0].osSKU: Windows2022 is a Windows image but the pool's osType is Linux (the "
-        "default); set osType: Windows (CAPZ-POOL-OSSKU)",
+        "default); set osType: Windows (CAPZ-POOL-OSSKU) "
+        "[provisioning: AKS refuses the OS SKU for this OS type]",
     ),
     "CAPZ-POOL-AUTOSCALE": (
         "aks",
@@ -70,59 +75,68 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
                 {"name": "apps", "mode": "User", "autoscaling": {"minCount": 5, "maxCount": 3}},
             ]
         },
-        "NODE_POOLS[1].autoscaling.minCount: 5 is above maxCount 3 (CAPZ-POOL-AUTOSCALE)",
+        "NODE_POOLS[1].autoscaling.minCount: 5 is above maxCount 3 (CAPZ-POOL-AUTOSCALE) "
+        "[provisioning: AKS refuses the autoscaling bounds]",
     ),
     "CAPZ-POOL-SCALESET": (
         "aks",
         {"NODE_POOLS": [{**SYSTEM, "replicas": 0}]},
         "NODE_POOLS[0].replicas: is 0; it becomes the node count of "
         "ManagedClustersAgentPool/my-cluster-system, which as a System pool allows 1 to 1000 "
-        "(CAPZ-POOL-SCALESET)",
+        "(CAPZ-POOL-SCALESET) "
+        "[provisioning: AKS refuses the scale set settings]",
     ),
     "CAPZ-RES-DUPLICATE": (
         "aks",
         {"NODE_POOLS": [SYSTEM, {"name": "system", "mode": "User"}]},
         "NODE_POOLS[1].name: MachinePool 'my-cluster-system' is already defined "
         "(MachinePool/my-cluster-system): objects are identified by group, kind, namespace and "
-        "name, so one would silently replace the other (CAPZ-RES-DUPLICATE)",
+        "name, so one would silently replace the other (CAPZ-RES-DUPLICATE) "
+        "[provisioning: the apply overwrites one with the other, or two objects fight over one resource]",
     ),
     "CAPZ-POOL-SUBNET-REF": (
         "aks",
         {"NODE_POOLS": [{**SYSTEM, "subnet": "nodes"}]},
         "NODE_POOLS[0].subnet: VirtualNetworksSubnet 'my-cluster-nodes' is not in the validated "
-        "set in namespace default (CAPZ-POOL-SUBNET-REF)",
+        "set in namespace default (CAPZ-POOL-SUBNET-REF) "
+        "[provisioning: ASO waits for the missing subnet and never creates the pool]",
     ),
     "CAPZ-MC-LOCAL-ACCOUNTS": (
         "aks",
         {"AKS_DISABLE_LOCAL_ACCOUNTS": True},
         "AKS_DISABLE_LOCAL_ACCOUNTS: requires AKS-managed Entra ID (aadProfile.managed: true) "
-        "(CAPZ-MC-LOCAL-ACCOUNTS)",
+        "(CAPZ-MC-LOCAL-ACCOUNTS) "
+        "[provisioning: AKS refuses disabling local accounts without managed Entra ID]",
     ),
     "CAPZ-MC-APISERVER": (
         "aks",
         {"AKS_PRIVATE_DNS_ZONE": ZONE_ID, "AKS_CONTROL_PLANE_IDENTITY_ID": IDENTITY_ID},
         "AKS_PRIVATE_DNS_ZONE: a custom private DNS zone requires enablePrivateCluster: true "
-        "(CAPZ-MC-APISERVER)",
+        "(CAPZ-MC-APISERVER) "
+        "[provisioning: AKS refuses the API server access profile]",
     ),
     "CAPZ-MC-PRIVATE-DNS-IDENTITY": (
         "aks",
         {"AKS_PRIVATE_CLUSTER": True, "AKS_PRIVATE_DNS_ZONE": ZONE_ID},
         "AKS_PRIVATE_DNS_ZONE: a custom private DNS zone needs a user-assigned control-plane "
         "identity (identity type UserAssigned, with Private DNS Zone Contributor on the zone); the "
-        "identity is SystemAssigned (CAPZ-MC-PRIVATE-DNS-IDENTITY)",
+        "identity is SystemAssigned (CAPZ-MC-PRIVATE-DNS-IDENTITY) "
+        "[provisioning: AKS refuses a custom private DNS zone without a user-assigned identity]",
     ),
     "CAPZ-MC-NETWORK-PLUGIN": (
         "aks",
         {"AKS_NETWORK_PLUGIN": "kubenet", "AKS_NETWORK_PLUGIN_MODE": "overlay"},
         "AKS_NETWORK_PLUGIN_MODE: overlay requires networkPlugin: azure, not kubenet "
-        "(CAPZ-MC-NETWORK-PLUGIN)",
+        "(CAPZ-MC-NETWORK-PLUGIN) "
+        "[provisioning: AKS refuses the network plugin combination]",
     ),
     "CAPZ-NET-POD-CIDR": (
         "aks",
         {"AKS_POD_CIDR": "192.168.0.0/16"},
         "AKS_POD_CIDR: 192.168.0.0/16 is not used: Azure CNI without overlay gives pods addresses "
         "from the node subnet (ManagedCluster/my-cluster has networkPlugin azure and no "
-        "networkPluginMode) (CAPZ-NET-POD-CIDR)",
+        "networkPluginMode) (CAPZ-NET-POD-CIDR) "
+        "[provisioning: AKS refuses a pods CIDR with plain Azure CNI]",
     ),
     "CAPZ-NET-CIDR-OVERLAP": (
         "aks",
@@ -134,33 +148,38 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
         "AKS_POD_CIDR: pod CIDR 10.0.0.0/8 (Cluster/my-cluster spec.clusterNetwork.pods.cidrBlocks[0]) "
         "overlaps service CIDR 10.1.0.0/16 (Cluster/my-cluster "
         "spec.clusterNetwork.services.cidrBlocks[0]): pod and service addresses must be distinct "
-        "(CAPZ-NET-CIDR-OVERLAP)",
+        "(CAPZ-NET-CIDR-OVERLAP) "
+        "[provisioning: AKS refuses overlapping address ranges]",
     ),
     "CAPZ-MC-DNSSERVICEIP": (
         "aks",
         {"AKS_DNS_SERVICE_IP": "172.17.0.10", "AKS_SERVICE_CIDR": "172.16.0.0/16"},
         "AKS_DNS_SERVICE_IP: 172.17.0.10 is outside the service CIDR 172.16.0.0/16 "
-        "(CAPZ-MC-DNSSERVICEIP)",
+        "(CAPZ-MC-DNSSERVICEIP) "
+        "[provisioning: AKS refuses a DNS service IP outside the service CIDR]",
     ),
     "CAPZ-MC-LOADBALANCER": (
         "aks",
         {"AKS_LOAD_BALANCER_PROFILE": {"managedOutboundIPs": 1, "outboundIPs": [IP_ID]}},
         "AKS_LOAD_BALANCER_PROFILE.outboundIPs: only one of managedOutboundIPs, outboundIPs, "
         "outboundIPPrefixes may be set (found managedOutboundIPs, outboundIPs) "
-        "(CAPZ-MC-LOADBALANCER)",
+        "(CAPZ-MC-LOADBALANCER) "
+        "[provisioning: AKS refuses more than one kind of outbound IP]",
     ),
     "CAPZ-MC-OUTBOUND": (
         "aks",
         {"AKS_OUTBOUND_TYPE": "userDefinedRouting"},
         "AKS_SUBNET_ID: is required: outboundType userDefinedRouting of ManagedCluster/my-cluster "
-        "needs every pool on your own subnet (one with its route table) (CAPZ-MC-OUTBOUND)",
+        "needs every pool on your own subnet (one with its route table) (CAPZ-MC-OUTBOUND) "
+        "[provisioning: AKS refuses the outbound type with these subnets]",
     ),
     "CAPZ-MC-FEDERATION": (
         "aks",
         {"AKS_WORKLOAD_IDENTITIES": [{"name": "app", "serviceAccount": "apps/app"}]},
         "AKS_WORKLOAD_IDENTITIES[0]: trusts the OIDC issuer of ManagedCluster/my-cluster, which "
         "does not enable workload identity (securityProfile.workloadIdentity.enabled: true), so no "
-        "pod can use the identity (CAPZ-MC-FEDERATION)",
+        "pod can use the identity (CAPZ-MC-FEDERATION) "
+        "[provisioning: Entra ID refuses the workloads' tokens: the credential trusts another issuer]",
     ),
     "CAPZ-CRED-SECRET": (
         "aks",
@@ -170,20 +189,23 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
             "AZURE_TENANT_ID": "22222222-2222-2222-2222-222222222222",
         },
         "AZURE_CLIENT_ID: AZURE_CLIENT_ID is empty: ASO needs all of AZURE_SUBSCRIPTION_ID, "
-        "AZURE_TENANT_ID, AZURE_CLIENT_ID (CAPZ-CRED-SECRET)",
+        "AZURE_TENANT_ID, AZURE_CLIENT_ID (CAPZ-CRED-SECRET) "
+        "[provisioning: ASO cannot authenticate with the Secret]",
     ),
     "CAPZ-IDENTITY-SECRET": (
         "aks-multi-tenancy",
         {**TENANCY, "CLUSTER_IDENTITY_TYPE": "ServicePrincipal"},
         "AZURE_CLUSTER_IDENTITY_SECRET_NAME: is required by type ServicePrincipal: the Secret with "
-        "the service principal's password or certificate (CAPZ-IDENTITY-SECRET)",
+        "the service principal's password or certificate (CAPZ-IDENTITY-SECRET) "
+        "[provisioning: CAPZ's controller cannot authenticate with the identity]",
     ),
     "CAPZ-IDENTITY-NAMESPACE": (
         "aks-multi-tenancy",
         {**TENANCY, "CLUSTER_IDENTITY_ALLOWED_NAMESPACES": {"list": ["team-a"]}},
         "CLUSTER_IDENTITY_ALLOWED_NAMESPACES.list: does not contain 'default', the namespace of "
         "AzureManagedControlPlane/my-cluster whose identityRef names this identity: CAPZ refuses "
-        "it the identity (CAPZ-IDENTITY-NAMESPACE)",
+        "it the identity (CAPZ-IDENTITY-NAMESPACE) "
+        "[provisioning: CAPZ's controller refuses the identity to that namespace]",
     ),
 }
 # The same rules on the legacy objects (one view per pool and cluster for both APIs).
@@ -192,25 +214,29 @@ LEGACY_CASES: dict[str, tuple[str, dict[str, Any], str]] = {
         "aks-legacy",
         {**LEGACY, "NODE_POOLS": [{"name": "apps", "mode": "User"}]},
         "NODE_POOLS: Cluster 'my-cluster' has no agent pool with mode: System (1 pool found); "
-        "AKS requires at least one (CAPZ-POOL-SYSTEM)",
+        "AKS requires at least one (CAPZ-POOL-SYSTEM) "
+        "[provisioning: AKS refuses a cluster without a System pool]",
     ),
     "CAPZ-POOL-AUTOSCALE": (
         "aks-legacy",
         {**LEGACY, "NODE_POOLS": [{**SYSTEM, "autoscaling": {"minCount": 0, "maxCount": 3}}]},
         "NODE_POOLS[0].autoscaling.minCount: is 0; a System pool keeps at least 1 node, so "
-        "autoscaling starts at 1 (CAPZ-POOL-AUTOSCALE)",
+        "autoscaling starts at 1 (CAPZ-POOL-AUTOSCALE) "
+        "[provisioning: AKS refuses the autoscaling bounds]",
     ),
     "CAPZ-MC-NETWORK-PLUGIN": (
         "aks-legacy",
         {**LEGACY, "AKS_NETWORK_PLUGIN": "kubenet", "AKS_NETWORK_POLICY": "azure"},
         "AKS_NETWORK_POLICY: azure (Azure Network Policy Manager) requires networkPlugin: azure, "
-        "not kubenet (CAPZ-MC-NETWORK-PLUGIN)",
+        "not kubenet (CAPZ-MC-NETWORK-PLUGIN) "
+        "[provisioning: AKS refuses the network plugin combination]",
     ),
     "CAPZ-ASO-PATCH-JSON": (
         "aks-legacy",
         {**LEGACY, "ASO_MANAGED_CLUSTER_PATCHES": ['{"spec": {"disableLocalAccounts": true']},
         "ASO_MANAGED_CLUSTER_PATCHES[0]: not valid JSON: Expecting ',' delimiter (line 1, "
-        "column 39 of the patch) (CAPZ-ASO-PATCH-JSON)",
+        "column 39 of the patch) (CAPZ-ASO-PATCH-JSON) "
+        "[provisioning: CAPZ's controller cannot apply the patch]",
     ),
 }
 # Option-7 patches of the pools, in the multi-tenancy flavor (it extends aks-legacy).
@@ -221,7 +247,8 @@ LEGACY_CASES["CAPZ-ASO-PATCH-JSON-POOL"] = (
         "NODE_POOLS": [{**SYSTEM, "asoManagedClustersAgentPoolPatches": ["[1]"]}],
     },
     'NODE_POOLS[0].asoManagedClustersAgentPoolPatches[0]: must be a JSON object ({"spec": '
-    "{...}}), not a list (CAPZ-ASO-PATCH-JSON)",
+    "{...}}), not a list (CAPZ-ASO-PATCH-JSON) "
+    "[provisioning: CAPZ's controller cannot apply the patch]",
 )
 
 
@@ -323,7 +350,7 @@ def test_a_flavor_without_origins_names_the_rendered_field(user_flavors: Path) -
     assert caught.value.details == (
         "AzureASOManagedMachinePool/pool > ManagedClustersAgentPool/pool: spec.azureName: 'Pool_1' must "
         "start with a lower-case letter and contain only lower-case letters and digits "
-        "(CAPZ-POOL-NAME)",
+        "(CAPZ-POOL-NAME) [provisioning: AKS refuses the pool name]",
     )
 
 
@@ -357,7 +384,7 @@ def test_exported_structural_defaults_are_checked(tmp_path: Path) -> None:
     assert "mine: 1 problem with the values of flavor 'mine'" in details
     assert (
         "  NODE_POOLS: Cluster '${CLUSTER_NAME}' has no agent pool with mode: System (1 pool "
-        "found); AKS requires at least one (CAPZ-POOL-SYSTEM)"
+        "found); AKS requires at least one (CAPZ-POOL-SYSTEM) [provisioning: AKS refuses a cluster without a System pool]"
     ) in details
 
 
@@ -428,13 +455,16 @@ def test_option7_patches_are_validated_in_the_generated_output(
     assert result.exit_code == 1, result.stderr
     assert result.stdout == ""
     lines = result.stderr.splitlines()
+    why = "[provisioning: ASO refuses the resource CAPZ's controller builds from the patches]"
     assert lines[:2] == [
         "<generated>:27: AzureManagedControlPlane/my-cluster: spec.asoManagedClusterPatches[0]: "
         'spec.disableLocalAcounts: unknown field "disableLocalAcounts" (in no shipped version) '
-        "[containerservice.azure.com/v1api20240901 ManagedCluster] (CAPZ-ASO-PATCH-SCHEMA)",
+        "[containerservice.azure.com/v1api20240901 ManagedCluster] (CAPZ-ASO-PATCH-SCHEMA) "
+        f"{why}",
         "<generated>:76: AzureManagedMachinePool/my-cluster-system: "
         'spec.asoManagedClustersAgentPoolPatches[0]: spec.maxPods: expected integer, got string "many" '
-        "[containerservice.azure.com/v1api20240901 ManagedClustersAgentPool] (CAPZ-ASO-PATCH-SCHEMA)",
+        "[containerservice.azure.com/v1api20240901 ManagedClustersAgentPool] (CAPZ-ASO-PATCH-SCHEMA) "
+        f"{why}",
     ]
 
 

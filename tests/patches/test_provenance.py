@@ -29,7 +29,7 @@ def test_a_finding_on_a_patched_field_names_the_patch_document(
     assert result.exit_code == 1
     assert result.stderr == (
         f"{patch} (document 2) -> <generated>:45: AzureASOManagedControlPlane/demo > "
-        'ManagedCluster/demo: spec.sku.tierr: unknown field "tierr" (schema)\n'
+        'ManagedCluster/demo: spec.sku.tierr: unknown field "tierr" (schema) [admission]\n'
         "Error: generated manifests are invalid (7 documents checked: 1 error, 0 warnings)\n"
     )
 
@@ -53,7 +53,7 @@ def test_findings_elsewhere_keep_the_plain_location(run_cli: Any, tmp_path: Path
     result = run_cli(["generate", "cluster", "c1", "--from", str(template), "--patch", str(patch)])
     assert result.exit_code == 1
     assert result.stderr == (
-        '<generated>:6: ConfigMap/x: metadata.labelz: unknown field "labelz" (schema)\n'
+        '<generated>:6: ConfigMap/x: metadata.labelz: unknown field "labelz" (schema) [admission]\n'
         "Error: generated manifests are invalid (1 document checked: 1 error, 0 warnings)\n"
     )
 
@@ -76,7 +76,7 @@ def test_fleet_overrides_are_named_by_their_place_in_the_fleet_file(
     assert (
         f"{fleet} clusters[0].overrides[0] -> <cluster east>:43: "
         "AzureASOManagedControlPlane/east > ManagedCluster/east: spec.sku.tierr: "
-        'unknown field "tierr" (schema)\n'
+        'unknown field "tierr" (schema) [admission]\n'
     ) in result.stderr
     assert not out.exists()
 
@@ -141,7 +141,9 @@ def test_attribution_takes_the_last_patch_on_related_paths() -> None:
     )
     assert [f.patch for f in found] == [second, second, None, None, None]
     assert attribute_findings([_finding(0)], [PatchChange(0, ("spec",), first)])[0].patch == first
-    assert found[0].to_text() == "b.yaml (document 3) -> <generated>: ?/?: spec.x.y.z: bad (schema)"
+    assert found[0].to_text() == (
+        "b.yaml (document 3) -> <generated>: ?/?: spec.x.y.z: bad (schema) [admission]"
+    )
     assert found[0].to_json()["patch"] == {"file": "b.yaml", "document": 2, "where": None}
     assert "patch" not in found[2].to_json()
     assert PatchRef("f.yaml").label() == "f.yaml"

@@ -93,7 +93,8 @@ def test_broken_patch_is_named_on_its_line(
         f"{manifest}:{line}: ClusterClass/demo-class: spec.patches[1].definitions[0].jsonPatches[0]: "
         'patch "azureasomanagedcontrolplane-spec" on AzureASOManagedControlPlaneTemplate/'
         "demo-control-plane: spec.template.spec.resources[0].spec.dnsPrefx: unknown field "
-        '"dnsPrefx" (schema)'
+        '"dnsPrefx" (schema) [provisioning: CAPI\'s topology controller builds the patched '
+        "template, then the API server refuses it]"
     )
     assert run_cli(["validate", str(manifest), "--disable-rule", "schema"]).exit_code == 0
 

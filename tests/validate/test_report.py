@@ -7,7 +7,7 @@ import json
 from generator.checks import known_rule_ids
 from generator.checks.report import describe_rules, render_json, render_text
 from generator.checks.rules import RULES
-from generator.findings import Finding, Severity, Subject
+from generator.findings import Finding, Gate, Severity, Subject
 
 DOC = Subject(file="c.yaml", document=1, kind="AzureASOManagedMachinePool", name="demo-pool0")
 EMBEDDED = DOC.embedded(
@@ -21,6 +21,8 @@ FINDINGS = [
         EMBEDDED,
         ("spec", "resources", 0, "spec", "azureName"),
         line=12,
+        gate=Gate.PROVISIONING,
+        why="AKS refuses the pool name",
     ),
     Finding(Severity.WARNING, "CAPZ-NS-MIXED", "has no namespace", DOC, ("metadata",)),
 ]
@@ -30,8 +32,10 @@ def test_render_text() -> None:
     text = render_text(FINDINGS, documents=7)
     assert text.splitlines() == [
         "c.yaml:12: AzureASOManagedMachinePool/demo-pool0 > ManagedClustersAgentPool/p: spec.azureName: "
-        "'winpool1' is 8 characters; a Windows pool name has at most 6 (CAPZ-POOL-NAME)",
-        "c.yaml: AzureASOManagedMachinePool/demo-pool0: metadata: warning: has no namespace (CAPZ-NS-MIXED)",
+        "'winpool1' is 8 characters; a Windows pool name has at most 6 (CAPZ-POOL-NAME) "
+        "[provisioning: AKS refuses the pool name]",
+        "c.yaml: AzureASOManagedMachinePool/demo-pool0: metadata: warning: has no namespace "
+        "(CAPZ-NS-MIXED) [admission]",
         "7 documents checked: 1 error, 1 warning",
     ]
 
@@ -56,18 +60,24 @@ def test_render_json() -> None:
     assert first["display_path"] == "spec.azureName"
     assert first["embedded_path"] == "spec.resources[0]"
     assert first["severity"] == "error" and first["line"] == 12
+    assert first["gate"] == "provisioning" and first["why"] == "AKS refuses the pool name"
+    second = data["findings"][1]
+    assert second["gate"] == "admission" and "why" not in second, "why only where it is set"
     assert list(first) == sorted(first), "keys are in a stable (sorted) order"
     assert render_json(FINDINGS, documents=7) == text
 
 
 def test_describe_rules_lists_every_rule() -> None:
     table = describe_rules().splitlines()
-    assert table[0].split() == ["RULE", "SEVERITY", "DESCRIPTION"]
+    assert table[0].split() == ["RULE", "SEVERITY", "GATE", "DESCRIPTION"]
     ids = [line.split()[0] for line in table[1:]]
     assert ids == known_rule_ids()
     pool_name = next(line for line in table if line.startswith("CAPZ-POOL-NAME "))
     assert " error " in pool_name and "(C14, K3, O4)" in pool_name
+    assert pool_name.split()[2] == "both" and "Admission on AzureManagedMachinePool" in pool_name
     mixed = next(line for line in table if line.startswith("CAPZ-NS-MIXED "))
-    assert " warning " in mixed
+    assert mixed.split()[1:3] == ["warning", "provisioning"]
+    schema = next(line for line in table if line.startswith("schema "))
+    assert schema.split()[1:3] == ["error", "admission"]
     # header, engine and CEL checks, CAPZ rules, the two ClusterClass patch rules
     assert len(table) == 1 + 6 + len(RULES) + 2

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from generator.checks import ValidationOptions, validate_documents
-from generator.checks.rules.versions import capz_accepts_version
+from generator.checks.rules.versions import webhook_accepts_version
 from generator.documents import Document
 from generator.findings import format_path
 from generator.model.values import parse_go_cidr
@@ -33,8 +33,8 @@ Parse = Callable[..., list[Document]]
         ("v1.33.1 ", False),
     ],
 )
-def test_capz_accepts_version_like_validate_version(text: str, accepted: bool) -> None:
-    assert capz_accepts_version(text) is accepted
+def test_webhook_accepts_version_like_validate_version(text: str, accepted: bool) -> None:
+    assert webhook_accepts_version(text) is accepted
 
 
 @pytest.mark.parametrize(

@@ -26,11 +26,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from generator.checks.clusterclass.placeholders import Role, builtins, variables
-from generator.checks.clusterclass.rule_ids import TEMPLATE, UNCHECKED
+from generator.checks.clusterclass.rule_ids import GATES, TEMPLATE, UNCHECKED
 from generator.checks.clusterclass.targets import Target, class_targets, matches
 from generator.checks.clusterclass.values import ValueProblem, enabled_if_problem, patch_value
 from generator.documents import Document
-from generator.findings import Finding, JsonPath, Severity, format_path
+from generator.findings import Finding, Gate, JsonPath, Severity, format_path
 from generator.jsonpatch import PatchFailure, apply_json_patch
 from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
@@ -132,9 +132,21 @@ class ClassPatches:
         return state
 
     def _report(
-        self, severity: Severity, rule: str, path: JsonPath, message: str, hint: str | None = None
+        self,
+        severity: Severity,
+        rule: str,
+        path: JsonPath,
+        message: str,
+        hint: str | None = None,
+        why: str | None = None,
     ) -> None:
-        finding = Finding(severity, rule, message, self.cc.subject, path, hint=hint)
+        """A finding on the class: of its own rule (``CC-PATCH-*``), or of a patched template's
+        rule, which is provisioning all the same: the template is built by CAPI's topology
+        controller, so the user's apply of the class succeeds (``why`` says what follows)."""
+        gate, own_why = GATES.get(rule, (Gate.PROVISIONING, None))
+        finding = Finding(
+            severity, rule, message, self.cc.subject, path, hint=hint, gate=gate, why=why or own_why
+        )
         if finding not in self.findings:
             self.findings.append(finding)
 
@@ -249,7 +261,9 @@ class ClassPatches:
             finding, operation = state.first[key]
             where = format_path(finding.path) or "(object)"
             message = f"{operation.label(state.target)}: {where}: {finding.message}"
-            self._report(finding.severity, finding.rule, operation.path, message, finding.hint)
+            then = finding.why or "the API server refuses it"
+            why = f"CAPI's topology controller builds the patched template, then {then}"
+            self._report(finding.severity, finding.rule, operation.path, message, finding.hint, why)
 
 
 def check_class_patches(

@@ -33,6 +33,7 @@ from generator.checks.rules import (  # noqa: F401 (imported to register their r
     cp_identity,
     access,
     network,
+    pod_subnets,
     siblings,
     clusteridentity,
     aso,

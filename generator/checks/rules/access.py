@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from generator.checks.rules.base import Rule
+from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Rule
 from generator.checks.rules.managedcluster import managed_clusters
 from generator.checks.views import Api, ControlPlane, legacy_specs, views_of
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -47,6 +47,10 @@ API_ACCESS = Rule(
     "so not a bare IP; AKS takes a bare IP as /32); a custom privateDNSZone is a private DNS zone ID named "
     "[sub.]private|privatelink.<location>.azmk8s.io and requires enablePrivateCluster (K15)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the API server access profile",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
+    split="not a private DNS zone of another region than the cluster's, which it admits",
 )
 
 
@@ -87,12 +91,18 @@ def _check_api_access(ms: ManifestSet) -> Iterator[Finding]:
             "LOCATION", re.escape(location.lower()) if location else "[a-z0-9]+"
         )
         if match is None or not re.fullmatch(pattern, match.group("zone"), re.IGNORECASE):
+            # CAPZ's webhook checks the zone's form for any region: a zone of another region
+            # than the cluster's it admits, and AKS refuses it.
+            other_region = match is not None and re.fullmatch(
+                _ZONE_NAME.replace("LOCATION", "[a-z0-9]+"), match.group("zone"), re.IGNORECASE
+            )
             yield API_ACCESS.at(
                 cp.private_dns_zone,
                 (),
                 f"{zone!r} must be system, none or the ID of a private DNS zone named "
                 f"[<subzone>.]private|privatelink.{location.lower() if location else '<location>'}"
                 ".azmk8s.io",
+                gate=Gate.PROVISIONING if other_region else None,
             )
 
 
@@ -101,6 +111,8 @@ PRIVATE_DNS = Rule(
     "privateDNSZone none and enablePrivateClusterPublicFQDN: true are ignored without "
     "enablePrivateCluster: true (custom zones: CAPZ-MC-APISERVER; system is the default) (K15, §4.3)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="AKS ignores the setting without a private cluster",
 )
 
 
@@ -133,6 +145,8 @@ ZONE_IDENTITY = Rule(
     "A custom private DNS zone needs a user-assigned control-plane identity (identity type "
     "UserAssigned) (K15, §4.3, §4.7)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a custom private DNS zone without a user-assigned identity",
 )
 
 
@@ -156,6 +170,9 @@ WORKLOAD_IDENTITY = Rule(
     "CAPZ-MC-WORKLOAD-IDENTITY",
     "securityProfile.workloadIdentity requires oidcIssuerProfile.enabled: true (K17)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses workload identity without the OIDC issuer",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -176,6 +193,8 @@ FEDERATION = Rule(
     "with workload identity enabled, read from the ConfigMap that ManagedCluster writes it to "
     "(K17, §4.6)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="Entra ID refuses the workloads' tokens: the credential trusts another issuer",
 )
 
 
@@ -217,6 +236,10 @@ LOCAL_ACCOUNTS = Rule(
     "disableLocalAccounts: true requires aadProfile.managed: true; an AzureManagedControlPlane sets "
     "it at all only with aadProfile (K18)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses disabling local accounts without managed Entra ID",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
+    split="not with an aadProfile whose managed is false, which it admits",
 )
 
 
@@ -224,10 +247,14 @@ LOCAL_ACCOUNTS = Rule(
 def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
     for cp in views_of(ms).control_planes:
         if cp.disable_local_accounts.raw is True and cp.aad_managed.raw is not True:
+            # CAPZ's webhook refuses it only without any aadProfile: with managed: false it
+            # admits it, and AKS refuses it.
+            without_aad = dig(cp.owner.obj, "spec", "aadProfile") is None
             yield LOCAL_ACCOUNTS.at(
                 cp.disable_local_accounts,
                 (),
                 "requires AKS-managed Entra ID (aadProfile.managed: true)",
+                gate=None if cp.api is not Api.LEGACY or without_aad else Gate.PROVISIONING,
             )
         elif (
             cp.api is Api.LEGACY
@@ -250,6 +277,8 @@ LOCAL_ACCOUNTS_RBAC = Rule(
     "true leaves access to Kubernetes RBAC alone (legacy: CAPZ enables Azure RBAC with managed) "
     "(C17, §4.1, §4.2)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="admitted; access is left to Kubernetes RBAC alone",
 )
 
 
@@ -330,6 +359,9 @@ KMS = Rule(
     "keyVaultResourceReference (legacy keyVaultResourceID), Public forbids it (K20; CAPZ "
     "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the Key Vault KMS settings",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -343,6 +375,8 @@ IDENTITY_PROFILE = Rule(
     "CAPZ-MC-IDENTITY-PROFILE",
     "identityProfile has only the key kubeletidentity (K24)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses identityProfile keys other than kubeletidentity",
 )
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet
@@ -112,6 +112,7 @@ OWNER = Rule(
     "name, or armId); an owner armId is of the owner's ARM type, a resource group for top-level "
     "resources (O1, O5, R6, R10; ASO genruntime ValidateOwner, VerifyResourceOwnerARMID)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
@@ -226,6 +227,7 @@ REFERENCE = Rule(
     "name, not both and not neither; a value and its *FromConfig twin are not both set (O5, "
     "R13; ASO genruntime ResourceReference.Validate, configmaps.ValidateOptionalReferences)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
@@ -287,6 +289,7 @@ SECRET_DESTINATION = Rule(
     "No two operatorSpec secrets (or configMaps, or keyed expressions) of one resource write to "
     "the same name and key (C9, §4.6; ASO genruntime secrets/configmaps ValidateDestinations)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
@@ -320,6 +323,8 @@ IDENTITY = Rule(
     "userAssignedIdentities, and userAssignedIdentities only with such a type (§4.7; Azure "
     "MissingIdentityIds, which ASO does not check before)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ARM refuses it (MissingIdentityIds); ASO's webhook does not check it",
 )
 
 
@@ -356,6 +361,9 @@ FIC_ISSUER = Rule(
     "A FederatedIdentityCredential has exactly one of issuer and issuerFromConfig (§4.6; ASO "
     "configmaps.ValidateOptionalReferences, and Azure requires an issuer)",
     Severity.ERROR,
+    Gate.ADMISSION,
+    why="ARM refuses a federated credential without an issuer",
+    split="Provisioning when neither issuer nor issuerFromConfig is set: ASO's webhook admits it, ARM refuses it",
 )
 
 
@@ -380,4 +388,6 @@ def _check_fic_issuer(ms: ManifestSet) -> Iterator[Finding]:
                 "has neither issuer nor issuerFromConfig: Azure needs the URL of the issuer to trust",
                 hint="read the cluster's OIDC issuer URL from the ConfigMap its ManagedCluster "
                 "writes (operatorSpec.configMaps.oidcIssuerProfile)",
+                # ASO's webhook refuses both; neither it admits, and ARM is the one to refuse
+                gate=Gate.PROVISIONING,
             )

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from generator.cel.rules import NAMESPACES
 from generator.cel.shapes import Shape
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import Json, JsonObject, dig
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import as_dict, as_list, known_str
@@ -411,6 +411,7 @@ EXPRESSION = Rule(
     "a string (with key) or map(string, string) (without key) result (§2.4, §4.6; ASO genruntime "
     "secrets/configmaps ValidateDestinations, internal/util/cel)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 

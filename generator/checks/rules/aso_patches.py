@@ -42,7 +42,7 @@ from generator.checks.rules.aso_patch_targets import (
     patched_objects,
 )
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, JsonPath, Severity, format_path
+from generator.findings import Finding, Gate, JsonPath, Severity, format_path
 from generator.jsontypes import dig
 from generator.model.manifests import ManifestSet
 from generator.model.values import is_templated
@@ -65,6 +65,8 @@ PATCH_JSON = Rule(
     "Each asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry is JSON or YAML "
     "holding an object, a JSON merge patch CAPZ can apply (§5.3, §5.4 option 7; CAPZ aso.go)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller cannot apply the patch",
 )
 
 
@@ -81,6 +83,8 @@ PATCH_OWNED = Rule(
     "A patch does not set what CAPZ sets itself: name, owner, location, kubernetesVersion, "
     "agentPoolProfiles; a pool's name, owner, orchestratorVersion, count (§5.3, §5.4, C5-C12)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="CAPZ's controller overwrites what the patch sets",
 )
 
 
@@ -126,6 +130,8 @@ PATCH_SCHEMA = Rule(
     "The ManagedCluster / agent pool CAPZ builds, with the patches applied in order, matches the "
     "containerservice v1api20240901 schema (§5.3, §5.4 option 7)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ASO refuses the resource CAPZ's controller builds from the patches",
 )
 
 
@@ -140,6 +146,8 @@ PATCH_VERSION = Rule(
     "A patched field v1api20240901 lacks but another shipped version has cannot be checked: "
     "CAPZ v1.26.0 sends v1api20250801, which has no schema here (§0, §5.3 option 7)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="CAPZ's controller sends an API version capzgen has no schema for",
 )
 
 

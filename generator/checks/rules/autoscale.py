@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
 from generator.checks.views import views_of
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -25,6 +25,8 @@ RANGE = Rule(
     "Agent pool autoscaling minimum <= maximum, and a System pool's minimum is at least 1 "
     "(§4.9, K23)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the autoscaling bounds",
 )
 
 
@@ -46,6 +48,8 @@ REPLICAS = Rule(
     "CAPZ-POOL-AUTOSCALE-REPLICAS",
     "An autoscaled pool sets both bounds, and its MachinePool replicas lie within them (§4.9, C12)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="the autoscaler or AKS overrides the replicas",
 )
 
 
@@ -80,6 +84,8 @@ MANAGED_BY = Rule(
     "An autoscaled pool's MachinePool has no cluster.x-k8s.io/replicas-managed-by annotation other than "
     "'aks' (C13)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's and another controller fight over the replicas",
 )
 
 

@@ -25,7 +25,7 @@ from generator.azure_data import (
 from generator.checks.rules.base import Located, Rule
 from generator.checks.rules.versions import _versions as kubernetes_version_fields
 from generator.checks.views import legacy_specs
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -47,6 +47,8 @@ REGION = Rule(
     "location names an Azure public region by its programmatic name (westeurope); unknown names "
     "warn with the nearest ones, list in generator/data/azure-regions.yaml (O2, §4)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="ARM refuses an unknown location",
 )
 
 
@@ -78,6 +80,8 @@ VM_SIZE_RULE = Rule(
     "Agent pool vmSize (legacy: AzureManagedMachinePool sku) is a VM size name: "
     "Standard_<family><vCPUs>[features][_version], in any case as Azure reads it (K9, §4)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the VM size",
 )
 
 
@@ -94,6 +98,8 @@ SUPPORTED = Rule(
     "Kubernetes versions lie in the range CAPZ v1.26.0 supports for workload clusters "
     "as generator/data/kubernetes-versions.yaml records them (K12, §0)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="AKS or CAPZ v1.26.0 does not offer this version",
 )
 
 

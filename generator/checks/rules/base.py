@@ -8,11 +8,19 @@ reference ID (``R1``, ``C6``, ``K3`` ... in ``shared/reference/aks-aso-reference
 Each rule module declares a rule's record right above the function that checks it, and
 ``@RECORD.checks`` registers the pair, so a reader sees what a check promises where it is kept::
 
-    SUBNET_NAME = Rule("CAPZ-POOL-SUBNET-NAME", "... (§4.8)", Severity.ERROR)
+    SUBNET_NAME = Rule("CAPZ-POOL-SUBNET-NAME", "... (§4.8)", Severity.ERROR, Gate.ADMISSION)
 
 
     @SUBNET_NAME.checks
     def _check_subnet_name(ms: ManifestSet) -> Iterator[Finding]: ...
+
+Every record states its :class:`~generator.findings.Gate`: whether the management cluster
+refuses what the rule finds (``admission``) or admits it and something later fails
+(``provisioning``, with ``why`` saying who). The evidence is docs/webhook-parity.md (which CAPZ and
+ASO webhook checks a rule mirrors) and CAPZ v1.26.0's webhooks run over the rule's invalid
+examples; a CAPZ webhook check is admission only for the kinds CAPZ registers it for
+(``webhook_kinds``): the legacy AzureManaged* kinds, never the AzureASOManaged* ones, whose
+webhooks only check a feature gate, so the same check on an embedded ASO resource is AKS's.
 
 Registration happens when the module is imported; :mod:`generator.checks.rules` imports the
 modules in the order the rules run and are listed in.
@@ -24,7 +32,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from generator.findings import Finding, JsonPath, Severity, Subject
+from generator.findings import Finding, Gate, JsonPath, Severity, Subject
+from generator.model import kinds
 from generator.model.manifests import ManifestSet
 from generator.schemastore.types import SchemaLookup
 
@@ -52,10 +61,29 @@ class Located(Protocol):
         ...
 
 
+LEGACY_CONTROL_PLANES = frozenset(
+    {kinds.LEGACY_CONTROL_PLANE, f"{kinds.LEGACY_CONTROL_PLANE}Template"}
+)
+"""The kinds CAPZ's AzureManagedControlPlane webhooks validate (the template's too)."""
+
+LEGACY_POOLS = frozenset({kinds.LEGACY_MACHINE_POOL, f"{kinds.LEGACY_MACHINE_POOL}Template"})
+"""The kinds CAPZ's AzureManagedMachinePool webhooks validate (the template's too)."""
+
+
 @dataclass(frozen=True)
 class Rule:
     """One rule's record: its ID (``CAPZ-...``, or ``ASO-...`` for ASO's own admission checks), the
-    one-line description ``--list-rules`` shows and the one severity it reports with.
+    one-line description ``--list-rules`` shows, the one severity it reports with and the gate it
+    stands for.
+
+    ``gate`` is the gate of the rule's findings, and a provisioning rule must say in ``why`` who
+    fails it later (AKS, ARM, CAPZ's or ASO's controller): the finding's text shows it, so the user
+    can tell capzgen being stricter than the API server from what the API server refuses.
+    ``webhook_kinds`` serves the rules that mirror a CAPZ webhook check for the legacy API and
+    check the same on embedded ASO resources, where no webhook does: findings on a top-level
+    object of those kinds are admission, the others take ``gate``. A single finding that differs
+    (the webhook skips a case, or checks a narrower range) passes its own gate to :meth:`at`,
+    and ``split`` says which, for ``--list-rules`` and docs/rules.md.
 
     The function below the record, decorated with :meth:`checks` (or :meth:`checks_with_schemas`),
     is what enforces it; the record makes that function's findings with :meth:`at`.
@@ -64,9 +92,56 @@ class Rule:
     id: str
     description: str
     severity: Severity
+    gate: Gate
+    why: str | None = None
+    webhook_kinds: frozenset[str] = frozenset()
+    split: str | None = None  # which findings :meth:`at` gives the other gate, for the docs
 
-    def at(self, where: Located, rel: JsonPath, message: str, hint: str | None = None) -> Finding:
-        """A finding at ``rel`` inside ``where`` (path made absolute from the document root)."""
+    def __post_init__(self) -> None:
+        # A record that breaks these would print a provisioning finding nobody can act on, or
+        # claim webhooks for a rule that is admission anyway: refused when the module loads.
+        if self.gate is Gate.PROVISIONING and not self.why:
+            msg = f"{self.id}: a provisioning rule says why (who fails it later)"
+            raise ValueError(msg)
+        if self.webhook_kinds and self.gate is Gate.ADMISSION:
+            msg = f"{self.id}: webhook_kinds only narrow a provisioning rule"
+            raise ValueError(msg)
+
+    @property
+    def gates(self) -> str:
+        """``admission``, ``provisioning``, or ``both`` for a rule whose findings can be of
+        either gate (see :attr:`webhook_kinds` and :attr:`split`)."""
+        return "both" if self.webhook_kinds or self.split else self.gate.value
+
+    def gate_of(self, subject: Subject) -> Gate:
+        """The gate of this rule's finding on ``subject``: admission on a top-level object of
+        :attr:`webhook_kinds` (CAPZ's webhook refuses it), else the rule's :attr:`gate`."""
+        if subject.embedded_path is None and subject.kind in self.webhook_kinds:
+            return Gate.ADMISSION
+        return self.gate
+
+    def at(
+        self,
+        where: Located,
+        rel: JsonPath,
+        message: str,
+        hint: str | None = None,
+        *,
+        gate: Gate | None = None,
+        why: str | None = None,
+    ) -> Finding:
+        """A finding at ``rel`` inside ``where`` (path made absolute from the document root).
+
+        ``gate`` overrides :meth:`gate_of` for this finding, and ``why`` the rule's reason, for
+        the one finding of a rule that a webhook treats otherwise than the rule's other findings.
+        """
+        chosen = gate if gate is not None else self.gate_of(where.subject)
+        reason = None
+        if chosen is Gate.PROVISIONING:
+            reason = why or self.why
+            if not reason:
+                msg = f"{self.id}: a provisioning finding needs a why"
+                raise ValueError(msg)
         return Finding(
             severity=self.severity,
             rule=self.id,
@@ -74,6 +149,8 @@ class Rule:
             subject=where.subject,
             path=(*where.path, *rel),
             hint=hint,
+            gate=chosen,
+            why=reason,
         )
 
     def checks(self, check: _C) -> _C:
@@ -116,6 +193,12 @@ class RuleCheck:
     def severity(self) -> Severity:
         """The one severity the rule reports with."""
         return self.rule.severity
+
+    @property
+    def gate(self) -> Gate:
+        """The gate the rule's findings stand for (on the legacy kinds of ``webhook_kinds``,
+        admission)."""
+        return self.rule.gate
 
     def run(self, manifests: ManifestSet, store: SchemaLookup | None) -> Iterable[Finding]:
         """The rule's findings on ``manifests``, validating with ``store`` if the rule uses one."""

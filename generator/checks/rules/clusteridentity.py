@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, Ref
@@ -28,6 +28,8 @@ SECRET = Rule(
     "ServicePrincipalCertificate have a clientSecret (or, for certificates, certPath); other types "
     "have none (§5.6, CRD)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller cannot authenticate with the identity",
 )
 
 
@@ -61,6 +63,8 @@ NAMESPACE = Rule(
     "An AzureClusterIdentity whose allowedNamespaces is a list (no selector) lists the namespace of "
     "every AzureManagedControlPlane whose identityRef names it (§5.6, CRD allowedNamespaces)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller refuses the identity to that namespace",
 )
 
 
@@ -99,6 +103,7 @@ TYPE_FIELDS = Rule(
     "AzureClusterIdentity resourceID only with type UserAssignedMSI, userAssignedIdentityCredentials"
     "Path/CloudType only with UserAssignedIdentityCredential (§5.6; CAPZ validateAzureClusterIdentity)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 

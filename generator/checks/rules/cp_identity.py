@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -26,6 +26,7 @@ IDENTITY = Rule(
     "UserAssigned and only then (CAPZ validateAzureManagedControlPlaneIdentity; ASO shape: "
     "ASO-IDENTITY-USERASSIGNED; §4.7, §5.3)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import Json
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
@@ -34,6 +34,8 @@ MISSING = Rule(
     "CAPZ-CRED-MISSING",
     "Every embedded resource carries serviceoperator.azure.com/credential-from (R12, §1.6)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="ASO falls back to its global credential",
 )
 
 
@@ -53,6 +55,8 @@ VALUE = Rule(
     "CAPZ-CRED-VALUE",
     "The credential-from annotation is a non-empty Secret name without '/' (R12)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ASO finds no credential Secret by that name",
 )
 
 
@@ -77,6 +81,8 @@ CONSISTENT = Rule(
     "CAPZ-CRED-CONSISTENT",
     "All embedded resources of one Cluster use the same credential Secret (§1.6)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="ASO uses different credentials for one cluster's resources",
 )
 
 
@@ -149,6 +155,8 @@ SECRET = Rule(
     "AZURE_TENANT_ID, AZURE_CLIENT_ID in data or stringData; AUTH_MODE is workloadidentity or podidentity "
     "(R12, §1.6, O7)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ASO cannot authenticate with the Secret",
 )
 
 

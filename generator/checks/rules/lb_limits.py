@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from generator.checks.fields import Api, Field, inside
 from generator.checks.rules.base import Rule
 from generator.checks.views import views_of
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import Json
 from generator.model.manifests import ManifestSet
 from generator.model.values import as_int
@@ -37,6 +37,7 @@ LIMITS = Rule(
     "loadBalancerProfile: 1-100 managed outbound IPs, 0-64000 allocated outbound ports, idle "
     "timeout 4-120 minutes (K14, §4.5; CAPZ validateLoadBalancerProfile)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 

@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable, Iterator
 
 from generator.checks.fields import Owner
-from generator.checks.rules.base import Rule
+from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Rule
 from generator.checks.views import Api, ControlPlane, is_aks_cluster, legacy_specs, views_of
-from generator.findings import Finding, JsonPath, Severity, format_path
+from generator.findings import Finding, Gate, JsonPath, Severity, format_path
 from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
@@ -49,6 +49,9 @@ DNS_PREFIX = Rule(
     "The AKS DNS prefix (ManagedCluster or AzureManagedControlPlane dnsPrefix) is 2-54 letters, "
     "digits or '-', alphanumeric at both ends (K10)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the DNS prefix",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -69,6 +72,9 @@ NAME = Rule(
     "The AKS cluster name (azureName, else metadata.name; legacy: the control plane's name) does not "
     "contain 'microsoft' or 'windows' (K11)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the cluster name",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -91,9 +97,11 @@ CLUSTER_CIDRS = Rule(
     "AzureManagedControlPlane is refused for its Cluster's (the one its cluster-name label names) "
     "(K13; CAPZ validateManagedClusterNetwork)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS gets one services and one pods CIDR; CAPZ's controller drops the rest",
+    split="Admission on an AzureManagedControlPlane with the cluster.x-k8s.io/cluster-name label: CAPZ's webhook refuses it",
 )
 
-_CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 _CIDR_BLOCKS = ("services", "pods")
 
 
@@ -112,8 +120,8 @@ def _legacy_cluster(ms: ManifestSet, obj: TopObject) -> TopObject | None:
     CAPI labels the control plane with its Cluster's name and the update is checked alike, so the
     Cluster whose controlPlaneRef names it stands in."""
     labels = as_dict(dig(obj.obj, "metadata", "labels")) or {}
-    if _CLUSTER_NAME_LABEL in labels:
-        name = known_str(labels[_CLUSTER_NAME_LABEL])
+    if CLUSTER_NAME_LABEL in labels:
+        name = known_str(labels[CLUSTER_NAME_LABEL])
         return None if name is None else ms.find(kinds.CLUSTER, name, obj.namespace)
     group = ms.cluster_of.get(obj)
     return group.cluster if group is not None and group.control_plane is obj else None
@@ -137,6 +145,7 @@ def _check_cluster_cidrs(ms: ManifestSet) -> Iterator[Finding]:
                 f"AzureManagedControlPlane webhook refuses this control plane (AKS takes one "
                 f"{block} CIDR)",
                 hint=f"keep one CIDR in {cluster.ref()} {format_path(path)}",
+                gate=_cidrs_gate(obj),
             )
     for group in ms.clusters:
         if not is_aks_cluster(group):
@@ -152,6 +161,17 @@ def _check_cluster_cidrs(ms: ManifestSet) -> Iterator[Finding]:
                 path,
                 f"has {count} CIDRs; CAPZ uses one {block} CIDR for AKS",
             )
+
+
+def _cidrs_gate(control_plane: TopObject) -> Gate | None:
+    """Admission when the AzureManagedControlPlane is labelled with its cluster's name: CAPZ's
+    webhook then reads that Cluster and refuses the control plane on create. Without the label
+    the create is admitted (the update after CAPI labels it is not). None: the rule's own
+    gate."""
+    labels = dig(control_plane.obj, "metadata", "labels")
+    if isinstance(labels, dict) and isinstance(labels.get(CLUSTER_NAME_LABEL), str):
+        return Gate.ADMISSION
+    return None
 
 
 def cluster_service_cidr(cp: ControlPlane) -> str | None:
@@ -174,6 +194,24 @@ def _has_service_range(cp: ControlPlane) -> bool:
     return services is not None
 
 
+CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+
+
+def network_gate(cp: ControlPlane) -> Gate | None:
+    """The gate of a network finding on ``cp``: CAPZ's AzureManagedControlPlane webhook runs
+    validateManagedClusterNetwork only when the control plane carries the
+    ``cluster.x-k8s.io/cluster-name`` label (it reads the Cluster by it): without the label the
+    API server admits what capzgen still finds, and AKS is the first to refuse it. None: the
+    rule's own gate."""
+    top = cp.owner
+    if cp.api is not Api.LEGACY or not isinstance(top, TopObject):
+        return None
+    labels = dig(top.obj, "metadata", "labels")
+    if isinstance(labels, dict) and isinstance(labels.get(CLUSTER_NAME_LABEL), str):
+        return None
+    return Gate.PROVISIONING
+
+
 def _legacy_dns_service_ip(cp: ControlPlane) -> Iterator[Finding]:
     """CAPZ's validateManagedClusterNetwork on the legacy shape: an IP address ending in .10.
     Not on a template: that function starts from the Cluster named by the object's cluster-name
@@ -183,11 +221,22 @@ def _legacy_dns_service_ip(cp: ControlPlane) -> Iterator[Finding]:
     if cp.api is not Api.LEGACY or cp.in_template or text is None:
         return
     address = parse_ipv4(text)
+    gate = network_gate(cp)
     if address is None:
-        yield DNS_SERVICE_IP.at(cp.dns_service_ip, (), f"{text!r} is not an IPv4 address")
+        yield DNS_SERVICE_IP.at(
+            cp.dns_service_ip,
+            (),
+            f"{text!r} is not an IPv4 address",
+            gate=gate,
+            why="AKS refuses a DNS service IP that is not an address",
+        )
     elif not str(address).endswith(".10"):
         yield DNS_SERVICE_IP.at(
-            cp.dns_service_ip, (), f"{address} must end with .10 (CAPZ's AzureManagedControlPlane)"
+            cp.dns_service_ip,
+            (),
+            f"{address} must end with .10 (CAPZ's AzureManagedControlPlane)",
+            gate=gate,
+            why="admitted without the cluster-name label; only CAPZ's webhook wants .10",
         )
 
 
@@ -197,6 +246,10 @@ DNS_SERVICE_IP = Rule(
     "set when the Cluster is in the set; legacy: an IP address ending in .10 (K13; CAPZ "
     "validateManagedClusterNetwork)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a DNS service IP outside the service CIDR",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
+    split="not without the cluster.x-k8s.io/cluster-name label, when it skips its network checks",
 )
 
 
@@ -215,12 +268,16 @@ def _check_dns_service_ip(ms: ManifestSet) -> Iterator[Finding]:
                 f"{address} must lie inside the service CIDR, but Cluster "
                 f"{cp.group.cluster.name!r} sets none: set spec.clusterNetwork.services.cidrBlocks "
                 "too (CAPZ copies it to the AKS cluster)",
+                gate=network_gate(cp),
             )
             continue
         network = parse_ipv4_network(cluster_service_cidr(cp))
         if network is not None and address not in network:
             yield DNS_SERVICE_IP.at(
-                cp.dns_service_ip, (), f"{address} is outside the service CIDR {network}"
+                cp.dns_service_ip,
+                (),
+                f"{address} is outside the service CIDR {network}",
+                gate=network_gate(cp),
             )
 
 
@@ -231,6 +288,9 @@ LOAD_BALANCER = Rule(
     "CAPZ-MC-LOADBALANCER",
     "loadBalancerProfile sets at most one of managedOutboundIPs, outboundIPs, outboundIPPrefixes (K14)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses more than one kind of outbound IP",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -254,6 +314,10 @@ NETWORK_PLUGIN = Rule(
     "overlay and network policy azure need network plugin azure; cilium dataplane needs overlay "
     "and cilium policy; cilium policy needs cilium dataplane (K16, §4.4)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the network plugin combination",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
+    split="not networkPolicy azure with another plugin, which it admits",
 )
 
 
@@ -281,6 +345,7 @@ def _check_network_plugin(ms: ManifestSet) -> Iterator[Finding]:
                 cp.network_policy,
                 (),
                 f"azure (Azure Network Policy Manager) requires networkPlugin: azure, not {plugin}",
+                gate=Gate.PROVISIONING,  # CAPZ's webhook admits it (checked with capz-oracle)
             )
 
 
@@ -360,6 +425,9 @@ AUTOSCALER_PROFILE = Rule(
     "CAPZ-MC-AUTOSCALER-PROFILE",
     "Cluster-autoscaler profile values have the formats AKS accepts (durations, ranges, booleans) (K25)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the autoscaler profile value",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -400,6 +468,8 @@ ADDONS = Rule(
     "addonProfiles names are AKS add-on names, spelled with their case (ASO map keys; legacy "
     "addonProfiles[].name) (§4.15)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="AKS refuses or ignores an unknown add-on name",
 )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import dig
 from generator.model.manifests import ManifestSet
 
@@ -21,6 +21,8 @@ MIXED = Rule(
     "Objects of one Cluster either all set metadata.namespace or none does (a missing namespace is the "
     "apply-time namespace; objects in different explicit namespaces fail the reference rules) (§1.5)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="CAPI's and CAPZ's controllers look for references in one namespace",
 )
 
 
@@ -46,6 +48,8 @@ EMBEDDED = Rule(
     "CAPZ-NS-EMBEDDED",
     "Embedded resources set no metadata.namespace: CAPZ overwrites it with its own object's (§1.5)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="CAPZ's controller overwrites the namespace",
 )
 
 

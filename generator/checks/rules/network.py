@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from generator.checks.fields import Api
 from generator.checks.rules.base import Rule
 from generator.checks.views import AgentPool, ControlPlane, is_aks_cluster, views_of
-from generator.findings import Finding, JsonPath, Severity, format_path
-from generator.jsontypes import Json, JsonObject, dig
+from generator.findings import Finding, Gate, JsonPath, Severity, format_path
+from generator.jsontypes import Json, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
 from generator.model.values import as_dict, as_list, is_templated, known_str, parse_ip_network
@@ -284,6 +284,8 @@ CIDR_OVERLAP = Rule(
     "virtualNetwork) do not overlap; subnets lie inside their VNet and do not "
     "overlap each other (K13, §4.4, §4.8)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses overlapping address ranges",
 )
 
 
@@ -306,6 +308,8 @@ POD_CIDR = Rule(
     "A pods CIDR is only set for kubenet or Azure CNI overlay: plain Azure CNI gives pods node "
     "subnet addresses (§4.4)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a pods CIDR with plain Azure CNI",
 )
 
 
@@ -346,6 +350,8 @@ SUBNET_REF = Rule(
     "VirtualNetworksSubnet and names one in the set (fragments skipped; the reference's form is "
     "ASO-REFERENCE's) (R13, §4.8)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ASO waits for the missing subnet and never creates the pool",
 )
 
 
@@ -442,6 +448,8 @@ OUTBOUND = Rule(
     "one with a NAT gateway / route table when it is in the set; a loadBalancerProfile only with "
     "outboundType loadBalancer (§4.5)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the outbound type with these subnets",
 )
 
 
@@ -461,39 +469,4 @@ def _check_outbound(ms: ManifestSet) -> Iterator[Finding]:
                 f"must not be set with outboundType {outbound}: it configures outbound traffic "
                 "through the load balancer"
                 + (" (use natGatewayProfile)" if outbound in _NAT_GATEWAY else ""),
-            )
-
-
-def _subnet_key(ref: JsonObject) -> tuple[str, ...] | None:
-    """What a subnet reference names, comparable with another written the same way."""
-    arm_id = known_str(ref.get("armId"))
-    if arm_id:
-        return ("armId", arm_id.lower().rstrip("/"))
-    parts = tuple(known_str(ref.get(key)) for key in ("group", "kind", "name"))
-    return None if None in parts else ("name", *(part or "" for part in parts))
-
-
-POD_SUBNET = Rule(
-    "CAPZ-POOL-POD-SUBNET",
-    "An agent pool's podSubnetReference names a subnet other than its vnetSubnetReference (same "
-    "armId, or same group/kind/name) (§4.8)",
-    Severity.ERROR,
-)
-
-
-@POD_SUBNET.checks
-def _check_pod_subnet(ms: ManifestSet) -> Iterator[Finding]:
-    for pool in views_of(ms).pools:
-        node, pods = pool.subnet.value, pool.pod_subnet.value
-        if node is None or pods is None:
-            continue
-        key = _subnet_key(pods)
-        if key is not None and key == _subnet_key(node):
-            yield POD_SUBNET.at(
-                pool.pod_subnet,
-                (),
-                f"names the node subnet ({key[-1]}, the pool's vnetSubnetReference): pods get "
-                "their addresses from a subnet of their own",
-                hint="reference a separate subnet, or leave podSubnetReference out to give pods "
-                "node subnet addresses",
             )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
@@ -38,6 +38,8 @@ AGENT_POOL_PROFILES = Rule(
     "A ManagedCluster embedded in an AzureASOManagedControlPlane(Template) has no "
     "spec.agentPoolProfiles (C5)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller refuses a ManagedCluster with agentPoolProfiles",
 )
 
 
@@ -60,6 +62,8 @@ KUBERNETES_VERSION = Rule(
     "ManagedCluster spec.kubernetesVersion is absent or equals the control plane spec.version without "
     "a leading v (C6)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller overwrites it with the control plane's version",
 )
 
 
@@ -87,6 +91,8 @@ CIDR = Rule(
     "ManagedCluster networkProfile.serviceCidr/podCidr are absent or equal the Cluster's "
     "clusterNetwork services/pods cidrBlocks[0] (C7, C8)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller overwrites it with the Cluster's CIDRs",
 )
 
 
@@ -120,6 +126,8 @@ POOL_COUNT = Rule(
     "CAPZ-OWNED-POOL-COUNT",
     "Agent pool spec.count is absent or equals MachinePool spec.replicas, unless autoscaling (C12)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller overwrites it with the MachinePool's replicas",
 )
 
 
@@ -142,6 +150,8 @@ POOL_VERSION = Rule(
     "CAPZ-OWNED-POOL-VERSION",
     "Agent pool spec.orchestratorVersion is absent or equals the MachinePool version without a leading v (C11)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller overwrites it with the MachinePool's version",
 )
 
 
@@ -172,6 +182,8 @@ CAPZ_FIELDS = Rule(
     "AzureASOManagedCluster spec.controlPlaneEndpoint and AzureASOManagedMachinePool spec.providerIDList "
     "are left to CAPZ (§2.3)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="CAPZ's controller sets these fields itself",
 )
 
 
@@ -189,6 +201,8 @@ KUBECONFIG_SECRET = Rule(
     "With disableLocalAccounts: true the ManagedCluster uses userCredentials (no adminCredentials) "
     "named other than <Cluster>-kubeconfig (C9, C17, §4.2)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller gets no usable kubeconfig for the cluster",
 )
 
 

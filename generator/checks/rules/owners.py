@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import as_dict, as_str, known_str
@@ -33,6 +33,8 @@ OWNER = Rule(
     "UserAssignedIdentity, explicit group/kind owners ...); skipped for fragments without a Cluster or "
     "ClusterClass (R6, R7, R9, R10, R13)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ASO waits for the missing owner and never creates the resource",
 )
 
 
@@ -71,6 +73,8 @@ POOL_OWNER_NAME = Rule(
     "The owner of a ManagedClustersAgentPool embedded in an AzureASOManagedMachinePool(Template) "
     "uses name, not only armId (R7, C15)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller cannot find the pool's ManagedCluster",
 )
 
 
@@ -96,6 +100,8 @@ POOL_OWNER_CLUSTER = Rule(
     "CAPZ-POOL-OWNER-CLUSTER",
     "An agent pool is owned by the ManagedCluster of its own Cluster's control plane (R8)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller attaches the pool to another cluster, or AKS refuses it",
 )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
 from generator.checks.views import legacy_specs
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -34,6 +34,7 @@ SUBNET_NAME = Rule(
     "AzureManagedMachinePool subnetName is 2-80 letters, digits, '.', '_' or '-', alphanumeric at "
     "both ends (§4.8, §5.4; CAPZ validateMPSubnetName)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
@@ -55,6 +56,7 @@ PREFIX_ID = Rule(
     "AzureManagedMachinePool nodePublicIPPrefixID is a Microsoft.Network/publicIPPrefixes resource "
     "ID (K6, §5.4; CAPZ validateNodePublicIPPrefixID)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 

@@ -11,9 +11,10 @@ here saves a slow round trip to Azure.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
-from generator.checks.rules.base import Rule
+from generator.checks.rules.base import LEGACY_POOLS, Rule
 from generator.checks.views import (
     AgentPool,
     Field,
@@ -21,7 +22,7 @@ from generator.checks.views import (
     inside,
     views_of,
 )
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.jsontypes import Json, JsonObject, dig
 from generator.model.manifests import AsoResource, ManifestSet
 from generator.model.values import as_dict, as_int, as_list, is_templated, known_str
@@ -37,6 +38,10 @@ POOL_NAME = Rule(
     "alphanumeric starting with a letter, at most 12 characters (Linux) or 6 (Windows) "
     "(C14, K3, O4)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the pool name",
+    webhook_kinds=LEGACY_POOLS,
+    split="not for an empty name or a lower-case non-ASCII name (pöol), which it admits",
 )
 
 
@@ -60,7 +65,8 @@ def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
         limit = 6 if pool.is_windows else 12
         os_name = "Windows" if pool.is_windows else "Linux"
         if not name:
-            yield POOL_NAME.at(field, (), "must not be empty")
+            # CAPZ's webhook admits an empty name (it checks only a non-empty one)
+            yield POOL_NAME.at(field, (), "must not be empty", gate=Gate.PROVISIONING)
         elif len(name) > limit:
             yield POOL_NAME.at(
                 field,
@@ -72,7 +78,16 @@ def _check_pool_name(ms: ManifestSet) -> Iterator[Finding]:
                 field,
                 (),
                 f"{name!r} must start with a lower-case letter and contain only lower-case letters and digits",
+                gate=None if _capz_webhook_refuses(name) else Gate.PROVISIONING,
             )
+
+
+def _capz_webhook_refuses(name: str) -> bool:
+    """Whether CAPZ's AzureManagedMachinePool webhook refuses the pool name ``name`` by its
+    pattern: it reads "lower-case" and "digit" as Unicode does (``pöol`` is admitted, and only AKS
+    refuses it), where AKS and capzgen want ASCII."""
+    categories = [unicodedata.category(char) for char in name]
+    return not categories or categories[0] != "Ll" or any(c not in ("Ll", "Nd") for c in categories)
 
 
 POOL_NAME_UNIQUE = Rule(
@@ -80,6 +95,8 @@ POOL_NAME_UNIQUE = Rule(
     "The agent pools of one Cluster have distinct names (K3, §5.4: the name is the pool's "
     "identity in AKS)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS sees one pool where two were meant",
 )
 
 
@@ -111,6 +128,8 @@ OS_SKU = Rule(
     "Agent pool osSKU fits osType: Windows2019/Windows2022 with Windows, the others with Linux "
     "(§4.10)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the OS SKU for this OS type",
 )
 
 
@@ -137,7 +156,14 @@ def _check_os_sku(ms: ManifestSet) -> Iterator[Finding]:
             )
 
 
-MAX_PODS = Rule("CAPZ-POOL-MAXPODS", "Agent pool maxPods is 10 to 250 (K4)", Severity.ERROR)
+MAX_PODS = Rule(
+    "CAPZ-POOL-MAXPODS",
+    "Agent pool maxPods is 10 to 250 (K4)",
+    Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses maxPods outside 10-250",
+    webhook_kinds=LEGACY_POOLS,
+)
 
 
 @MAX_PODS.checks
@@ -152,6 +178,9 @@ NODE_LABELS = Rule(
     "CAPZ-POOL-NODELABELS",
     "Agent pool nodeLabels keys do not start with kubernetes.azure.com (K5)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses labels under kubernetes.azure.com",
+    webhook_kinds=LEGACY_POOLS,
 )
 
 
@@ -172,6 +201,9 @@ PUBLIC_IP = Rule(
     "A node public IP prefix (nodePublicIPPrefixReference, legacy nodePublicIPPrefixID) requires "
     "enableNodePublicIP: true (K6)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a public IP prefix without node public IPs",
+    webhook_kinds=LEGACY_POOLS,
 )
 
 
@@ -231,6 +263,9 @@ KUBELET = Rule(
     "kubeletConfig: cpuCfsQuotaPeriod in ms, image GC thresholds 0-100 and low <= high, allowed "
     "unsafe sysctls, manager policy enums, podMaxPids >= -1, containerLogMaxFiles >= 2 (K7)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the kubelet configuration",
+    webhook_kinds=LEGACY_POOLS,
 )
 
 
@@ -282,6 +317,9 @@ LINUX_OS = Rule(
     "linuxOSConfig: swap needs failSwapOn: false, valid local port range, transparent huge page "
     "enums (K8)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the Linux OS configuration",
+    webhook_kinds=LEGACY_POOLS,
 )
 
 
@@ -300,6 +338,8 @@ SCALE_SET = Rule(
     "Eviction policy only with Spot, spotMaxPrice -1 or > 0, availabilityZones only with "
     "VirtualMachineScaleSets, node count 0-1000 (User) / 1-1000 (System) (K23)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the scale set settings",
 )
 
 
@@ -398,6 +438,8 @@ TAINTS = Rule(
     "an effect of NoSchedule, PreferNoSchedule or NoExecute (ASO nodeTaints; legacy "
     "taints[].key/value) (§4.12, §5.4)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the taint",
 )
 
 
@@ -417,6 +459,8 @@ MAX_SURGE = Rule(
     "Agent pool upgradeSettings.maxSurge is a whole number of nodes or a percentage, above 0 "
     "(§4.14)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the surge value",
 )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ClusterGroup, ManifestSet, Ref, TopObject
@@ -81,6 +81,8 @@ INFRA = Rule(
     "Cluster.spec.infrastructureRef of an ASO cluster names an AzureASOManagedCluster "
     "(group infrastructure.cluster.x-k8s.io) present in the set (R1, C2)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPI's Cluster controller waits for the referenced object for ever",
 )
 
 
@@ -95,6 +97,8 @@ CONTROL_PLANE = Rule(
     "Cluster.spec.controlPlaneRef of an ASO cluster names an AzureASOManagedControlPlane "
     "(group infrastructure.cluster.x-k8s.io, not controlplane.*) present in the set (R2, C1, C3)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPI's Cluster controller waits for the referenced object for ever",
 )
 
 
@@ -146,6 +150,8 @@ MACHINE_POOL_REF = Rule(
     "MachinePool.spec.template.spec.infrastructureRef names an AzureASOManagedMachinePool present "
     "in the set (R4, C3)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPI's MachinePool controller waits for the referenced object for ever",
 )
 
 
@@ -169,6 +175,8 @@ CLUSTER_NAME = Rule(
     "MachinePool spec.clusterName and spec.template.spec.clusterName agree and name a Cluster in the "
     "set (skipped for fragments without a Cluster or ClusterClass) (R3, C3)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPI's MachinePool controller finds no Cluster to join",
 )
 
 
@@ -199,6 +207,7 @@ BOOTSTRAP = Rule(
     "CAPZ-MP-BOOTSTRAP",
     'An AKS MachinePool\'s bootstrap has dataSecretName (normally "") or a configRef (R5, P2)',
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
@@ -256,6 +265,8 @@ CLASS_REF = Rule(
     "ClusterClass template refs of an ASO class pair the AzureASOManaged*Template kinds and resolve "
     "in the set (R1, R2, R4 for templates; §6.1, P3)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPI's topology controller cannot build the Cluster's objects",
 )
 
 
@@ -284,6 +295,8 @@ UNREFERENCED = Rule(
     "Every AzureASOManaged* object (and *Template) is referenced by a Cluster, MachinePool or "
     "ClusterClass of the set (§1.1 ownership)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="no controller reconciles an object nothing references",
 )
 
 

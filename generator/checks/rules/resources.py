@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
 
@@ -42,6 +42,8 @@ MANAGED_CLUSTER = Rule(
     "Each AzureASOManagedControlPlane(Template) embeds exactly one containerservice.azure.com "
     "ManagedCluster (C4)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller finds no single ManagedCluster to manage",
 )
 
 
@@ -55,6 +57,8 @@ AGENT_POOL = Rule(
     "CAPZ-MP-AGENTPOOL",
     "Each AzureASOManagedMachinePool(Template) embeds exactly one ManagedClustersAgentPool (C10)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPZ's controller finds no single agent pool to manage",
 )
 
 
@@ -76,6 +80,8 @@ PLACEMENT = Rule(
     "ManagedCluster is embedded in the control plane and ManagedClustersAgentPool in a machine pool, "
     "where CAPZ manages them (§1.1, C4, C10)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="CAPZ does not manage the resource where it is",
 )
 
 
@@ -98,6 +104,8 @@ DUPLICATE = Rule(
     "No two objects or embedded ASO resources of one namespace share group, kind and metadata.name "
     "(§1.8: CAPZ, ASO and the API server identify objects by them)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="the apply overwrites one with the other, or two objects fight over one resource",
 )
 
 

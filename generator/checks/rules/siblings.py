@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.checks.rules.base import Rule
+from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Rule
 from generator.checks.views import legacy_specs
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -21,6 +21,9 @@ FLEET = Rule(
     "FleetsMember name (azureName, else metadata.name; legacy spec.fleetsMember.name) and spec.group "
     "are lower-case DNS labels of at most 50 (K26; CAPZ validateFleetsMember)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ARM refuses the fleet member name",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -98,6 +101,9 @@ EXTENSION = Rule(
     "needs releaseNamespace, namespace scope targetNamespace; the same on the legacy spec.extensions (K27; "
     "CAPZ validateAKSExtensions)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ARM refuses the extension settings",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 
@@ -144,6 +150,8 @@ MAINTENANCE = Rule(
     "MaintenanceConfiguration name is default, aksManagedAutoUpgradeSchedule or "
     "aksManagedNodeOSUpgradeSchedule with the fields that name uses (K28)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="AKS refuses or ignores the maintenance configuration",
 )
 
 
@@ -181,6 +189,8 @@ POLICY = Rule(
     "CAPZ-RECONCILE-POLICY",
     "serviceoperator.azure.com/reconcile-policy is manage, skip or detach-on-delete (O6)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="ASO's controller refuses the annotation value",
 )
 
 
@@ -196,6 +206,8 @@ POLICY_PAUSE = Rule(
     "CAPZ-RECONCILE-POLICY-PAUSE",
     "Embedded resources do not pin reconcile-policy to manage/detach-on-delete, which breaks pausing (C18)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="pausing the cluster does not stop ASO",
 )
 
 
@@ -217,6 +229,8 @@ DEFAULT_KINDS = Rule(
     "Embedded ASO kinds outside CAPZ's default CRD set need ADDITIONAL_ASO_CRDS and an aggregated "
     "ClusterRole (C20, C21, §4.0)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="CAPZ's controller may not create this kind",
 )
 
 
@@ -238,6 +252,9 @@ CLUSTER_NAME = Rule(
     "CAPZ-CLUSTER-NAME",
     "Cluster metadata.name is an RFC 1123 name of at most 63 characters (P1, R3)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="CAPI labels the cluster's objects with its name, a label value of at most 63 characters",
+    split="Admission when the name is no RFC 1123 subdomain (the API server refuses it); the 63-character bound is CAPI's",
 )
 
 
@@ -250,4 +267,7 @@ def _check_cluster_name(ms: ManifestSet) -> Iterator[Finding]:
                 cluster,
                 ("metadata", "name"),
                 f"{name!r} must be at most 63 lower-case letters, digits, '-' or '.', alphanumeric at both ends",
+                # The API server itself refuses a name that is no RFC 1123 subdomain; one of 64
+                # to 253 characters it admits, and CAPI fails on the label later.
+                gate=Gate.ADMISSION if not _RFC1123.match(name) or len(name) > 253 else None,
             )

@@ -17,9 +17,9 @@ import struct
 from collections.abc import Iterator
 
 from generator.checks.fields import Owner
-from generator.checks.rules.base import Rule
+from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Rule
 from generator.checks.rules.managedcluster import managed_clusters
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
@@ -85,6 +85,9 @@ SSH_KEY = Rule(
     "The nodes' SSH public key is an OpenSSH authorized key: legacy spec.sshPublicKey base64-encoded, "
     "ManagedCluster linuxProfile.ssh.publicKeys[].keyData as text (§5.3, K22; CAPZ ValidateSSHKey)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses the SSH key",
+    webhook_kinds=LEGACY_CONTROL_PLANES,
 )
 
 

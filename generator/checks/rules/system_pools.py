@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.checks.rules.base import Rule
+from generator.checks.rules.base import LEGACY_POOLS, Rule
 from generator.checks.views import is_aks_cluster, views_of
-from generator.findings import Finding, Severity
+from generator.findings import Finding, Gate, Severity
 from generator.model.manifests import ManifestSet
 
 SYSTEM_POOL = Rule(
     "CAPZ-POOL-SYSTEM",
     "Every AKS Cluster (either API) has at least one agent pool with mode: System (K1)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a cluster without a System pool",
 )
 
 
@@ -42,6 +44,9 @@ SYSTEM_LINUX = Rule(
     "CAPZ-POOL-SYSTEM-LINUX",
     "System agent pools run Linux (osType absent or Linux) (K2)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a System pool that is not Linux",
+    webhook_kinds=LEGACY_POOLS,
 )
 
 
@@ -56,6 +61,8 @@ SPOT_SYSTEM = Rule(
     "CAPZ-POOL-SPOT-SYSTEM",
     "An agent pool with scaleSetPriority: Spot is not a System pool (§4.11)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a Spot System pool",
 )
 
 

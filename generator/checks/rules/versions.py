@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from generator.checks.rules.base import Located, Rule
-from generator.findings import Finding, JsonPath, Severity
+from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Located, Rule
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
@@ -37,6 +37,7 @@ REMOVED = Rule(
     "v1api20210501, v1api20230201, v1api20231001, v1api20231102preview -> v1api20240901; FleetsMember "
     "v1api20230315preview -> v1api20250301 (O8)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
@@ -56,6 +57,8 @@ DEPRECATED = Rule(
     "CAPZ-ASO-VERSION-DEPRECATED",
     "ManagedCluster/ManagedClustersAgentPool v1api20240402preview is dropped by ASO v2.19 and AKS (O8)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="admitted today; ASO v2.19 and AKS drop this version",
 )
 
 
@@ -76,6 +79,8 @@ CAPZ_ALPHA = Rule(
     "CAPZ-API-DEPRECATED",
     "AzureASOManaged* kinds use infrastructure.cluster.x-k8s.io/v1beta1, not the deprecated v1alpha1 (§0, §5.1)",
     Severity.WARNING,
+    Gate.PROVISIONING,
+    why="admitted today; CAPZ drops v1alpha1",
 )
 
 
@@ -121,22 +126,36 @@ VERSION_FORMAT = Rule(
     "look like [v]MAJOR.MINOR[.PATCH]; an AzureManagedControlPlane's needs the patch (CAPZ validateVersion) "
     "(K12)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS, or CAPZ's controller, cannot read the version",
+    split="Admission on AzureManagedControlPlane, MachinePool and Cluster topology versions, which CAPZ's and CAPI's webhooks check (not texts like 1.31.1.5, which their pattern admits)",
 )
 
-
-# CAPZ v1.26.0's kubeSemver (internal/webhooks/azuremanagedcontrolplane_webhook.go), which
-# validateVersion matches an AzureManagedControlPlane's spec.version against after the mutating
-# webhook's NormalizeVersion has put a "v" in front: a patch is required, "v1.33" is refused.
-_CAPZ_SEMVER = re.compile(
-    r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$"
+# The version pattern of CAPI's MachinePool and Cluster (topology) webhooks and of CAPZ's
+# AzureManagedControlPlane webhook (util/version.KubeSemver), checked after their defaulters
+# add a missing leading v.
+_WEBHOOK_SEMVER = re.compile(
+    r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_.+]*)?$"
 )
+_WEBHOOK_VERSION_KINDS = LEGACY_CONTROL_PLANES | {kinds.MACHINE_POOL, kinds.CLUSTER}
 
 
-def capz_accepts_version(text: str) -> bool:
-    """Whether CAPZ's AzureManagedControlPlane webhook admits ``text`` as spec.version: its
-    NormalizeVersion (a missing ``v`` added), then kubeSemver (MAJOR.MINOR.PATCH required)."""
+def _format_gate(where: Located, text: str) -> Gate:
+    """Admission where a webhook checks the version and refuses this one; else provisioning:
+    AzureASOManagedControlPlane's webhook does not read the version (CAPZ's controller and AKS
+    do), and the webhooks' pattern admits a few texts capzgen refuses (``1.31.1.5``)."""
+    subject = where.subject
+    if subject.embedded_path is not None or subject.kind not in _WEBHOOK_VERSION_KINDS:
+        return Gate.PROVISIONING
+    return Gate.PROVISIONING if webhook_accepts_version(text) else Gate.ADMISSION
+
+
+def webhook_accepts_version(text: str) -> bool:
+    """Whether CAPZ's AzureManagedControlPlane webhook (and CAPI's, on MachinePool and topology
+    versions) admits ``text``: their defaulter adds a missing ``v``, then kubeSemver requires
+    MAJOR.MINOR.PATCH (``v1.33`` is refused)."""
     normalized = text if text == "" or text.startswith("v") else f"v{text}"
-    return _CAPZ_SEMVER.match(normalized) is not None
+    return _WEBHOOK_SEMVER.match(normalized) is not None
 
 
 @VERSION_FORMAT.checks
@@ -145,18 +164,22 @@ def _check_format(ms: ManifestSet) -> Iterator[Finding]:
         text = known_str(value)
         if text is None:
             continue
-        if isinstance(where, TopObject) and where.kind == kinds.LEGACY_CONTROL_PLANE:
-            if not capz_accepts_version(text):
-                yield VERSION_FORMAT.at(
-                    where,
-                    path,
-                    f"{text!r} is not a semantic version vMAJOR.MINOR.PATCH like v1.31.1 or "
-                    "1.31.1: CAPZ's AzureManagedControlPlane webhook refuses it (validateVersion; "
-                    "a patch is required)",
-                )
+        legacy = isinstance(where, TopObject) and where.kind == kinds.LEGACY_CONTROL_PLANE
+        if legacy and not webhook_accepts_version(text):
+            yield VERSION_FORMAT.at(
+                where,
+                path,
+                f"{text!r} is not a semantic version vMAJOR.MINOR.PATCH like v1.31.1 or "
+                "1.31.1: CAPZ's AzureManagedControlPlane webhook refuses it (validateVersion; "
+                "a patch is required)",
+                gate=Gate.ADMISSION,
+            )
         elif parse_version(text) is None:
             yield VERSION_FORMAT.at(
-                where, path, f"{text!r} is not a Kubernetes version like v1.31.1, 1.31.1 or 1.31"
+                where,
+                path,
+                f"{text!r} is not a Kubernetes version like v1.31.1, 1.31.1 or 1.31",
+                gate=_format_gate(where, text),
             )
 
 
@@ -169,6 +192,8 @@ VERSION_SKEW = Rule(
     "A MachinePool's version is not newer than its control plane's, has the same major and is at most "
     "2 minors behind (K12)",
     Severity.ERROR,
+    Gate.PROVISIONING,
+    why="AKS refuses a pool version outside the supported skew",
 )
 
 

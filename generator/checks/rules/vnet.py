@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from generator.checks.rules.base import Rule
 from generator.checks.views import legacy_specs
-from generator.findings import Finding, JsonPath, Severity
+from generator.findings import Finding, Gate, JsonPath, Severity
 from generator.jsontypes import Json, JsonObject, dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
@@ -107,6 +107,7 @@ VNET = Rule(
     "network; private endpoints have a name, a private link service ID and IPs inside the subnet "
     "(§4.8, §5.3; CAPZ validateAMCPVirtualNetwork, validatePrivateEndpoints)",
     Severity.ERROR,
+    Gate.ADMISSION,
 )
 
 
