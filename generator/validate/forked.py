@@ -330,11 +330,12 @@ class ForkedPool(Executor):
     def _unsent(self, worker: _Worker, future: Future[Any], error: Exception) -> None:
         """A task that cannot be pickled fails on its own (nothing was sent)."""
         with self._lock:
-            if future not in worker.sent:  # the pool broke meanwhile and failed it
-                return
-            worker.sent.remove(future)
-            self._changed.notify_all()
-        future.set_exception(error)
+            owed = future in worker.sent  # else the pool broke meanwhile and failed it
+            if owed:
+                worker.sent.remove(future)
+                self._changed.notify_all()
+        if owed:
+            future.set_exception(error)
 
     # --- the reader thread ---
 

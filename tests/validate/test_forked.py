@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection, Pipe
+from multiprocessing.context import ForkProcess
 from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -240,23 +241,50 @@ def test_an_initializer_that_raises_breaks_the_pool(pools: Pools) -> None:
 
 
 def test_a_pool_that_cannot_fork_is_broken(pools: Pools, monkeypatch: pytest.MonkeyPatch) -> None:
-    pool = pools(3)
-    real = pool._fork
-    forks: list[int] = []
+    real = ForkProcess.start
+    forks: list[ForkProcess] = []
 
-    def fork_once() -> Any:
-        forks.append(1)
+    def fork_once(process: ForkProcess) -> None:
+        forks.append(process)
         if len(forks) > 1:
             raise OSError(11, "Resource temporarily unavailable")
-        return real()
+        real(process)
 
-    monkeypatch.setattr(pool, "_fork", fork_once)
+    monkeypatch.setattr(ForkProcess, "start", fork_once)
+    pool = pools(3)
     with pytest.raises(OSError, match="temporarily unavailable"):
         pool.submit(square, 2)
+    monkeypatch.undo()
     with pytest.raises(BrokenProcessPool, match="cannot start worker processes"):
         pool.submit(square, 2)
     pool.shutdown()
     assert [process.exitcode for process in pool.processes] == [0]  # its connection closed
+
+
+def test_a_task_cancelled_while_queued_is_passed_over(pools: Pools, gate: Gate) -> None:
+    pool = pools(1, ahead=1)
+    running = pool.submit(gated, gate.started_w, gate.gate_r)
+    cancelled = pool.submit(square, 7)
+    after = pool.submit(square, 8)
+    gate.running()  # with ahead=1 the others wait here, not sent
+    assert cancelled.cancel()
+    gate.open()
+    assert after.result(timeout=SAFETY) == 64
+    assert running.result(timeout=0) == pool.processes[0].pid
+
+
+def test_replies_that_come_after_the_pool_broke_are_dropped(pools: Pools, gate: Gate) -> None:
+    pool = pools(2, ahead=1)
+    running = pool.submit(gated, gate.started_w, gate.gate_r)
+    gate.running()  # one worker is busy: the next task goes to the other
+    doomed = pool.submit(os._exit, 3)
+    with pytest.raises(BrokenProcessPool):
+        doomed.result(timeout=SAFETY)
+    with pytest.raises(BrokenProcessPool):
+        running.result(timeout=SAFETY)  # failed with the pool, still running
+    gate.open()  # its reply comes, for no one; then its stop message
+    pool.shutdown()
+    assert sorted(process.exitcode or 0 for process in pool.processes) == [0, 3]
 
 
 def test_shutdown_cancels_what_was_not_sent_and_lets_the_rest_finish(
@@ -264,14 +292,12 @@ def test_shutdown_cancels_what_was_not_sent_and_lets_the_rest_finish(
 ) -> None:
     pool = pools(1, ahead=1)
     running = pool.submit(gated, gate.started_w, gate.gate_r)
-    dropped = pool.submit(square, 7)
     queued = [pool.submit(square, number) for number in range(3)]
     gate.running()  # the first task runs; with ahead=1 the others wait here, not sent
-    assert dropped.cancel()
     pool.shutdown(wait=False, cancel_futures=True)
     with pytest.raises(RuntimeError, match="after shutdown"):
         pool.submit(square, 2)
-    for future in [dropped, *queued]:
+    for future in queued:
         assert future.cancelled()
         with pytest.raises(CancelledError):
             future.result(timeout=SAFETY)
@@ -347,6 +373,15 @@ def test_a_worker_ends_at_end_of_file_and_closes_the_parent_ends_it_inherited() 
     finally:
         inherited.close()
         other.close()
+
+
+def test_a_worker_says_why_a_reply_cannot_be_sent() -> None:
+    replies = _served([(return_a_lambda, (), {}), (raise_with_a_lambda, (), {})])
+    for (ok, error, text), what in zip(replies, ["result", "exception"], strict=True):
+        assert ok is False
+        assert isinstance(error, RuntimeError)
+        assert str(error).startswith(f"the task's {what} cannot be sent back: ")
+        assert "Traceback" in text
 
 
 def test_a_worker_says_why_a_message_cannot_be_read() -> None:
