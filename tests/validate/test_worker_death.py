@@ -8,8 +8,10 @@ kills the run (SIGKILL, SIGTERM, SIGINT) or one worker (as the OOM killer would)
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,12 +19,14 @@ import pytest
 from generator.errors import ExitCode
 from generator.validate.tuning import Tuning
 from tests.processes import (
+    children,
     gone,
     reaped,
     start,
     start_script,
     stderr_of,
     wait_for_children,
+    wait_until,
 )
 
 HELD = "held.yaml"
@@ -54,6 +58,35 @@ def held(tmp_path: Path, cli_env: dict[str, str]) -> tuple[Path, list[str]]:
     return fifo, ["validate", "--no-cache", "-j", "2", str(big), str(fifo)]
 
 
+def _release(fifo: Path, process: subprocess.Popen[bytes]) -> None:
+    """Let the run go on, if it is opening the FIFO (it may have stopped before): it reads one
+    small document from it. A worker reads the file again for its text, and a FIFO gives its
+    content once: before the run can reach the end of the FIFO (the writer closes last), a
+    regular file with the same document takes its name, and that is what a worker reads."""
+    handle: list[int] = []
+
+    def opened() -> bool:
+        try:
+            handle.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO: no reader yet
+        except OSError as error:
+            if error.errno != errno.ENXIO:
+                raise
+            return False
+        return True
+
+    if wait_until(opened, process):
+        try:
+            os.write(handle[0], DOCUMENT)
+            again = fifo.with_name(fifo.name + ".again")
+            again.write_bytes(DOCUMENT)
+            os.replace(again, fifo)
+        finally:
+            os.close(handle[0])
+
+
+DOCUMENT = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+
+
 @pytest.mark.parametrize(
     ("signum", "code"),
     [
@@ -83,6 +116,28 @@ def test_the_workers_end_with_the_run(
             said = stderr_of(process)
             assert ("Terminated." if signum == signal.SIGTERM else "Interrupted.") in said
             assert "Traceback" not in said
+
+
+def test_a_worker_killed_between_tasks_is_exit_2_naming_the_file(
+    held: tuple[Path, list[str]], tmp_path: Path, cli_env: dict[str, str]
+) -> None:
+    fifo, args = held
+    process = start(args, cli_env, tmp_path)
+    found: list[int] = []
+    with reaped(process, lambda: found):
+        found.extend(wait_for_children(process, 2))
+        assert len(found) == 2, "no workers"
+        os.kill(found[0], signal.SIGKILL)  # as the OOM killer does
+        assert gone(found[:1])
+        _release(fifo, process)
+        assert process.wait(timeout=120) == ExitCode.USAGE
+        said = stderr_of(process)
+        assert "a worker process died (killed by signal 9)" in said
+        assert "big.yaml" in said or HELD in said  # what it was to do next
+        assert "-j 1" in said
+        assert "internal error" not in said
+        assert gone(found)
+        assert children(process.pid) == []
 
 
 DURING_A_TASK = """
