@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -193,10 +193,10 @@ def _start_worker(settings: Settings, parent: int) -> None:
     _WORKER_CONTEXT = PipelineContext(settings)
 
 
-def _run_in_worker(job: _Job) -> ClusterOutcome:
-    """Process-pool entry point."""
+def _run_in_worker(jobs: list[_Job]) -> list[ClusterOutcome]:
+    """Worker-pool entry point: a chunk of the fleet's jobs, their outcomes in the same order."""
     assert _WORKER_CONTEXT is not None, "the pool's initializer builds the context"
-    return render_one(job, _WORKER_CONTEXT)
+    return [render_one(job, _WORKER_CONTEXT) for job in jobs]
 
 
 def render_one(job: _Job, context: PipelineContext) -> ClusterOutcome:
@@ -235,38 +235,47 @@ def _outcomes(
     settings: Settings,
 ) -> Iterator[ClusterOutcome]:
     """Outcomes in fleet order: in-process for small fleets (or one worker, or when the platform
-    cannot start worker processes), else from a pool of worker processes fed in chunks."""
+    cannot fork worker processes), else from a pool of worker processes fed in chunks."""
     pool = None
     if workers > 1 and len(jobs) >= SERIAL_BELOW:
+        # lazy: the pool and its helpers are loaded with the pool (serial fleets do without)
+        from generator.validate.forked import ForkedPool
+
         try:
-            pool = ProcessPoolExecutor(
-                max_workers=workers, initializer=_start_worker, initargs=(settings, os.getpid())
-            )
-        except (OSError, NotImplementedError) as exc:  # e.g. no working semaphores
+            pool = ForkedPool(workers, initializer=_start_worker, initargs=(settings, os.getpid()))
+        except NotImplementedError as exc:  # pragma: no cover - not POSIX
             log.warning("cannot start worker processes (%s); rendering in-process", exc)
     if pool is None:
         context = PipelineContext(settings)
         yield from _progressed((render_one(job, context) for job in jobs), progress)
         return
-    # lazy: the pool's own helpers, loaded with the pool (serial fleets do without)
+    # lazy: as above
     from generator.validate.lifeline import held_signals, how_ended, worker_died
 
-    chunksize = max(1, min(32, len(jobs) // (workers * 8)))
+    size = max(1, min(32, len(jobs) // (workers * 8)))
     done = 0  # outcomes yielded: the next one is jobs[done]'s
     try:
         with held_signals():  # the workers fork on the first submit
-            results = pool.map(_run_in_worker, jobs, chunksize=chunksize)
-        for outcome in _progressed(results, progress):
+            chunks: list[Future[list[ClusterOutcome]]] = [
+                pool.submit(_run_in_worker, list(jobs[at : at + size]))
+                for at in range(0, len(jobs), size)
+            ]
+        for outcome in _progressed(_flattened(chunks), progress):
             yield outcome
             done += 1
     except BrokenProcessPool as error:
         doing = f"while rendering cluster {jobs[min(done, len(jobs) - 1)].request.name}"
         raise worker_died(how_ended(pool), doing) from error
     finally:
-        # What was not started is dropped; a running render is let finish (a few milliseconds):
-        # a worker killed while writing its result would leave half a message in the pool's
-        # pipe, and the pool would wait for the rest for ever.
+        # What was not started is dropped; a running chunk is let finish (a few renders): the
+        # pool never kills a worker to stop it.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _flattened(chunks: Sequence[Future[list[ClusterOutcome]]]) -> Iterator[ClusterOutcome]:
+    """The chunks' outcomes, in order, each chunk waited for in its turn."""
+    for chunk in chunks:
+        yield from chunk.result()
 
 
 def _progressed(

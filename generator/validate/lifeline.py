@@ -83,21 +83,28 @@ def _watch_parent(parent: int, poll_seconds: float) -> None:  # pragma: no cover
 
 
 def how_ended(executor: Executor, settle: float = 2.0) -> str:
-    """How a broken pool's dead worker ended, as in "killed by signal 9". Its pipe closes a
-    moment before it can be reaped, so this looks again for up to ``settle`` seconds. SIGTERM
-    is how the pool stops the others, so it is named only when nothing else is known."""
-    processes = list((getattr(executor, "_processes", None) or {}).values())
+    """How a broken pool's dead worker ended, as in "killed by signal 9", from the pool's
+    ``processes`` (:class:`generator.validate.forked.ForkedPool`'s). Its connection closes a
+    moment before it can be reaped, so this looks again for up to ``settle`` seconds. Status 0
+    and SIGTERM are named only when nothing else is known: that is how the other workers end
+    (told to stop once the pool broke, or signalled with the whole run)."""
+    processes = list(getattr(executor, "processes", None) or ())
     deadline = time.monotonic() + settle
     while True:
         codes = [p.exitcode for p in processes if p.exitcode is not None]
-        codes.sort(key=lambda code: code == -signal.SIGTERM)
-        if (codes and codes[0] != -signal.SIGTERM) or time.monotonic() > deadline:
+        codes.sort(key=_ordinary)
+        if (codes and not _ordinary(codes[0])) or time.monotonic() > deadline:
             break
         time.sleep(0.01)
     if not codes:
         return "ended unexpectedly"
     code = codes[0]
     return f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
+
+
+def _ordinary(code: int) -> bool:
+    """Whether a worker's exit status is how a worker ends that did not break the pool."""
+    return code in (0, -signal.SIGTERM)
 
 
 def worker_died(how: str, when: str) -> WorkerDied:

@@ -58,30 +58,24 @@ def _input_size(paths: Sequence[str], held: Mapping[str, str]) -> int:
 
 
 def fork_pool(jobs: int) -> workers.Workers | None:
-    """``jobs`` forked workers, or None where processes cannot be forked (the serial path)."""
-    # lazy: multiprocessing and the process pool cost ~8 ms of start-up; serial runs skip them
-    import multiprocessing
+    """``jobs`` forked workers, each a pool of its own (a batch goes to the worker that parsed
+    it), or None where processes cannot be forked (the serial path)."""
+    # lazy: only runs that fork workers load the pool
+    from generator.validate.forked import ForkedPool
 
-    # lazy: as above
-    from concurrent.futures import ProcessPoolExecutor
-
-    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not Linux
-        return None
-    context = multiprocessing.get_context("fork")
     try:
-        executors = [
-            ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=context,
+        pools = [
+            ForkedPool(
+                1,
                 initializer=lifeline.guard_parent,  # workers never outlive this process
                 initargs=(os.getpid(),),
             )
             for _ in range(jobs)
         ]
-    except (OSError, NotImplementedError) as exc:  # pragma: no cover - e.g. no semaphores
+    except NotImplementedError as exc:  # pragma: no cover - not POSIX
         log.warning("cannot start worker processes (%s); validating in-process", exc)
         return None
-    return workers.Workers(executors)
+    return workers.Workers(pools)
 
 
 def _serial(

@@ -363,9 +363,8 @@ class Workers:
 
     def shutdown(self) -> None:
         """Stop every worker, dropping what was not started. A running task is let finish (one
-        batch or piece: bounded), also when the run stops on an error, Ctrl-C or SIGTERM: a
-        worker killed while it writes its result leaves half a message in its pool's pipe, and
-        the pool would wait for the rest for ever."""
+        batch or piece: bounded), also when the run stops on an error, Ctrl-C or SIGTERM: the
+        pools never kill a worker to stop it (:mod:`generator.validate.forked`)."""
         for executor in self.executors:
             executor.shutdown(wait=True, cancel_futures=True)
 

@@ -27,11 +27,11 @@ class _Process:
 
 
 class _Pool(ThreadPoolExecutor):
-    """An executor with the process table a process pool keeps (what lifeline reads)."""
+    """An executor with the worker processes a forked pool tells (what lifeline reads)."""
 
-    def __init__(self, processes: dict[int, Any]) -> None:
+    def __init__(self, processes: list[Any]) -> None:
         super().__init__(max_workers=1)
-        self._processes = processes
+        self.processes = processes
 
 
 @pytest.mark.parametrize(
@@ -41,11 +41,13 @@ class _Pool(ThreadPoolExecutor):
         ([-15, -9], "killed by signal 9"),  # SIGTERM is how the pool stops the others
         ([3], "exited with status 3"),
         ([-15], "killed by signal 15"),
+        ([0, 9], "exited with status 9"),  # the others are told to stop: they exit 0
+        ([0], "exited with status 0"),
         ([None], "ended unexpectedly"),
     ],
 )
 def test_how_a_dead_worker_ended(codes: list[int | None], told: str) -> None:
-    pool = _Pool({n: _Process(code) for n, code in enumerate(codes)})
+    pool = _Pool([_Process(code) for code in codes])
     try:
         assert lifeline.how_ended(pool, settle=0) == told
     finally:
