@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from generator.checks.admission.chain import ADMISSION
 from generator.checks.clusterclass.rule_ids import DESCRIPTIONS as CLASS_PATCH_RULES
 from generator.checks.rules import RULES
 from generator.checks.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
@@ -43,6 +44,12 @@ _ENGINE_RULES = (
         "error",
         "A schema exists for every apiVersion/kind (O9; off with --ignore-missing-schemas)",
     ),
+    (
+        ADMISSION,
+        "info",
+        "An object the API server admits only because a create-time default (CRD default, "
+        "CAPZ mutating webhook) fixed it says what the cluster sets",
+    ),
 )
 
 
@@ -64,7 +71,7 @@ def shown_findings(
     a file is one "and N more" finding placed after that file's last one shown."""
     cap = limits.findings_per_file
     seen: dict[str, int] = {}
-    left_out: dict[str, list[int]] = {}  # file -> [errors, warnings] not shown
+    left_out: dict[str, list[int]] = {}  # file -> [errors, warnings, info] not shown
     last: dict[str, int] = {}  # file -> index in ``shown`` of its last finding shown
     shown: list[Finding] = []
     for finding in findings:
@@ -75,20 +82,26 @@ def shown_findings(
             last[file] = len(shown)
             shown.append(finding)
         else:
-            tally = left_out.setdefault(file, [0, 0])
-            tally[0 if finding.is_error else 1] += 1
+            tally = left_out.setdefault(file, [0, 0, 0])
+            tally[_TALLY[finding.severity]] += 1
     for file in sorted(left_out, key=last.__getitem__, reverse=True):
-        errors, warnings = left_out[file]
-        shown.insert(last[file] + 1, _more(file, errors, warnings, cap))
+        errors, warnings, infos = left_out[file]
+        shown.insert(last[file] + 1, _more(file, errors, warnings, infos, cap))
     return shown
 
 
-def _more(file: str, errors: int, warnings: int, cap: int) -> Finding:
+_TALLY = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def _more(file: str, errors: int, warnings: int, infos: int, cap: int) -> Finding:
+    severity = Severity.ERROR if errors else Severity.WARNING if warnings else Severity.INFO
+    info = f", {infos:,} info" if infos else ""
     return Finding(
-        Severity.ERROR if errors else Severity.WARNING,
+        severity,
         MORE_RULE,
-        f"and {errors + warnings:,} more findings in this file not shown ({errors:,} errors, "
-        f"{warnings:,} warnings): a report shows the first {cap:,} findings of each file",
+        f"and {errors + warnings + infos:,} more findings in this file not shown ({errors:,} "
+        f"errors, {warnings:,} warnings{info}): a report shows the first {cap:,} findings of "
+        "each file",
         Subject(file),
     )
 
@@ -111,12 +124,14 @@ def render_json(
     """The JSON report: the findings (see :meth:`Finding.to_json`; at most
     ``limits.findings_per_file`` a file) and a summary counting every finding."""
     errors = sum(1 for finding in findings if finding.is_error)
+    infos = sum(1 for finding in findings if finding.severity is Severity.INFO)
     payload = {
         "findings": [finding.to_json() for finding in shown_findings(findings, limits)],
         "summary": {
             "documents": documents,
             "errors": errors,
-            "warnings": len(findings) - errors,
+            "warnings": len(findings) - errors - infos,
+            "info": infos,
             "text": summarize(findings, documents),
         },
     }
@@ -137,7 +152,13 @@ def render_error_json(error: CapzgenError) -> str:
             "exit_code": int(error.exit_code),
         },
         "findings": [],
-        "summary": {"documents": 0, "errors": 0, "warnings": 0, "text": f"Error: {error}"},
+        "summary": {
+            "documents": 0,
+            "errors": 0,
+            "warnings": 0,
+            "info": 0,
+            "text": f"Error: {error}",
+        },
     }
     return json.dumps(payload, indent=2, sort_keys=True) + "\n"
 

@@ -48,6 +48,7 @@ def test_render_json() -> None:
         "documents": 7,
         "errors": 1,
         "warnings": 1,
+        "info": 0,
         "text": "7 documents checked: 1 error, 1 warning",
     }
     first = data["findings"][0]
@@ -69,5 +70,6 @@ def test_describe_rules_lists_every_rule() -> None:
     assert " error " in pool_name and "(C14, K3, O4)" in pool_name
     mixed = next(line for line in table if line.startswith("CAPZ-NS-MIXED "))
     assert " warning " in mixed
-    # header, engine and CEL checks, CAPZ rules, the two ClusterClass patch rules
-    assert len(table) == 1 + 6 + len(RULES) + 2
+    # header, engine (admission included) and CEL checks, CAPZ rules, the two ClusterClass
+    # patch rules
+    assert len(table) == 1 + 7 + len(RULES) + 2
