@@ -27,6 +27,7 @@ from typing import Final, NamedTuple
 
 from generator.checks.admission.defaults import Applied
 from generator.jsontypes import Json, JsonObject, dig
+from generator.model.values import is_templated
 
 KEEP: Final = object()  # the function's answer for "leave the field as it is"
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
@@ -419,6 +420,8 @@ def apply_mutations(obj: JsonObject, applied: list[Applied]) -> JsonObject:
     for row in rows:
         for place, parent in _places(out, row.path, row.within):
             current = parent.get(str(place[-1])) if parent is not None else None
+            if is_templated(current):
+                continue  # a placeholder is substituted before the object is created
             assert isinstance(out, dict)
             value = row.compute(out, parent, current)
             if value is KEEP or value == current:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from generator.checks.admission.defaults import Plan
 from generator.findings import JsonPath
@@ -83,6 +84,7 @@ def _duplicates(items: list[Json], keys: tuple[str, ...], path: JsonPath) -> Ite
         seen.add(marker)
 
 
+@lru_cache(maxsize=4096)  # a fleet repeats its names, label keys and values thousands of times
 def _subdomain(value: str, *, prefix: bool = False) -> str | None:
     """Why ``value`` is not a DNS-1123 subdomain (a name prefix with ``prefix``), or None."""
     checked = value[:-1] if prefix and value.endswith("-") else value
@@ -93,6 +95,7 @@ def _subdomain(value: str, *, prefix: bool = False) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _qualified_name(value: str, shown: str) -> str | None:
     name = value
     if "/" in value:
@@ -114,6 +117,7 @@ def _qualified_name(value: str, shown: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _label_value(value: str) -> str | None:
     if len(value) > 63:
         return f"Invalid value: {json.dumps(value)}: must be no more than 63 characters"
