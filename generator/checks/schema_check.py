@@ -116,7 +116,7 @@ def _api_server_problems(where: TopObject | AsoResource, handle: SchemaHandle) -
     checked when CAPZ creates it, by ASO's own API)."""
     schema = getattr(handle, "schema", None)
     plan = plan_of(schema) if isinstance(schema, dict) else None
-    problems = list(list_map_problems(where.obj, plan)) if plan is not None else []
+    problems = list(list_map_problems(where.obj, plan)) if plan is not None and plan.mapping else []
     if isinstance(where, TopObject):
         problems.extend(metadata_problems(where.obj))
     return problems

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from generator.checks.admission.defaults import Applied, apply_defaults, plan_of
+from generator.checks.admission.defaults import Applied, Plan, apply_defaults, plan_of
 from generator.checks.admission.mutating import apply_mutations
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, Severity, format_path
@@ -32,10 +32,17 @@ def admit(obj: Json, store: SchemaLookup | None) -> tuple[Json, list[Applied]]:
     mutating webhook, and every value set on the way (``obj`` itself when nothing was set)."""
     if not isinstance(obj, dict):
         return obj, []
-    applied: list[Applied] = []
+    return _admit(obj, _plan(obj, store))
+
+
+def _plan(obj: JsonObject, store: SchemaLookup | None) -> Plan | None:
     handle = _handle(obj, store)
     schema = getattr(handle, "schema", None) if handle is not None else None
-    plan = plan_of(schema) if isinstance(schema, dict) else None
+    return plan_of(schema) if isinstance(schema, dict) else None
+
+
+def _admit(obj: JsonObject, plan: Plan | None) -> tuple[Json, list[Applied]]:
+    applied: list[Applied] = []
     out = apply_defaults(obj, plan, applied)
     assert isinstance(out, dict)
     mutated = apply_mutations(out, applied)
@@ -51,9 +58,20 @@ def admit_documents(
     ``documents``, what was set."""
     out: list[Document] = []
     changes: dict[int, list[Applied]] = {}
+    plans: dict[tuple[str, str], Plan | None] = {}  # by (apiVersion, kind), for this run
     for position, document in enumerate(documents):
-        admitted, applied = admit(document.obj, store)
-        if admitted is document.obj:
+        obj = document.obj
+        if not isinstance(obj, dict):
+            out.append(document)
+            continue
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if isinstance(api_version, str) and isinstance(kind, str):
+            key = (api_version, kind)
+            plan = plans[key] if key in plans else plans.setdefault(key, _plan(obj, store))
+        else:
+            plan = None  # no schema to look up
+        admitted, applied = _admit(obj, plan)
+        if admitted is obj:
             out.append(document)
             continue
         out.append(Document(document.source, document.index, admitted, document.start_line))

@@ -41,6 +41,8 @@ class Plan(NamedTuple):
     items: Plan | None
     values: Plan | None  # additionalProperties
     map_keys: tuple[str, ...] | None  # x-kubernetes-list-map-keys of a list-type map
+    defaulting: bool = True  # whether a default is set anywhere under this node
+    mapping: bool = True  # whether a list-type map is anywhere under this node
 
 
 def build_plan(node: Json) -> Plan | None:
@@ -67,7 +69,10 @@ def build_plan(node: Json) -> Plan | None:
     map_keys = tuple(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else None
     if not (defaults or properties or items or values or map_keys):
         return None
-    return Plan(tuple(defaults), tuple(properties), items, values, map_keys)
+    children = [sub for _, sub in properties] + [p for p in (items, values) if p is not None]
+    defaulting = bool(defaults) or any(child.defaulting for child in children)
+    mapping = bool(map_keys) or any(child.mapping for child in children)
+    return Plan(tuple(defaults), tuple(properties), items, values, map_keys, defaulting, mapping)
 
 
 _PLANS: dict[int, tuple[JsonObject, Plan | None]] = {}
@@ -97,7 +102,7 @@ def apply_defaults(
 ) -> Json:
     """``obj`` with the defaults of ``plan`` set (a copy where anything changed, else ``obj``);
     each default set is appended to ``applied``."""
-    if plan is None:
+    if plan is None or not plan.defaulting:
         return obj
     if isinstance(obj, dict):
         return _apply_mapping(obj, plan, applied, path)

@@ -47,7 +47,7 @@ Problem = tuple[JsonPath, str]
 
 def list_map_problems(obj: Json, plan: Plan | None, path: JsonPath = ()) -> Iterator[Problem]:
     """``Duplicate value`` for every item of a list-type map repeating an earlier item's keys."""
-    if plan is None:
+    if plan is None or not plan.mapping:
         return
     if isinstance(obj, dict):
         named = list(plan.properties)
@@ -84,7 +84,6 @@ def _duplicates(items: list[Json], keys: tuple[str, ...], path: JsonPath) -> Ite
         seen.add(marker)
 
 
-@lru_cache(maxsize=4096)  # a fleet repeats its names, label keys and values thousands of times
 def _subdomain(value: str, *, prefix: bool = False) -> str | None:
     """Why ``value`` is not a DNS-1123 subdomain (a name prefix with ``prefix``), or None."""
     checked = value[:-1] if prefix and value.endswith("-") else value
@@ -95,7 +94,6 @@ def _subdomain(value: str, *, prefix: bool = False) -> str | None:
     return None
 
 
-@lru_cache(maxsize=4096)
 def _qualified_name(value: str, shown: str) -> str | None:
     name = value
     if "/" in value:
@@ -117,7 +115,6 @@ def _qualified_name(value: str, shown: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=4096)
 def _label_value(value: str) -> str | None:
     if len(value) > 63:
         return f"Invalid value: {json.dumps(value)}: must be no more than 63 characters"
@@ -130,9 +127,46 @@ def _label_value(value: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _name_problem(value: str, is_prefix: bool) -> str | None:
+    if not value or is_templated(value):
+        return None  # missing or empty is the structure check's; a type the schema's
+    problem = _subdomain(value, prefix=is_prefix)
+    return None if problem is None else f"Invalid value: {json.dumps(value)}: {problem}"
+
+
+@lru_cache(maxsize=1024)
+def _namespace_problem(value: str) -> str | None:
+    if not value or is_templated(value):
+        return None
+    if len(value) <= 63 and _DNS_LABEL_RE.fullmatch(value):
+        return None
+    return (
+        f"Invalid value: {json.dumps(value)}: a lowercase RFC 1123 label of at most 63 "
+        "characters must consist of lower case alphanumeric characters or '-', and must start "
+        "and end with an alphanumeric character"
+    )
+
+
+@lru_cache(maxsize=4096)
+def _label_problems(key: str, value: str | None) -> tuple[str, ...]:
+    if is_templated(key):
+        return ()
+    found = [_qualified_name(key, key)]
+    if value is not None and not is_templated(value):
+        found.append(_label_value(value))
+    return tuple(problem for problem in found if problem is not None)
+
+
+@lru_cache(maxsize=4096)
+def _annotation_key_problem(key: str) -> str | None:
+    return None if is_templated(key) else _qualified_name(key.lower(), key)
+
+
 def metadata_problems(obj: JsonObject, prefix: JsonPath = ()) -> list[Problem]:
     """The API server's ``metadata`` checks of a custom resource (see the module docstring);
-    types are the schema's to report, so a field of the wrong type is skipped here."""
+    types are the schema's to report, so a field of the wrong type is skipped here. Verdicts on
+    single values are memoised: a fleet repeats its names, label keys and values."""
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         return []
@@ -140,51 +174,46 @@ def metadata_problems(obj: JsonObject, prefix: JsonPath = ()) -> list[Problem]:
     problems: list[Problem] = []
     for field, is_prefix in (("name", False), ("generateName", True)):
         value = meta.get(field)
-        if isinstance(value, str) and value and not is_templated(value):
-            problem = _subdomain(value, prefix=is_prefix)
+        if isinstance(value, str):  # a value of another type is the schema's to report
+            problem = _name_problem(value, is_prefix)
             if problem is not None:
-                problems.append(((*here, field), f"Invalid value: {json.dumps(value)}: {problem}"))
+                problems.append(((*here, field), problem))
     namespace = meta.get("namespace")
-    if (
-        isinstance(namespace, str)
-        and not is_templated(namespace)
-        and (len(namespace) > 63 or not _DNS_LABEL_RE.fullmatch(namespace))
-        and namespace
-    ):
-        problems.append(
-            (
-                (*here, "namespace"),
-                f"Invalid value: {json.dumps(namespace)}: a lowercase RFC 1123 label of at "
-                "most 63 characters must consist of lower case alphanumeric characters or "
-                "'-', and must start and end with an alphanumeric character",
-            )
-        )
-    problems.extend(_map_problems(meta, here, "labels"))
-    problems.extend(_map_problems(meta, here, "annotations"))
+    problem = _namespace_problem(namespace) if isinstance(namespace, str) else None
+    if problem is not None:
+        problems.append(((*here, "namespace"), problem))
+    labels = meta.get("labels")
+    if isinstance(labels, dict):
+        for key, value in labels.items():
+            if not isinstance(key, str):
+                continue  # YAML allows other keys; JSON (and the API server) does not
+            text = value if isinstance(value, str) else None  # a cache key must be hashable
+            problems.extend(((*here, "labels", key), p) for p in _label_problems(key, text))
+    annotations = meta.get("annotations")
+    if isinstance(annotations, dict):
+        problems.extend(_annotation_problems(annotations, here))
     return problems
 
 
-def _map_problems(meta: JsonObject, here: JsonPath, field: str) -> Iterator[Problem]:
-    entries = meta.get(field)
-    if not isinstance(entries, dict):
-        return
-    total = 0
-    for key, value in entries.items():
-        if is_templated(key):
+def _annotation_problems(annotations: JsonObject, here: JsonPath) -> Iterator[Problem]:
+    chars = 0
+    for key, value in annotations.items():
+        if not isinstance(key, str):
             continue
-        problem = _qualified_name(key if field == "labels" else key.lower(), key)
+        problem = _annotation_key_problem(key)
         if problem is not None:
-            yield (*here, field, key), problem
-        if not isinstance(value, str) or is_templated(value):
-            continue
-        total += len(key.encode()) + len(value.encode())
-        if field == "labels":
-            problem = _label_value(value)
-            if problem is not None:
-                yield (*here, field, key), problem
-    if field == "annotations" and total > TOTAL_ANNOTATION_SIZE:
+            yield (*here, "annotations", key), problem
+        chars += len(key) + (len(value) if isinstance(value, str) else 0)
+    if chars * 4 <= TOTAL_ANNOTATION_SIZE:
+        return  # four bytes a character at most in UTF-8: cannot be over the limit
+    total = sum(
+        len(key.encode()) + (len(value.encode()) if isinstance(value, str) else 0)
+        for key, value in annotations.items()
+        if isinstance(key, str)
+    )
+    if total > TOTAL_ANNOTATION_SIZE:
         yield (
-            (*here, field),
+            (*here, "annotations"),
             f"Too long: must have at most {TOTAL_ANNOTATION_SIZE} bytes (got {total:,}: "
             "the keys and values of all annotations together)",
         )
