@@ -30,10 +30,12 @@ JsonPath = tuple[PathPart, ...]
 
 
 class Severity(StrEnum):
-    """How bad a finding is: only errors fail a command (exit code 1); warnings are reported."""
+    """How bad a finding is: only errors fail a command (exit code 1); warnings are reported;
+    info (what the cluster will do, such as a default it sets) never fails and is counted apart."""
 
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"
 
 
 class Gate(StrEnum):
@@ -233,11 +235,13 @@ def hint_lines(findings: Iterable[Finding]) -> list[str]:
 
 
 def summarize(findings: Sequence[Finding], documents: int) -> str:
-    """``N documents checked: E errors, W warnings``, with singulars where they apply."""
+    """``N documents checked: E errors, W warnings``, with singulars where they apply, then
+    ``, I info`` when there is informational finding."""
     errors = sum(1 for f in findings if f.is_error)
-    warnings = len(findings) - errors
+    infos = sum(1 for f in findings if f.severity is Severity.INFO)
+    warnings = len(findings) - errors - infos
     return (
         f"{documents} document{'s' if documents != 1 else ''} checked: "
         f"{errors} error{'s' if errors != 1 else ''}, "
-        f"{warnings} warning{'s' if warnings != 1 else ''}"
+        f"{warnings} warning{'s' if warnings != 1 else ''}" + (f", {infos} info" if infos else "")
     )

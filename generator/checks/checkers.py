@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from generator.checks.admission.chain import admit
 from generator.checks.context import CheckContext, Checker
 from generator.checks.rules import RULES
 from generator.checks.schema_check import SchemaSettings, check_non_mapping, check_object
@@ -77,7 +78,14 @@ def check_class_patches(context: CheckContext) -> list[Finding]:
     from generator.checks.clusterclass import patches
 
     def check(document: Document) -> list[Finding]:
-        one = context._replace(documents=(document,), manifests=ManifestSet((document,)))
+        # A topology's objects are created from the patched templates: admitted like any create.
+        admitted = Document(
+            document.source,
+            document.index,
+            admit(document.obj, context.store)[0],
+            document.start_line,
+        )
+        one = context._replace(documents=(admitted,), manifests=ManifestSet((admitted,)))
         return [f for checker in _OBJECT_CHECKERS for f in checker(one)]
 
     found = patches.check_class_patches(context.manifests, check)

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from generator.checks.admission.chain import ADMISSION
 from generator.checks.clusterclass.rule_ids import DESCRIPTIONS as CLASS_PATCH_RULES
 from generator.checks.rules import RULES, Rule
 from generator.checks.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
@@ -74,6 +75,14 @@ _ENGINE_RULES: tuple[RuleRow, ...] = (
         None,
         "A schema exists for every apiVersion/kind (O9; off with --ignore-missing-schemas)",
     ),
+    (
+        ADMISSION,
+        Severity.INFO,
+        Gate.ADMISSION.value,
+        None,
+        "An object the API server admits only because a create-time default (CRD default, "
+        "CAPZ mutating webhook) fixed it says what the cluster sets",
+    ),
 )
 
 
@@ -95,7 +104,7 @@ def shown_findings(
     a file is one "and N more" finding placed after that file's last one shown."""
     cap = limits.findings_per_file
     seen: dict[str, int] = {}
-    left_out: dict[str, list[int]] = {}  # file -> [errors, warnings] not shown
+    left_out: dict[str, list[int]] = {}  # file -> [errors, warnings, info, admission] not shown
     last: dict[str, int] = {}  # file -> index in ``shown`` of its last finding shown
     shown: list[Finding] = []
     for finding in findings:
@@ -106,24 +115,31 @@ def shown_findings(
             last[file] = len(shown)
             shown.append(finding)
         else:
-            tally = left_out.setdefault(file, [0, 0, 0])
-            tally[0 if finding.is_error else 1] += 1
-            tally[2] += finding.gate is Gate.ADMISSION
+            tally = left_out.setdefault(file, [0, 0, 0, 0])
+            tally[_TALLY[finding.severity]] += 1
+            tally[3] += finding.gate is Gate.ADMISSION
     for file in sorted(left_out, key=last.__getitem__, reverse=True):
-        errors, warnings, admission = left_out[file]
-        shown.insert(last[file] + 1, _more(file, errors, warnings, admission, cap))
+        errors, warnings, infos, admission = left_out[file]
+        shown.insert(last[file] + 1, _more(file, (errors, warnings, infos, admission), cap))
     return shown
 
 
-def _more(file: str, errors: int, warnings: int, admission: int, cap: int) -> Finding:
-    """The finding that stands for those not shown. Its gate is admission when any of them is
-    (the apply would be refused), else provisioning, as all of them are."""
+_TALLY = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def _more(file: str, counts: tuple[int, int, int, int], cap: int) -> Finding:
+    """The finding that stands for those not shown (``counts``: errors, warnings, info and how
+    many of them are admission findings). Its gate is admission when any of them is (the apply
+    would be refused), else provisioning, as all of them are."""
+    errors, warnings, infos, admission = counts
+    severity = Severity.ERROR if errors else Severity.WARNING if warnings else Severity.INFO
+    info = f", {infos:,} info" if infos else ""
     return Finding(
-        Severity.ERROR if errors else Severity.WARNING,
+        severity,
         MORE_RULE,
-        f"and {errors + warnings:,} more findings in this file not shown ({errors:,} errors, "
-        f"{warnings:,} warnings; {admission:,} admission): a report shows the first {cap:,} "
-        "findings of each file",
+        f"and {errors + warnings + infos:,} more findings in this file not shown ({errors:,} "
+        f"errors, {warnings:,} warnings{info}; {admission:,} admission): a report shows the "
+        f"first {cap:,} findings of each file",
         Subject(file),
         gate=Gate.ADMISSION if admission else Gate.PROVISIONING,
         why=None if admission else "every finding not shown is a provisioning one",
@@ -148,12 +164,14 @@ def render_json(
     """The JSON report: the findings (see :meth:`Finding.to_json`; at most
     ``limits.findings_per_file`` a file) and a summary counting every finding."""
     errors = sum(1 for finding in findings if finding.is_error)
+    infos = sum(1 for finding in findings if finding.severity is Severity.INFO)
     payload = {
         "findings": [finding.to_json() for finding in shown_findings(findings, limits)],
         "summary": {
             "documents": documents,
             "errors": errors,
-            "warnings": len(findings) - errors,
+            "warnings": len(findings) - errors - infos,
+            "info": infos,
             "text": summarize(findings, documents),
         },
     }
@@ -174,7 +192,13 @@ def render_error_json(error: CapzgenError) -> str:
             "exit_code": int(error.exit_code),
         },
         "findings": [],
-        "summary": {"documents": 0, "errors": 0, "warnings": 0, "text": f"Error: {error}"},
+        "summary": {
+            "documents": 0,
+            "errors": 0,
+            "warnings": 0,
+            "info": 0,
+            "text": f"Error: {error}",
+        },
     }
     return json.dumps(payload, indent=2, sort_keys=True) + "\n"
 

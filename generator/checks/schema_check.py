@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.checks.admission.defaults import plan_of
+from generator.checks.admission.parity import Problem, list_map_problems, metadata_problems
 from generator.documents import Document
 from generator.findings import Finding, JsonPath, Severity
 from generator.jsontypes import Json, JsonObject, dig
@@ -17,7 +19,7 @@ from generator.model import kinds
 from generator.model.manifests import AsoResource, TopObject
 from generator.model.values import is_templated
 from generator.names import valid_api_version
-from generator.schemastore.types import GroupVersionKind, SchemaLookup
+from generator.schemastore.types import GroupVersionKind, SchemaHandle, SchemaLookup
 
 YAML = "yaml"
 STRUCTURE = "structure"
@@ -91,15 +93,33 @@ def _schema_findings(where: TopObject | AsoResource, settings: SchemaSettings) -
         return [
             _missing_schema(where, settings, GroupVersionKind.from_api_version(api_version, kind))
         ]
-    if handle.is_valid(obj):
+    problems = _api_server_problems(where, handle)
+    if handle.is_valid(obj) and not problems:
         return []
     subject = where.subject
     templated = _in_template(where)
-    return [
+    findings = [
         Finding(Severity.ERROR, SCHEMA, violation.message, subject, (*prefix, *violation.path))
         for violation in handle.iter_violations(obj)
         if not (templated and is_templated(dig(obj, *violation.path)))
     ]
+    findings.extend(
+        Finding(Severity.ERROR, SCHEMA, message, subject, (*prefix, *path))
+        for path, message in problems
+    )
+    return findings
+
+
+def _api_server_problems(where: TopObject | AsoResource, handle: SchemaHandle) -> list[Problem]:
+    """What the API server checks beyond the JSON Schema (:mod:`generator.checks.admission.parity`):
+    list-map keys of every object, ``metadata`` of a top-level one (an embedded resource's is
+    checked when CAPZ creates it, by ASO's own API)."""
+    schema = getattr(handle, "schema", None)
+    plan = plan_of(schema) if isinstance(schema, dict) else None
+    problems = list(list_map_problems(where.obj, plan)) if plan is not None and plan.mapping else []
+    if isinstance(where, TopObject):
+        problems.extend(metadata_problems(where.obj))
+    return problems
 
 
 def _missing_schema(

@@ -14,7 +14,7 @@ from pathlib import Path
 from generator.checks.context import CheckOptions
 from generator.clusterctl.substitution import Inputs, ValuesOrigin
 from generator.errors import CapzgenError, ExitCode, FleetInvalid, InputOutputError, Location
-from generator.findings import Finding, sort_findings
+from generator.findings import Finding, Severity, sort_findings
 from generator.fleet.digest import (
     RECORD_NAME,
     Record,
@@ -106,7 +106,7 @@ class FleetResult:
     def summary(self) -> str:
         """Counts of clusters, objects, errors and warnings, naming up to ten problem clusters."""
         errors = sum(1 for f in self.findings if f.is_error)
-        warnings = len(self.findings) - errors
+        warnings = sum(1 for f in self.findings if f.severity is Severity.WARNING)
         bad = sorted(
             {o.name for o in self.outcomes if o.error}
             | {_cluster_of(f) for f in self.findings if f.is_error}

@@ -20,7 +20,7 @@ CRD_API_VERSIONS = frozenset({"apiextensions.k8s.io/v1", "apiextensions.k8s.io/v
 _LIST_KINDS = frozenset({"List", "CustomResourceDefinitionList"})
 
 # Bumped whenever the conversion output changes, so memoised conversions are not reused.
-CONVERTER_VERSION = "2"
+CONVERTER_VERSION = "3"
 
 
 class CrdError(ValueError):

@@ -18,7 +18,10 @@ What the conversion does, node by node:
   expressible in JSON Schema and is not checked);
 * ``format: int32``/``int64`` on integers become ``minimum``/``maximum`` bounds; string formats
   are checked by :mod:`generator.schemastore.formats`;
-* ``description``, ``default``, ``example``: dropped (not validation, and they triple the size);
+* ``description``, ``example``: dropped (not validation, and they triple the size); ``default``
+  is kept outside value validations (an annotation to a JSON Schema validator, a few hundred
+  bytes in all): the admission chain (:mod:`generator.checks.admission`) applies it as the API
+  server's structural defaulting does;
 * ``x-kubernetes-validations`` (CEL rules) and all other ``x-kubernetes-*`` keys are kept verbatim.
 
 Inside ``anyOf``/``oneOf``/``allOf``/``not`` (value validations in Kubernetes terms) no strictness
@@ -39,7 +42,7 @@ EMBEDDED = "x-kubernetes-embedded-resource"
 LIST_TYPE = "x-kubernetes-list-type"
 GVK_MARKER = "x-kubernetes-group-version-kind"
 
-_DROPPED = frozenset({"description", "default", "example", "examples", "externalDocs", "title"})
+_DROPPED = frozenset({"description", "example", "examples", "externalDocs", "title"})
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
 _SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
 _SCHEMA_SINGLE = frozenset({"additionalProperties", "items", "contains", "propertyNames"})
@@ -107,7 +110,7 @@ def to_json_schema(node: Json, *, pointer: str = "", value_validation: bool = Fa
         raise SchemaFormatError(msg, pointer)
     out: JsonObject = {}
     for key, value in node.items():
-        if key in _DROPPED:
+        if key in _DROPPED or (key == "default" and value_validation):
             continue
         where = f"{pointer}/{key}"
         if key in _SCHEMA_MAPS:

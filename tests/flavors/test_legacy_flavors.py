@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
+from generator.clusterctl.variables import VariableStore, override_layer
 from generator.errors import FlavorError, VariableError
 from generator.findings import format_path
-from generator.flavors import render
+from generator.flavors import render, values
 from generator.flavors.catalog import FlavorCatalog
 from generator.schemastore.store import SchemaStore
 from tests.flavors.flavor_testing import (
@@ -247,7 +248,26 @@ def test_cluster_network() -> None:
     }
     assert cluster["spec"]["controlPlaneRef"]["kind"] == "AzureManagedControlPlane"
     assert cluster["spec"]["infrastructureRef"]["kind"] == "AzureManagedCluster"
-    (cluster,) = find(render_legacy(AKS_SERVICE_CIDR=""), "Cluster")
+    # Without AKS_SERVICE_CIDR AKS takes its default 10.0.0.0/16, inside the VNet CAPZ's webhook
+    # defaults to (10.0.0.0/8): the rules see the admitted control plane and refuse it (which is
+    # why CAPZ's template and this flavor default to 192.168.0.0/16).
+    with pytest.raises(FlavorError) as refused:
+        render_legacy(AKS_SERVICE_CIDR="")
+    assert "CAPZ-NET-CIDR-OVERLAP" in str(refused.value.details)
+    assert "10.0.0.0/8" in str(refused.value.details)
+    catalog = FlavorCatalog(())
+    flavor = catalog.get("aks-legacy")
+    resolved, _ = values.resolve_values(
+        flavor,
+        VariableStore([override_layer({**REQUIRED["aks-legacy"], "AKS_SERVICE_CIDR": ""}, "test")]),
+    )
+    text = render.render_flavor(
+        flavor,
+        resolved,
+        tuple(catalog.template_search_path(flavor)),
+        disabled_rules=frozenset({"CAPZ-NET-CIDR-OVERLAP"}),
+    )
+    (cluster,) = find(load_objects(text), "Cluster")
     assert "clusterNetwork" not in cluster["spec"]
 
 

@@ -340,7 +340,7 @@ class TestValueValidations:
 
 
 class TestConversionDetails:
-    def test_cel_rules_are_kept_and_docs_dropped(self) -> None:
+    def test_cel_rules_and_defaults_are_kept_and_docs_dropped(self) -> None:
         rules = [{"rule": "self.a == self.b", "message": "must match"}]
         node = {
             "type": "object",
@@ -354,8 +354,13 @@ class TestConversionDetails:
         converted = to_json_schema(node)
         assert converted["x-kubernetes-validations"] == rules
         assert "description" not in converted
-        assert converted["properties"]["description"] == {"type": "string"}
+        # defaults stay: the admission chain applies them (generator.checks.admission.defaults)
+        assert converted["properties"]["description"] == {"type": "string", "default": "x"}
         assert converted["properties"]["a"] == {"type": "string"}
+
+    def test_defaults_inside_value_validations_are_dropped(self) -> None:
+        node = {"type": "string", "anyOf": [{"type": "string", "default": "x"}]}
+        assert to_json_schema(node) == {"type": "string", "anyOf": [{"type": "string"}]}
 
     def test_conversion_is_idempotent(self) -> None:
         node = spec_schema(

@@ -185,9 +185,9 @@ def test_findings_are_sorted(parse: Parse, fake_store: Any) -> None:
 
 def test_known_rule_ids() -> None:
     ids = known_rule_ids()
-    assert ids[:6] == ["yaml", "structure", "schema", "no-schema", "cel", "cel-cost"]
-    assert ids[6 : 6 + len(RULES)] == list(RULES)
-    assert ids[6 + len(RULES) :] == ["CC-PATCH-TEMPLATE", "CC-PATCH-UNCHECKED"]
+    assert ids[:7] == ["yaml", "structure", "schema", "no-schema", "admission", "cel", "cel-cost"]
+    assert ids[7 : 7 + len(RULES)] == list(RULES)
+    assert ids[7 + len(RULES) :] == ["CC-PATCH-TEMPLATE", "CC-PATCH-UNCHECKED"]
     assert len(set(ids)) == len(ids)
 
 

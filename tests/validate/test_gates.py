@@ -404,9 +404,10 @@ def test_legacy_cases_the_webhook_admits_are_provisioning(rule: str, extra: str,
     assert found and {f.gate for f in found} == {expected}
 
 
-def test_an_empty_legacy_pool_name_is_provisioning() -> None:
-    found = _findings(LEGACY_POOL.replace("NAME", '""'), "CAPZ-POOL-NAME")
-    assert [(f.message, f.gate) for f in found] == [("must not be empty", Gate.PROVISIONING)]
+def test_an_empty_legacy_pool_name_is_the_one_the_webhook_fills_in() -> None:
+    """CAPZ's mutating webhook sets an empty spec.name to metadata.name before anything checks
+    it (capz-oracle admits the pool with name p1), so there is nothing to report."""
+    assert _findings(LEGACY_POOL.replace("NAME", '""'), "CAPZ-POOL-NAME") == []
 
 
 def test_cli_text_and_json_carry_the_gate(run_cli: Any, tmp_path: Path) -> None:

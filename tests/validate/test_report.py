@@ -52,6 +52,7 @@ def test_render_json() -> None:
         "documents": 7,
         "errors": 1,
         "warnings": 1,
+        "info": 0,
         "text": "7 documents checked: 1 error, 1 warning",
     }
     first = data["findings"][0]
@@ -79,5 +80,6 @@ def test_describe_rules_lists_every_rule() -> None:
     assert mixed.split()[1:3] == ["warning", "provisioning"]
     schema = next(line for line in table if line.startswith("schema "))
     assert schema.split()[1:3] == ["error", "admission"]
-    # header, engine and CEL checks, CAPZ rules, the two ClusterClass patch rules
-    assert len(table) == 1 + 6 + len(RULES) + 2
+    # header, engine (admission included) and CEL checks, CAPZ rules, the two ClusterClass
+    # patch rules
+    assert len(table) == 1 + 7 + len(RULES) + 2
