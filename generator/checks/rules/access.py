@@ -254,7 +254,10 @@ def _check_local_accounts(ms: ManifestSet) -> Iterator[Finding]:
                 cp.disable_local_accounts,
                 (),
                 "requires AKS-managed Entra ID (aadProfile.managed: true)",
-                gate=None if cp.api is not Api.LEGACY or without_aad else Gate.PROVISIONING,
+                # and its template webhook does not run the check at all (capz-oracle)
+                gate=Gate.PROVISIONING
+                if cp.api is Api.LEGACY and (cp.in_template or not without_aad)
+                else None,
             )
         elif (
             cp.api is Api.LEGACY

@@ -328,7 +328,11 @@ def _check_network_plugin(ms: ManifestSet) -> Iterator[Finding]:
         policy, dataplane = cp.network_policy.value, cp.network_dataplane.value
         if mode == "overlay" and plugin not in (None, "azure"):
             yield NETWORK_PLUGIN.at(
-                cp.network_plugin_mode, (), f"overlay requires networkPlugin: azure, not {plugin}"
+                cp.network_plugin_mode,
+                (),
+                f"overlay requires networkPlugin: azure, not {plugin}",
+                # the template webhook does not run this check (checked with capz-oracle)
+                gate=Gate.PROVISIONING if cp.in_template else None,
             )
         if dataplane == "cilium" and (mode != "overlay" or policy != "cilium"):
             yield NETWORK_PLUGIN.at(

@@ -164,14 +164,14 @@ def _check_format(ms: ManifestSet) -> Iterator[Finding]:
         text = known_str(value)
         if text is None:
             continue
-        legacy = isinstance(where, TopObject) and where.kind == kinds.LEGACY_CONTROL_PLANE
-        if legacy and not webhook_accepts_version(text):
+        kind = where.kind if isinstance(where, TopObject) else None
+        if kind in LEGACY_CONTROL_PLANES and not webhook_accepts_version(text):
             yield VERSION_FORMAT.at(
                 where,
                 path,
                 f"{text!r} is not a semantic version vMAJOR.MINOR.PATCH like v1.31.1 or "
-                "1.31.1: CAPZ's AzureManagedControlPlane webhook refuses it (validateVersion; "
-                "a patch is required)",
+                f"1.31.1: CAPZ's {kind} webhook refuses it (validateVersion; a patch is "
+                "required)",
                 gate=Gate.ADMISSION,
             )
         elif parse_version(text) is None:
