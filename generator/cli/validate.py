@@ -23,12 +23,14 @@ from generator.cli.options import (
     kubeconform_options,
     schema_dir_option,
 )
+from generator.cli.repo_options import exclude_option
 from generator.errors import CapzgenError, ExitCode, InputOutputError, Location, UsageError
 from generator.findings import Finding
 from generator.settings import Settings
 
 if TYPE_CHECKING:
     from generator.checks.context import CheckOptions
+    from generator.validate.kustomization import InputRules
     from generator.validate.stream import RunSettings
 
 
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
     help="Accept an input that holds no document (an empty file or folder); without it, that "
     "is an error (exit 2): a wrong path in a pipeline must not pass.",
 )
+@exclude_option
 @kubeconform_options
 def validate_command(
     paths: tuple[str, ...],
@@ -86,6 +89,7 @@ def validate_command(
     kubeconform: KubeconformChoice,
     load_restrictor: str,
     allow_empty: bool,
+    exclude: tuple[str, ...],
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
@@ -122,7 +126,7 @@ def validate_command(
     try:
         cache = None if no_cache else settings.cache_dir("results")
         key, key_file = settings.cache_key, settings.cache_key_file
-        run = _Run(jobs, cache, key, key_file, load_restrictor, allow_empty)
+        run = _Run(jobs, cache, key, key_file, load_restrictor, allow_empty, exclude)
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
@@ -140,6 +144,7 @@ class _Run:
     cache_key_file: Path | None
     load_restrictor: str  # a LoadRestrictor value
     allow_empty: bool = False  # an input without a document is fine
+    exclude: tuple[str, ...] = ()  # --exclude globs
 
 
 def _validate(
@@ -164,13 +169,10 @@ def _validate(
     from generator.validate.inputs import collect_inputs
 
     # lazy: as above
-    from generator.validate.kustomization import InputRules, LoadRestrictor
-
-    # lazy: as above
     from generator.validate.stream import stream_inputs
 
     on = _run_settings(run)
-    inputs = collect_inputs(paths, InputRules(LoadRestrictor(run.load_restrictor)))
+    inputs = collect_inputs(paths, _input_rules(run))
     failures: list[CapzgenError] = [_failure_error(finding) for finding in inputs.failures]
     if failures and not inputs.paths:
         raise failures[0]  # nothing could be read at all
@@ -231,6 +233,17 @@ def _quotes_placeholder(finding: Finding) -> bool:
     subject = finding.subject
     texts = (finding.message, subject.name or "", subject.embedded_name or "")
     return any(_PLACEHOLDER.search(text) for text in texts)
+
+
+def _input_rules(run: _Run) -> InputRules:
+    """What the run may read: the load restrictor and the excluded paths."""
+    # lazy: the input walk is for runs that validate
+    from generator.validate.globs import Globs
+
+    # lazy: as above
+    from generator.validate.kustomization import InputRules, LoadRestrictor
+
+    return InputRules(LoadRestrictor(run.load_restrictor), exclude=(Globs(run.exclude),))
 
 
 def _run_settings(run: _Run) -> RunSettings:

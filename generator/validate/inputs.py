@@ -174,6 +174,8 @@ def _expand(
         inputs = kustomization.collect_inputs(path, rules, max_files=budget)
         findings.extend(inputs.findings)
         return inputs.files, True, inputs.refused
+    elif rules.excluded(path):
+        files = []  # named, but excluded: not read (the argument then stands for nothing)
     else:
         files = iter_files([path])
     if len(files) > budget:

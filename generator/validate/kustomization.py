@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding, JsonPath, Severity, Subject
 from generator.jsontypes import Json, JsonObject
+from generator.validate.globs import Globs
 from generator.yamlio.load import load_value, read_source
 from generator.yamlio.locate import LineLocator
 from generator.yamlio.source import YAML_SUFFIXES
@@ -71,12 +72,28 @@ class LoadRestrictor(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class InputRules:
     """What one validate run may read: the load restrictor, how deep a folder tree, how many
-    entries one kustomization list and how many files the whole run."""
+    entries one kustomization list and how many files the whole run, and which paths are
+    excluded (carried here so that every way of reaching a file honours them)."""
 
     load_restrictor: LoadRestrictor = LoadRestrictor.ROOT_ONLY
     max_depth: int = MAX_FOLDER_DEPTH
     max_entries: int = 10_000
     max_files: int = 100_000
+    exclude: tuple[Globs, ...] = ()  # files and folders not read (``--exclude``)
+    include: tuple[Globs, ...] = ()  # if any: the only files a folder walk takes
+
+    def excluded(self, path: str) -> bool:
+        """Whether ``path`` (a file or folder) is kept out of the run, unread."""
+        return any(globs.match(path) for globs in self.exclude)
+
+    def walk_takes(self, path: str) -> bool:
+        """Whether a file found by walking a folder is validated: not excluded, and matched by
+        an include pattern when there are any (a named file or a listed resource is explicit:
+        include patterns do not apply to it)."""
+        if self.excluded(path):
+            return False
+        patterns = [globs for globs in self.include if globs.patterns]
+        return not patterns or any(globs.match(path) for globs in patterns)
 
 
 DEFAULT_RULES = InputRules()
@@ -217,11 +234,11 @@ def _walk(folder: str, root: str, inputs: FolderInputs) -> Iterator[_Frame]:
             continue
         full = os.path.join(folder, entry.name)
         if entry.is_dir():
-            if not entry.is_symlink():  # no cycles through folder links
+            if not entry.is_symlink() and not inputs.rules.excluded(full):  # no link cycles
                 yield _folder_frame(full, root, inputs)
-        elif entry.name.lower().endswith(YAML_SUFFIXES) and not _refuse_link(
-            full, os.path.realpath(full), root, inputs
-        ):
+        elif not entry.name.lower().endswith(YAML_SUFFIXES) or not inputs.rules.walk_takes(full):
+            continue
+        elif not _refuse_link(full, os.path.realpath(full), root, inputs):
             inputs.add_file(full)
 
 
