@@ -32,6 +32,7 @@ from generator.cli.options import (
     schema_dir_option,
     validation_options,
 )
+from generator.cli.repo_config import generate_layers, repo_values_layer
 from generator.clusterctl.config import load_config
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.clusterctl.substitution import Inputs, ValuesOrigin, as_printed
@@ -113,13 +114,14 @@ class ValueSources(NamedTuple):
     set_items: tuple[str, ...]
     config: Path | None
     allow_unknown_vars: bool
+    repo_values: JsonObject | None = None  # .capzgen.yaml's values (see repo_config)
+    repo_file: str = ".capzgen.yaml"
 
     def inputs(self) -> Inputs:
         """Variable inputs: the run's environment, the clusterctl config, and the typed values:
-        the ``--values`` files merged in order, then each ``--set`` (helm's rules: see
-        :mod:`generator.clusterctl.typed_values`)."""
-        merged: JsonObject = {}
-        origin: ValuesOrigin | None = None
+        ``.capzgen.yaml``'s values, then the ``--values`` files merged in order, then each
+        ``--set`` (helm's rules: see :mod:`generator.clusterctl.typed_values`)."""
+        merged, origin = repo_values_layer(self.repo_values, self.repo_file, environ())
         for path in self.values_files:
             values, found = load_values_file(path)
             merged = merge_values(merged, values)
@@ -203,6 +205,7 @@ value_sources = bundle(
 @flavors_dir_option
 @validation_options
 @kubeconform_options
+@generate_layers
 def generate_cluster_command(
     name: str,
     flags: ClusterFlags,

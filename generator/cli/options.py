@@ -43,9 +43,10 @@ def apply_options(options: Sequence[Decorator]) -> Decorator:
 def bundle(parameter: str, cls: type[Any], options: Sequence[Decorator]) -> Decorator:
     """Add ``options`` and pass their values to the command as ``parameter=cls(...)``.
 
-    The ``NamedTuple`` ``cls`` has one field per option, named like the option's parameter.
+    The ``NamedTuple`` ``cls`` has one field per option, named like the option's parameter;
+    fields with a default are not options (a decorator above may fill them).
     """
-    names: tuple[str, ...] = cls._fields
+    names = tuple(name for name in cls._fields if name not in cls._field_defaults)  # options
 
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(function)

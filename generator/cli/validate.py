@@ -23,13 +23,14 @@ from generator.cli.options import (
     kubeconform_options,
     schema_dir_option,
 )
-from generator.cli.repo_options import exclude_option
+from generator.cli.repo_config import validate_layers
 from generator.errors import CapzgenError, ExitCode, InputOutputError, Location, UsageError
 from generator.findings import Finding
 from generator.settings import Settings
 
 if TYPE_CHECKING:
     from generator.checks.context import CheckOptions
+    from generator.validate.globs import InputGlobs
     from generator.validate.kustomization import InputRules
     from generator.validate.stream import RunSettings
 
@@ -74,8 +75,8 @@ if TYPE_CHECKING:
     help="Accept an input that holds no document (an empty file or folder); without it, that "
     "is an error (exit 2): a wrong path in a pipeline must not pass.",
 )
-@exclude_option
 @kubeconform_options
+@validate_layers
 def validate_command(
     paths: tuple[str, ...],
     schema_dirs: tuple[Path, ...],
@@ -89,7 +90,7 @@ def validate_command(
     kubeconform: KubeconformChoice,
     load_restrictor: str,
     allow_empty: bool,
-    exclude: tuple[str, ...],
+    input_globs: InputGlobs,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
 
@@ -126,7 +127,7 @@ def validate_command(
     try:
         cache = None if no_cache else settings.cache_dir("results")
         key, key_file = settings.cache_key, settings.cache_key_file
-        run = _Run(jobs, cache, key, key_file, load_restrictor, allow_empty, exclude)
+        run = _Run(jobs, cache, key, key_file, load_restrictor, allow_empty, input_globs)
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
@@ -144,7 +145,7 @@ class _Run:
     cache_key_file: Path | None
     load_restrictor: str  # a LoadRestrictor value
     allow_empty: bool = False  # an input without a document is fine
-    exclude: tuple[str, ...] = ()  # --exclude globs
+    globs: InputGlobs | None = None  # --exclude and .capzgen.yaml's include/exclude
 
 
 def _validate(
@@ -236,14 +237,14 @@ def _quotes_placeholder(finding: Finding) -> bool:
 
 
 def _input_rules(run: _Run) -> InputRules:
-    """What the run may read: the load restrictor and the excluded paths."""
+    """What the run may read: the load restrictor and the excluded (or included) paths."""
     # lazy: the input walk is for runs that validate
-    from generator.validate.globs import Globs
-
-    # lazy: as above
     from generator.validate.kustomization import InputRules, LoadRestrictor
 
-    return InputRules(LoadRestrictor(run.load_restrictor), exclude=(Globs(run.exclude),))
+    restrictor = LoadRestrictor(run.load_restrictor)
+    if run.globs is None:
+        return InputRules(restrictor)
+    return InputRules(restrictor, exclude=run.globs.exclude, include=run.globs.include)
 
 
 def _run_settings(run: _Run) -> RunSettings:

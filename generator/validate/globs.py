@@ -93,3 +93,12 @@ class Globs:
         if not os.path.isabs(path) and _normal(path) not in candidates:
             candidates.append(path)
         return candidates
+
+
+@dataclass(frozen=True, slots=True)
+class InputGlobs:
+    """The exclude and include patterns of one run, from wherever they were given (see
+    :class:`~generator.validate.kustomization.InputRules`, which carries them to the walk)."""
+
+    exclude: tuple[Globs, ...] = ()
+    include: tuple[Globs, ...] = ()

@@ -38,6 +38,8 @@ NOT_FOR_VERSION = [
     "generator.schemastore.store",
     "jsonschema_rs",
     "ryaml",
+    "generator.cli.repo_config",  # .capzgen.yaml is for the commands that read it
+    "generator.cli.config_file",
 ]
 
 
