@@ -93,6 +93,13 @@ def load_config(path: Path) -> RepoConfig:
     return RepoConfig(path=path, **fields)  # type: ignore[arg-type]
 
 
+def key_error(config: RepoConfig, key: str, message: str) -> UsageError:
+    """An error about the value of ``key`` found after reading (checked against a command's
+    options), at the key's line: the file is read again, only for the message."""
+    path = config.path or Path(CONFIG_NAME)
+    return _Reader(path, read_source(str(path), limit=MAX_CONFIG_BYTES)).error((key,), message)
+
+
 class _Reader:
     """Errors that point at a key of the file, by line."""
 

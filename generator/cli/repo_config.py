@@ -24,7 +24,7 @@ from click.core import ParameterSource
 from generator.cli.environment import current_settings
 from generator.cli.options import check_rule_ids
 from generator.cli.repo_options import ENV_CAPZGEN_CONFIG, capzgen_config_option, exclude_option
-from generator.errors import Location, UsageError
+from generator.errors import UsageError
 from generator.jsontypes import JsonObject
 
 if TYPE_CHECKING:
@@ -75,13 +75,27 @@ def layered(ctx: click.Context, name: str, from_file: T | None, *, environment: 
 def _choice_of(ctx: click.Context, name: str, value: str, config: RepoConfig) -> str:
     """``value`` (from the file) checked against the choices of option ``name``, so the file
     accepts exactly what the flag does, whatever formats this build has."""
+    # lazy: as in read_repo_config
+    from generator.cli.config_file import key_error
+
     for param in ctx.command.params:
         choice = param.type if param.name == name else None
         if isinstance(choice, click.Choice) and value not in choice.choices:
             choices = ", ".join(str(item) for item in choice.choices)
-            msg = f"output must be one of {choices}, not {value!r}"
-            raise UsageError(msg, location=Location(file=str(config.path)))
+            raise key_error(config, name, f"{name} must be one of {choices}, not {value!r}")
     return value
+
+
+def _disabled_rules(config: RepoConfig, given: tuple[str, ...]) -> tuple[str, ...]:
+    """The file's ``disabledRules`` (checked, at their line) and then the flag's: they add up."""
+    # lazy: as in read_repo_config
+    from generator.cli.config_file import key_error
+
+    try:
+        check_rule_ids(config.disabled_rules)
+    except UsageError as error:
+        raise key_error(config, "disabledRules", error.message) from None
+    return (*config.disabled_rules, *given)
 
 
 Command = Callable[..., Any]
@@ -102,8 +116,7 @@ def validate_layers(function: Command) -> Command:
         params["schema_dirs"] = layered(
             ctx, "schema_dirs", config.schema_dirs, environment=schema_path
         )
-        check_rule_ids(config.disabled_rules)
-        params["disabled_rules"] = (*config.disabled_rules, *params["disabled_rules"])
+        params["disabled_rules"] = _disabled_rules(config, params["disabled_rules"])
         if config.output is not None:
             params["output"] = layered(
                 ctx, "output", _choice_of(ctx, "output", config.output, config)
@@ -131,7 +144,8 @@ def _input_globs(ctx: click.Context, exclude: tuple[str, ...], config: RepoConfi
 
 def generate_layers(function: Command) -> Command:
     """``generate cluster`` with ``--capzgen-config``: ``schema_dirs`` and ``flavors_dirs``
-    layered, and the file's ``values`` put under the ``--values`` files."""
+    layered, the file's ``disabledRules`` added, and its ``values`` put under the ``--values``
+    files."""
 
     @functools.wraps(function)
     def command(**params: Any) -> Any:
@@ -143,6 +157,9 @@ def generate_layers(function: Command) -> Command:
             ctx, "schema_dirs", config.schema_dirs, environment=schema_path
         )
         params["flavors_dirs"] = layered(ctx, "flavors_dirs", config.flavors_dirs)
+        validation = params["validation"]
+        disabled = _disabled_rules(config, validation.disabled_rules)
+        params["validation"] = validation._replace(disabled_rules=disabled)
         if config.values:
             params["values"] = params["values"]._replace(
                 repo_values=config.values, repo_file=str(config.path)

@@ -118,17 +118,17 @@ def test_invalid_yaml_and_duplicate_keys_are_refused(repo: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("disabledRules: [NO-SUCH-RULE]\n", "unknown rule id(s): NO-SUCH-RULE"),
-        ("output: yaml\n", "output must be one of"),
+        ("# rules\ndisabledRules: [NO-SUCH-RULE]\n", "unknown rule id(s): NO-SUCH-RULE"),
+        ("# format\noutput: yaml\n", "output must be one of"),
     ],
 )
 def test_values_are_checked_like_the_flags(
     run_cli: Any, repo: Path, text: str, message: str
 ) -> None:
-    _config(repo, text)
+    path = _config(repo, text)
     result = run_cli(["validate", "apps"])
     assert result.exit_code == ExitCode.USAGE
-    assert message in result.stderr
+    assert f"{path}:2: {message}" in result.stderr
 
 
 def test_a_complete_file_reads_into_the_model(repo: Path) -> None:
@@ -194,6 +194,13 @@ def test_disabled_rules_of_the_file_and_the_flag_add_up(run_cli: Any, repo: Path
     _config(repo, "disabledRules: [structure]\n")
     assert run_cli(["validate", "apps"]).exit_code == ExitCode.OK
     assert run_cli(["validate", "--disable-rule", "schema", "apps"]).exit_code == ExitCode.OK
+
+
+def test_generate_cluster_takes_the_disabled_rules_too(run_cli: Any, repo: Path) -> None:
+    _config(repo, "disabledRules: [NO-SUCH-RULE]\n")
+    result = run_cli(["generate", "cluster", "c1", "--list-variables"])
+    assert result.exit_code == ExitCode.USAGE
+    assert "NO-SUCH-RULE" in result.stderr
 
 
 def test_output_of_the_file_is_the_default_and_the_flag_beats_it(run_cli: Any, repo: Path) -> None:
