@@ -244,3 +244,13 @@ def test_flavors_dirs_are_relative_to_the_file_and_replaced_by_the_flag(
     (repo / "f").mkdir()
     flag = ["generate", "cluster", "c1", "--list-variables", "--flavors-dir", str(repo / "f")]
     assert run_cli(flag).exit_code == ExitCode.OK
+
+
+def test_the_documented_example_is_a_valid_file(tmp_path: Path) -> None:
+    docs = Path(__file__).parents[2] / "docs" / "configuration.md"
+    text = docs.read_text(encoding="utf-8")
+    example = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    config = load_config(_config(tmp_path, example))
+    assert config.exclude == ("values.yaml", "values.schema.json", "clusters/*/helm")
+    assert config.schema_dirs == (tmp_path / "schemas" / "management-cluster-crds",)
+    assert config.values == {"AZURE_LOCATION": "westeurope", "AKS_SKU_TIER": "Standard"}
