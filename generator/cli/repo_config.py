@@ -24,7 +24,7 @@ from click.core import ParameterSource
 from generator.cli.environment import current_settings
 from generator.cli.options import check_rule_ids
 from generator.cli.repo_options import ENV_CAPZGEN_CONFIG, capzgen_config_option, exclude_option
-from generator.errors import UsageError
+from generator.errors import CapzgenError, UsageError
 from generator.jsontypes import JsonObject
 
 if TYPE_CHECKING:
@@ -58,12 +58,13 @@ def read_repo_config(option: Path | None, environ: Mapping[str, str]) -> RepoCon
     return load_config(path)
 
 
-def layered(ctx: click.Context, name: str, from_file: T | None, *, environment: bool = False) -> T:
-    """The value of parameter ``name``: the command line's (or click's environment's), else
-    the environment's (``environment``: the command reads this setting from a variable that is
-    set), else the file's (``from_file``, None or empty: the file does not say), else the
-    built-in default."""
-    given: T = ctx.params[name]
+def layered(
+    ctx: click.Context, name: str, given: T, from_file: T | None, *, environment: bool = False
+) -> T:
+    """The value of parameter ``name``: ``given`` if it came from the command line (or click's
+    environment), else ``given`` if the environment sets it (``environment``: the command reads
+    this setting from a variable that is set), else the file's (``from_file``; None or empty:
+    the file does not say), else ``given`` again, the built-in default."""
     source = ctx.get_parameter_source(name)
     if source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT) or environment:
         return given
@@ -109,24 +110,36 @@ def validate_layers(function: Command) -> Command:
 
     @functools.wraps(function)
     def command(**params: Any) -> Any:
-        ctx = click.get_current_context()
-        settings = current_settings()
-        config = read_repo_config(params.pop("capzgen_config"), settings.environ)
-        schema_path = bool(settings.schema_path)
-        params["schema_dirs"] = layered(
-            ctx, "schema_dirs", config.schema_dirs, environment=schema_path
-        )
-        params["disabled_rules"] = _disabled_rules(config, params["disabled_rules"])
-        if config.output is not None:
-            params["output"] = layered(
-                ctx, "output", _choice_of(ctx, "output", config.output, config)
-            )
-        if "fail_on" in params:  # --fail-on, where this build has it
-            params["fail_on"] = layered(ctx, "fail_on", config.fail_on)
-        params["input_globs"] = _input_globs(ctx, params.pop("exclude"), config)
-        return function(**params)
+        try:
+            layers = _validate_params(click.get_current_context(), dict(params))
+        except CapzgenError as error:
+            if params.get("output") == "json":  # stdout is JSON on every exit status
+                # lazy: the report renderer, as validate itself loads it
+                from generator.checks.report import render_error_json
+
+                click.echo(render_error_json(error), nl=False)
+            raise
+        return function(**layers)
 
     return capzgen_config_option(exclude_option(command))
+
+
+def _validate_params(ctx: click.Context, params: dict[str, Any]) -> dict[str, Any]:
+    """``validate``'s parameters with the file's values layered in (see validate_layers)."""
+    settings = current_settings()
+    config = read_repo_config(params.pop("capzgen_config"), settings.environ)
+    schema_path = bool(settings.schema_path)
+    params["schema_dirs"] = layered(
+        ctx, "schema_dirs", params["schema_dirs"], config.schema_dirs, environment=schema_path
+    )
+    params["disabled_rules"] = _disabled_rules(config, params["disabled_rules"])
+    if config.output is not None:
+        from_file = _choice_of(ctx, "output", config.output, config)
+        params["output"] = layered(ctx, "output", params["output"], from_file)
+    if "fail_on" in params:  # --fail-on, where this build has it
+        params["fail_on"] = layered(ctx, "fail_on", params["fail_on"], config.fail_on)
+    params["input_globs"] = _input_globs(ctx, params.pop("exclude"), config)
+    return params
 
 
 def _input_globs(ctx: click.Context, exclude: tuple[str, ...], config: RepoConfig) -> Any:
@@ -137,8 +150,7 @@ def _input_globs(ctx: click.Context, exclude: tuple[str, ...], config: RepoConfi
 
     base = str(config.base.resolve())
     from_file = Globs(config.exclude, base) if config.exclude else None
-    chosen = layered(ctx, "exclude", from_file)
-    excluded = chosen if isinstance(chosen, Globs) else Globs(exclude)
+    excluded = layered(ctx, "exclude", Globs(exclude), from_file)
     return InputGlobs(exclude=(excluded,), include=(Globs(config.include, base),))
 
 
@@ -154,9 +166,11 @@ def generate_layers(function: Command) -> Command:
         config = read_repo_config(params.pop("capzgen_config"), settings.environ)
         schema_path = bool(settings.schema_path)
         params["schema_dirs"] = layered(
-            ctx, "schema_dirs", config.schema_dirs, environment=schema_path
+            ctx, "schema_dirs", params["schema_dirs"], config.schema_dirs, environment=schema_path
         )
-        params["flavors_dirs"] = layered(ctx, "flavors_dirs", config.flavors_dirs)
+        params["flavors_dirs"] = layered(
+            ctx, "flavors_dirs", params["flavors_dirs"], config.flavors_dirs
+        )
         validation = params["validation"]
         disabled = _disabled_rules(config, validation.disabled_rules)
         params["validation"] = validation._replace(disabled_rules=disabled)

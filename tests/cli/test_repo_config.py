@@ -110,6 +110,15 @@ def test_mistakes_name_the_file_and_line(
     assert message in result.stderr
 
 
+def test_with_output_json_a_mistake_is_json_too(run_cli: Any, repo: Path) -> None:
+    path = _config(repo, "exlcude: [a]\n")
+    result = run_cli(["validate", "--output", "json", "apps"])
+    assert result.exit_code == ExitCode.USAGE
+    error = json.loads(result.stdout)["error"]
+    assert str(path) in json.dumps(error)
+    assert "unknown key 'exlcude'" in error["message"]
+
+
 def test_invalid_yaml_and_duplicate_keys_are_refused(repo: Path) -> None:
     with pytest.raises(CapzgenError, match="duplicate"):
         load_config(_config(repo, "exclude: [a]\nexclude: [b]\n"))
