@@ -13,7 +13,8 @@ expect, so they need no explanation:
 * a pattern with a ``/`` matches the whole path, or a folder above it (``clusters/dev``
   matches ``clusters/dev/cluster.yaml``).
 
-Paths are matched with ``/`` separators, after normalisation (``./a/../b`` is ``b``).
+Paths are matched with ``/`` separators, after normalisation (``./a/../b`` is ``b``); an
+absolute pattern is matched against the absolute path.
 """
 
 from __future__ import annotations
@@ -78,8 +79,13 @@ class Globs:
         """Whether any pattern matches ``path``."""
         if not self.patterns:
             return False
-        for candidate in self._candidates(path):
-            if any(glob_matches(pattern, candidate) for pattern in self.patterns):
+        candidates = self._candidates(path)
+        absolute = os.path.abspath(path)
+        for pattern in self.patterns:
+            if os.path.isabs(pattern):  # an absolute glob matches the absolute path
+                if glob_matches(pattern, absolute.lstrip("/")):
+                    return True
+            elif any(glob_matches(pattern, candidate) for candidate in candidates):
                 return True
         return False
 

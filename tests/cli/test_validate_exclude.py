@@ -62,6 +62,12 @@ def test_the_path_as_given_and_relative_to_the_current_folder_both_match(
     assert given.exit_code == ExitCode.OK
 
 
+def test_an_absolute_pattern_matches_the_absolute_path(run_cli: Any, repo: Path) -> None:
+    pattern = str(repo / "apps" / "chart")
+    assert run_cli(["validate", "--exclude", pattern, "apps"]).exit_code == ExitCode.OK
+    assert run_cli(["validate", "--exclude", pattern, str(repo / "apps")]).exit_code == 0
+
+
 def test_an_excluded_file_is_not_read(run_cli: Any, repo: Path) -> None:
     unreadable = repo / "apps" / "chart" / "values.yaml"
     unreadable.write_bytes(b"\xff\xfe\x00 not text")  # reading it would be an error
