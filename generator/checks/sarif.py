@@ -16,12 +16,13 @@ from urllib.parse import quote
 
 from generator import __version__
 from generator.checks.report import rule_rows, shown_findings
-from generator.findings import Finding, Severity, format_path
+from generator.findings import Finding, Severity, clip, format_path
 from generator.jsontypes import JsonObject
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "capzgen/v1"
+_DESCRIPTION_LIMIT = 900  # code scanning keeps at most 1,024 characters of a description
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
@@ -61,7 +62,7 @@ def _rule(rule_id: str) -> JsonObject:
     kubeconform finding's or the fleet rules, is described by its id) and its default level."""
     rows = _rule_table()
     severity, gate, why, text = rows.get(rule_id, (Severity.WARNING, "", None, rule_id))
-    short = text.split(". ")[0]
+    short = clip(text.split(". ")[0], _DESCRIPTION_LIMIT)
     properties: JsonObject = {"gate": gate} if gate else {}
     if why:
         properties["why"] = why
@@ -69,7 +70,7 @@ def _rule(rule_id: str) -> JsonObject:
         "id": rule_id,
         "name": rule_id,
         "shortDescription": {"text": short},
-        "fullDescription": {"text": text},
+        "fullDescription": {"text": clip(text, _DESCRIPTION_LIMIT)},
         "help": {"text": f"{text} (gate: {gate})" if gate else text},
         "defaultConfiguration": {"level": _LEVELS[severity]},
     }
