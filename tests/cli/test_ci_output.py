@@ -152,3 +152,27 @@ def test_fail_on_warning_makes_the_fleet_write_nothing(
     passed = run_cli(argv)
     assert passed.exit_code == 0, passed.stderr
     assert (out / "east").is_dir() and (out / "typo").is_dir()
+
+
+MIGRATE = Path(__file__).parents[1] / "migrate"
+
+
+@pytest.mark.parametrize("command", ["migrate", "adopt"])
+def test_fail_on_warning_makes_migrate_and_adopt_write_nothing(
+    run_cli: Any, tmp_path: Path, command: str
+) -> None:
+    if command == "migrate":
+        source = tmp_path / "legacy.yaml"
+        text = (MIGRATE / "inputs" / "all-fields.yaml").read_text()
+        argv = ["migrate", str(source), "-n", "migrated"]
+    else:
+        source = tmp_path / "aks.json"
+        text = (MIGRATE / "az" / "aks-show.json").read_text()
+        argv = ["adopt", "--from-az", str(source), "-n", "adopted"]
+    source.write_text(text.replace("westeurope", "westeurop"))
+    passed = run_cli(argv)
+    assert passed.exit_code == 0, passed.stderr
+    assert "CAPZ-AZURE-REGION" in passed.stderr and passed.stdout
+    failed = run_cli([*argv, "--fail-on", "warning"])
+    assert failed.exit_code == 1
+    assert failed.stdout == "" and "CAPZ-AZURE-REGION" in failed.stderr
