@@ -176,3 +176,20 @@ def test_fail_on_warning_makes_migrate_and_adopt_write_nothing(
     failed = run_cli([*argv, "--fail-on", "warning"])
     assert failed.exit_code == 1
     assert failed.stdout == "" and "CAPZ-AZURE-REGION" in failed.stderr
+
+
+def test_a_kept_fleet_cluster_is_judged_again_by_fail_on(
+    run_cli: Any, schema_args: list[str], tmp_path: Path
+) -> None:
+    """A cluster written earlier with a warning is not rendered again (its inputs are the same:
+    --fail-on is not one of them), and its recorded warning still fails --fail-on warning."""
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(FLEET)
+    out = tmp_path / "out"
+    argv = ["generate", "fleet", str(fleet), "--output-dir", str(out), *schema_args]
+    assert run_cli(argv).exit_code == 0
+    failed = run_cli([*argv, "--fail-on", "warning"])
+    assert failed.exit_code == 1, failed.stderr
+    assert "CAPZ-AZURE-REGION" in failed.stderr and "nothing was written" in failed.stderr
+    again = run_cli(argv)
+    assert again.exit_code == 0 and "2 clusters unchanged" in again.stderr
