@@ -2,8 +2,8 @@
 
 A CI user reads a JUnit report as "which tests failed": a document is a test, an error finding
 is its failure. The streaming validator does not keep the documents it checked, so the documents
-without any finding are one passing test case that says how many there were; the suite's
-``tests`` count still equals the number of documents checked.
+without any finding are one passing test case that says how many there were (so ``tests``
+counts the documents with findings, plus one), and the summary line is the suite's output.
 """
 
 from __future__ import annotations
