@@ -219,6 +219,15 @@ class Finding:
         return data
 
 
+def fails(findings: Iterable[Finding], fail_on: Severity = Severity.ERROR) -> bool:
+    """Whether ``findings`` fail the run under ``--fail-on``: ``error`` (the default) fails on an
+    error only, ``warning`` on a warning too, so a CI job can hold the line on warnings such as
+    an unknown region without capzgen making them errors for everyone. Info never fails: it says
+    what the cluster will do, which is nothing to fix."""
+    failing = (Severity.ERROR,) if fail_on is Severity.ERROR else (Severity.ERROR, Severity.WARNING)
+    return any(finding.severity in failing for finding in findings)
+
+
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     """``findings`` in report order (:meth:`Finding.sort_key`)."""
     return sorted(findings, key=Finding.sort_key)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from generator.documents import Document
-from generator.findings import Finding
+from generator.findings import Finding, Severity
 from generator.model.manifests import ManifestSet
 from generator.schemastore.types import SchemaLookup
 
@@ -51,6 +51,7 @@ class CheckOptions:
     validate: bool = True  # False: --no-validate (a flavor's render-time checks still run)
     validation: ValidationOptions = ValidationOptions()
     kubeconform: KubeconformOptions | None = None  # --kubeconform: its second opinion, merged
+    fail_on: Severity = Severity.ERROR  # --fail-on: the least severe finding that fails the run
 
 
 class CheckContext(NamedTuple):

@@ -9,7 +9,9 @@ import click
 from generator.cli.environment import current_settings
 from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
 from generator.cli.options import check_options
+from generator.cli.report_options import fail_on_option
 from generator.errors import Location, UsageError, YamlError
+from generator.findings import fails
 from generator.jsontypes import Json
 from generator.migrate.az import AzInput, adopt_from_az
 from generator.names import is_dns1123_label, is_dns1123_subdomain
@@ -51,6 +53,7 @@ from generator.yamlio.load import load_json, read_source
     type=click.Path(path_type=Path),
     help="Extra schemas (as for `capzgen validate`).",
 )
+@fail_on_option
 def adopt(
     from_az: str,
     node_pools: str | None,
@@ -59,6 +62,7 @@ def adopt(
     write_to: str | None,
     output: str,
     schema_dirs: tuple[Path, ...],
+    fail_on: str,
 ) -> int:
     """Write the objects that make CAPZ adopt an existing AKS cluster.
 
@@ -83,14 +87,13 @@ def adopt(
         pools, pools_source = _read_json(node_pools, list, "a list (az aks nodepool list)")
     given = AzInput(cluster, pools, cluster_source, pools_source)
     store = schema_store(schema_dirs)
-    checks = check_options(current_settings())
+    checks = check_options(current_settings(), fail_on=fail_on)
     result = adopt_from_az(given, store, namespace, credential_secret)
     checked = validate_output(result.text(), "<adoption manifests>", store, checks)
-    if checked.has_errors:
+    if fails(checked.findings, checks.fail_on):
         return refuse(checked, [])
-    deliver(
-        result.text(), write_to, result.report(), result.report_data() if output == "json" else None
-    )
+    report = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)  # as migrate
+    deliver(result.text(), write_to, report, result.report_data() if output == "json" else None)
     return 0
 
 

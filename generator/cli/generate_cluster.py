@@ -12,7 +12,6 @@ from generator.cli.common import (
     emit,
     load_values_file,
     parse_var_options,
-    print_findings,
     read_template,
 )
 from generator.cli.completion import complete_flavors, complete_paths, complete_var_names
@@ -33,6 +32,12 @@ from generator.cli.options import (
     validation_options,
 )
 from generator.cli.repo_config import generate_layers, repo_values_layer
+from generator.cli.report_options import (
+    ReportTarget,
+    fail_on_option,
+    report_findings,
+    report_option,
+)
 from generator.clusterctl.config import load_config
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.clusterctl.substitution import Inputs, ValuesOrigin, as_printed
@@ -43,7 +48,9 @@ from generator.jsontypes import Json, JsonObject
 from generator.names import is_semver, with_v_prefix
 
 if TYPE_CHECKING:
+    from generator.checks.context import CheckOptions
     from generator.generate.patches import PatchDocument
+    from generator.generate.pipeline import ClusterResult
     from generator.output.gitops import FluxOptions
 
 
@@ -205,6 +212,8 @@ value_sources = bundle(
 @flavors_dir_option
 @validation_options
 @kubeconform_options
+@report_option
+@fail_on_option
 @generate_layers
 def generate_cluster_command(
     name: str,
@@ -219,6 +228,8 @@ def generate_cluster_command(
     flavors_dirs: tuple[Path, ...],
     validation: ValidationChoice,
     kubeconform: KubeconformChoice,
+    report: ReportTarget | None,
+    fail_on: str,
 ) -> int:
     """Generate a complete, validated cluster definition named NAME.
 
@@ -239,9 +250,8 @@ def generate_cluster_command(
         msg = "--check needs --output-dir (the folder to compare)"
         raise UsageError(msg)
     flux = _flux(name, output)
-    request = _request(
-        name, flags, values, patch_files, schema_dirs, flavors_dirs, validation, kubeconform
-    )
+    checks = validation.check_options(current_settings(), kubeconform, fail_on)
+    request = _request(name, flags, values, patch_files, schema_dirs, flavors_dirs, checks)
     inputs = values.inputs()
     if list_variables:
         # lazy: the listing loads the pipeline's value resolution; only that flag needs it here
@@ -249,15 +259,7 @@ def generate_cluster_command(
 
         click.echo(list_cluster_variables(request, inputs), nl=False)
         return int(ExitCode.OK)
-    # lazy: the pipeline (Jinja, validator, schema store) costs ~40 ms; loaded when it runs
-    from generator.generate.pipeline import PipelineContext, generate_cluster
-
-    try:
-        result = generate_cluster(request, inputs, context=PipelineContext(current_settings()))
-    except ValidationFailed as failure:
-        print_findings(failure.findings)
-        raise
-    print_findings(result.findings)  # warnings only, on success
+    result = _generate(request, inputs, report)
     if output.output_dir is None:
         emit(as_printed(result.text), write_to)
     elif check:
@@ -265,6 +267,23 @@ def generate_cluster_command(
     else:
         _write_directory(output, output.output_dir, result.objects, flux)
     return int(ExitCode.OK)
+
+
+def _generate(
+    request: ClusterRequest, inputs: Inputs, report: ReportTarget | None
+) -> ClusterResult:
+    """The cluster rendered and validated, its findings reported as ``--report`` says, whether
+    it passes (warnings and info) or fails (then CI still gets the report of what failed)."""
+    # lazy: the pipeline (Jinja, validator, schema store) costs ~40 ms; loaded when it runs
+    from generator.generate.pipeline import PipelineContext, generate_cluster
+
+    try:
+        result = generate_cluster(request, inputs, context=PipelineContext(current_settings()))
+    except ValidationFailed as failure:
+        report_findings(report, failure.findings, None)
+        raise
+    report_findings(report, result.findings, len(result.objects))  # warnings only, on success
+    return result
 
 
 def _check_flags(flags: ClusterFlags, output: OutputChoice, write_to: str | None) -> None:
@@ -290,8 +309,7 @@ def _request(
     patch_files: tuple[str, ...],
     schema_dirs: tuple[Path, ...],
     flavors_dirs: tuple[Path, ...],
-    validation: ValidationChoice,
-    kubeconform: KubeconformChoice,
+    checks: CheckOptions,
 ) -> ClusterRequest:
     """The pipeline's request: reads the --from template and the --patch files, checks rule IDs."""
     template_text, template_source = (
@@ -299,7 +317,7 @@ def _request(
         if flags.from_ is not None
         else (None, "")
     )
-    check_rule_ids(validation.disabled_rules)
+    check_rule_ids(checks.validation.disabled_rules)
     return ClusterRequest(
         name=name,
         flavor=flags.flavor or (DEFAULT_FLAVOR if flags.from_ is None else None),
@@ -313,7 +331,7 @@ def _request(
         allow_unknown_vars=values.allow_unknown_vars,
         schema_dirs=schema_dirs,
         flavors_dirs=flavors_dirs,
-        checks=validation.check_options(current_settings(), kubeconform),
+        checks=checks,
         patches=_load_patches(patch_files),
     )
 

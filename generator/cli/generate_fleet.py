@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import print_findings
 from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings, environ
 from generator.cli.gitops_output import flux_options
@@ -26,6 +25,12 @@ from generator.cli.options import (
     validation_options,
 )
 from generator.cli.progress import ProgressBar
+from generator.cli.report_options import (
+    ReportTarget,
+    fail_on_option,
+    report_findings,
+    report_option,
+)
 from generator.clusterctl.config import load_config
 from generator.errors import ExitCode
 from generator.fleet.file import Fleet, load_fleet
@@ -51,6 +56,8 @@ from generator.generate.patches import load_patch_files
 @validation_options
 @kubeconform_options
 @jobs_option("Render the clusters")
+@report_option
+@fail_on_option
 @click.option(
     "--allow-unknown-vars",
     is_flag=True,
@@ -72,6 +79,8 @@ def generate_fleet_command(
     validation: ValidationChoice,
     kubeconform: KubeconformChoice,
     jobs: int | None,
+    report: ReportTarget | None,
+    fail_on: str,
     allow_unknown_vars: bool,
     check: bool,
 ) -> int:
@@ -94,7 +103,7 @@ def generate_fleet_command(
     options = FleetOptions(
         schema_dirs=schema_dirs,
         flavors_dirs=flavors_dirs,
-        checks=validation.check_options(settings, kubeconform),
+        checks=validation.check_options(settings, kubeconform, fail_on),
         patches=load_patch_files(patch_files) if patch_files else (),
         settings=settings,
         config=load_config(config, environ()),
@@ -104,7 +113,7 @@ def generate_fleet_command(
         allow_unknown_vars=allow_unknown_vars,
     )
     result = _rendered(fleet, options)
-    print_findings(result.findings)
+    report_findings(report, result.findings, result.objects)
     raise_for_problems(result)
     if check:
         return _check_drift(fleet_file, result, output_dir)

@@ -11,7 +11,9 @@ from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings
 from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
 from generator.cli.options import check_options
+from generator.cli.report_options import fail_on_option
 from generator.errors import UsageError
+from generator.findings import fails
 from generator.migrate import MigrationOptions, migrate_text
 from generator.migrate.engine import read_items
 from generator.migrate.live import LiveCluster, read_live
@@ -73,6 +75,7 @@ from generator.yamlio.load import read_source
     is_flag=True,
     help="Validate the output even if some kinds have no schema (they are reported as skipped).",
 )
+@fail_on_option
 def migrate(
     source: str,
     write_to: str | None,
@@ -83,6 +86,7 @@ def migrate(
     output: str,
     schema_dirs: tuple[Path, ...],
     ignore_missing_schemas: bool,
+    fail_on: str,
 ) -> int:
     """Convert legacy AKS manifests in FILE (or stdin) to CAPZ's ASO-based API.
 
@@ -108,7 +112,9 @@ def migrate(
     name = "<stdin>" if source == "-" else source
     target = (write_to or "").strip()
     store = schema_store(schema_dirs)
-    checks = check_options(current_settings(), ignore_missing_schemas=ignore_missing_schemas)
+    checks = check_options(
+        current_settings(), ignore_missing_schemas=ignore_missing_schemas, fail_on=fail_on
+    )
     options = MigrationOptions(
         namespace=namespace,
         credential_secret=credential_secret,
@@ -122,7 +128,7 @@ def migrate(
         msg = "migrating a legacy cluster needs -n/--namespace: the new namespace to adopt it into"
         raise UsageError(msg)
     checked = validate_output(result.text(), "<migrated manifests>", store, checks)
-    if checked.has_errors:
+    if fails(checked.findings, checks.fail_on):
         return refuse(checked, explain(checked.findings, patch_paths(read_items(text, name))))
     report = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)
     deliver(result.text(), write_to, report, result.report_data() if output == "json" else None)

@@ -21,6 +21,7 @@ import click
 
 from generator.cli.completion import complete_paths
 from generator.errors import UsageError
+from generator.findings import Severity
 
 if TYPE_CHECKING:
     from generator.checks.context import CheckOptions
@@ -177,9 +178,13 @@ class ValidationChoice(NamedTuple):
     ignore_missing_schemas: bool
 
     def check_options(
-        self, settings: Settings, kubeconform: KubeconformChoice | None = None
+        self,
+        settings: Settings,
+        kubeconform: KubeconformChoice | None = None,
+        fail_on: str = "error",
     ) -> CheckOptions:
-        """These flags (and ``--kubeconform``'s) as the value every path is given."""
+        """These flags (and ``--kubeconform``'s and ``--fail-on``'s) as the value every path
+        is given."""
         return check_options(
             settings,
             validate=not self.no_validate,
@@ -187,6 +192,7 @@ class ValidationChoice(NamedTuple):
             cel=not self.no_cel,
             ignore_missing_schemas=self.ignore_missing_schemas,
             kubeconform=kubeconform,
+            fail_on=fail_on,
         )
 
 
@@ -307,6 +313,7 @@ def check_options(
     cel: bool = True,
     ignore_missing_schemas: bool = False,
     kubeconform: KubeconformChoice | None = None,
+    fail_on: str = "error",
 ) -> CheckOptions:
     """The one place the checking flags become :class:`CheckOptions`: every command that checks
     (generate cluster and fleet, validate, migrate, adopt) passes what this returns on unchanged,
@@ -328,7 +335,12 @@ def check_options(
         second_opinion = KubeconformOptions(
             timeout=kubeconform.kubeconform_timeout, environ=settings.environ
         )
-    return CheckOptions(validate=validate, validation=validation, kubeconform=second_opinion)
+    return CheckOptions(
+        validate=validate,
+        validation=validation,
+        kubeconform=second_opinion,
+        fail_on=Severity(fail_on),
+    )
 
 
 # --- -v/--verbose at any position ----------------------------------------------------------------

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from generator.checks.report import describe_rules, render_error_json, render_json, render_text
+from generator.checks.formats import REPORT_FORMATS, render_report
+from generator.checks.report import describe_rules, render_error_json, render_json
 from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings
 from generator.cli.options import (
@@ -24,8 +25,9 @@ from generator.cli.options import (
     schema_dir_option,
 )
 from generator.cli.repo_config import validate_layers
+from generator.cli.report_options import fail_on_option
 from generator.errors import CapzgenError, ExitCode, InputOutputError, Location, UsageError
-from generator.findings import Finding
+from generator.findings import Finding, fails
 from generator.settings import Settings
 
 if TYPE_CHECKING:
@@ -47,8 +49,22 @@ if TYPE_CHECKING:
     help="Disable a rule (repeatable).",
 )
 @click.option(
-    "--output", "output", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--output",
+    "output",
+    type=click.Choice(REPORT_FORMATS),
+    default="text",
+    show_default=True,
+    help="text for people, json for scripts, sarif for code scanning, junit for a CI test "
+    "report, github for annotations (GitHub Actions workflow commands); see docs/validation.md.",
 )
+@click.option(
+    "--sarif-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="With --output sarif: the folder file names are made relative to (the repository "
+    "root; default: the working directory).",
+)
+@fail_on_option
 @click.option("--list-rules", is_flag=True, help="List the semantic rules and exit.")
 @click.option(
     "--no-cel", is_flag=True, help="Do not evaluate the CRDs' CEL rules (x-kubernetes-validations)."
@@ -83,6 +99,8 @@ def validate_command(
     ignore_missing_schemas: bool,
     disabled_rules: tuple[str, ...],
     output: str,
+    sarif_root: Path | None,
+    fail_on: str,
     list_rules: bool,
     no_cel: bool,
     jobs: int | None,
@@ -99,13 +117,12 @@ def validate_command(
     remote entries are not fetched and entries outside the named folder are not read (each is a
     finding).
 
-    Every document is checked against the schema of its apiVersion/kind, every ASO resource in
-    spec.resources against its own schema, and the cluster as a whole against CAPZ's rules.
-    The CEL rules of the CRDs (x-kubernetes-validations) are evaluated too, as the API server does.
-    Exit status: 0 valid, 1 findings with severity error, 2 usage or I/O problems (with
-    --output json, stdout is JSON on every exit status). With --kubeconform, kubeconform's
-    findings count like capzgen's; a kubeconform that is missing, fails or times out is reported
-    in one warning line and does not change the exit status.
+    Every document and embedded ASO resource is checked as the management cluster's admission
+    chain would (defaults, schema, CEL, CAPZ's webhooks), and each cluster against CAPZ's rules.
+    Exit status: 0 valid, 1 findings with severity error (or warning, with --fail-on warning),
+    2 usage or I/O problems (with --output json, stdout is JSON on every exit status). With
+    --kubeconform, kubeconform's findings count like capzgen's; a kubeconform that is missing,
+    fails or times out is reported in one warning line and does not change the exit status.
 
     Clusters validated without any finding are remembered in the cache folder (by their text,
     capzgen's version, the schemas and the options) and not checked again while all of that is
@@ -123,11 +140,14 @@ def validate_command(
         cel=not no_cel,
         ignore_missing_schemas=ignore_missing_schemas,
         kubeconform=kubeconform,
+        fail_on=fail_on,
     )
     try:
         cache = None if no_cache else settings.cache_dir("results")
         key, key_file = settings.cache_key, settings.cache_key_file
-        run = _Run(jobs, cache, key, key_file, load_restrictor, allow_empty, input_globs)
+        run = _Run(
+            jobs, cache, key, key_file, load_restrictor, allow_empty, input_globs, sarif_root
+        )
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
@@ -146,6 +166,7 @@ class _Run:
     load_restrictor: str  # a LoadRestrictor value
     allow_empty: bool = False  # an input without a document is fine
     globs: InputGlobs | None = None  # --exclude and .capzgen.yaml's include/exclude
+    sarif_root: Path | None = None  # what SARIF file names are relative to (None: the cwd)
 
 
 def _validate(
@@ -187,16 +208,7 @@ def _validate(
     if not run.allow_empty:
         failures.extend(_empty_errors(inputs.empty, paths, report.document_count, report.findings))
     report.findings = template_hints(report.findings)
-    if output == "json":
-        text = render_json(report.findings, report.document_count)
-        if failures:  # the report of every input read, and the error (as render_error_json)
-            payload = json.loads(text)
-            payload["error"] = json.loads(render_error_json(failures[0]))["error"]
-            payload["error"]["details"] = [str(error) for error in failures[1:]]
-            text = json.dumps(payload, indent=2, sort_keys=True) + "\n"
-        click.echo(text, nl=False)
-    else:
-        click.echo(render_text(report.findings, report.document_count), nl=False)
+    _print_report(output, report.findings, report.document_count, failures, run.sarif_root)
     for error in failures:  # every other input was validated and reported; the run still fails
         click.echo(f"Error: {error}", err=True)
     hints = dict.fromkeys(error.hint for error in failures if error.hint)
@@ -204,7 +216,29 @@ def _validate(
         click.echo(f"Hint: {hint}", err=True)
     if failures:
         return int(ExitCode.USAGE)
-    return int(ExitCode.INVALID if report.has_errors else ExitCode.OK)
+    return int(ExitCode.INVALID if fails(report.findings, checks.fail_on) else ExitCode.OK)
+
+
+def _print_report(
+    output: str,
+    findings: Sequence[Finding],
+    documents: int,
+    failures: Sequence[CapzgenError],
+    root: Path | None,
+) -> None:
+    """The report on stdout in the ``--output`` format; a JSON one also carries the errors of
+    inputs that could not be read, as scripts parse stdout alone."""
+    if output == "json":
+        text = render_json(findings, documents)
+        if failures:  # the report of every input read, and the error (as render_error_json)
+            payload = json.loads(text)
+            payload["error"] = json.loads(render_error_json(failures[0]))["error"]
+            payload["error"]["details"] = [str(error) for error in failures[1:]]
+            text = json.dumps(payload, indent=2, sort_keys=True) + "\n"
+        click.echo(text, nl=False)
+    else:
+        text = render_report(output, findings, documents, root=root)
+        click.echo(text, nl=False)
 
 
 # An unresolved clusterctl placeholder, ``${NAME`` (with or without a default after it).

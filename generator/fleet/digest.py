@@ -133,13 +133,14 @@ def cluster_digest(
 
 
 def _about_output(checks: CheckOptions) -> CheckOptions:
-    """``checks`` without what cannot change a cluster's findings: where caches live and the
-    environment kubeconform runs with (the environment a flavor reads is digested apart)."""
+    """``checks`` without what cannot change a cluster's findings: where caches live, the
+    environment kubeconform runs with (the environment a flavor reads is digested apart) and
+    ``--fail-on`` (a kept cluster's recorded warnings are reported and judged again)."""
     validation = replace(checks.validation, cache_root=None)
     kubeconform = checks.kubeconform
     if kubeconform is not None:
         kubeconform = replace(kubeconform, environ={})
-    return replace(checks, validation=validation, kubeconform=kubeconform)
+    return replace(checks, validation=validation, kubeconform=kubeconform, fail_on=Severity.ERROR)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from pathlib import Path
 from generator.checks.context import CheckOptions
 from generator.clusterctl.substitution import Inputs, ValuesOrigin
 from generator.errors import CapzgenError, ExitCode, FleetInvalid, InputOutputError, Location
-from generator.findings import Finding, Severity, sort_findings
+from generator.findings import Finding, Severity, fails, sort_findings
 from generator.fleet.digest import (
     RECORD_NAME,
     Record,
@@ -92,11 +92,13 @@ class FleetResult:
     outcomes: list[ClusterOutcome]
     findings: list[Finding]  # every cluster's, then the cross-cluster ones
     errors: list[str]  # render errors, clusters with the same error grouped
+    fail_on: Severity = Severity.ERROR  # --fail-on
 
     @property
     def has_errors(self) -> bool:
-        """Whether a cluster failed to render or a finding is an error: then nothing is written."""
-        return bool(self.errors) or any(f.is_error for f in self.findings)
+        """Whether a cluster failed to render or a finding fails the run (an error, or a
+        warning with ``--fail-on warning``): then nothing is written."""
+        return bool(self.errors) or fails(self.findings, self.fail_on)
 
     @property
     def objects(self) -> int:
@@ -322,7 +324,11 @@ def render_fleet(
     )
     errors = group_errors(outcomes)
     return FleetResult(
-        fleet=fleet, outcomes=outcomes, findings=sort_findings(findings), errors=errors
+        fleet=fleet,
+        outcomes=outcomes,
+        findings=sort_findings(findings),
+        errors=errors,
+        fail_on=options.checks.fail_on,
     )
 
 

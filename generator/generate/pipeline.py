@@ -29,7 +29,7 @@ from generator.clusterctl.variables import (
     override_layer,
 )
 from generator.errors import CapzgenError, UsageError, ValidationFailed
-from generator.findings import Finding
+from generator.findings import Finding, fails
 from generator.flavors.catalog import FlavorCatalog
 from generator.flavors.checks import RenderCheck
 from generator.flavors.model import Flavor
@@ -418,11 +418,13 @@ def validate_output(
     ``rendered`` cluster's render-time check speaks first (it names variables)."""
     report = check_output(output, request, context=context)
     findings = attribute_findings(report.findings, changes)
-    if report.has_errors:
-        if rendered is not None:
+    fail_on = request.checks.fail_on
+    if fails(report.findings, fail_on):
+        if rendered is not None and report.has_errors:
             rendered.explain_errors()
             findings = worker_count_hints(findings, rendered)
+        strict = "" if report.has_errors else f", and --fail-on {fail_on.value}"
         raise ValidationFailed(
-            findings, summary=f"generated manifests are invalid ({report.summary()})"
+            findings, summary=f"generated manifests are invalid ({report.summary()}{strict})"
         )
     return findings
