@@ -32,6 +32,7 @@ from generator.cli.options import (
     schema_dir_option,
     validation_options,
 )
+from generator.cli.validated import validated_line
 from generator.clusterctl.config import load_config
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.clusterctl.substitution import Inputs, ValuesOrigin, as_printed
@@ -255,12 +256,15 @@ def generate_cluster_command(
         print_findings(failure.findings)
         raise
     print_findings(result.findings)  # warnings only, on success
+    checked = validated_line(request.checks, result.objects, result.findings)
     if output.output_dir is None:
         emit(as_printed(result.text), write_to)
     elif check:
+        click.echo(checked, err=True)
         return _check_directory(output.output_dir, result.objects, flux)
     else:
         _write_directory(output, output.output_dir, result.objects, flux)
+    click.echo(checked, err=True)  # last: after the output it vouches for was written
     return int(ExitCode.OK)
 
 
