@@ -44,6 +44,7 @@ from generator.names import is_semver, with_v_prefix
 
 if TYPE_CHECKING:
     from generator.generate.patches import PatchDocument
+    from generator.generate.pipeline import ClusterResult
     from generator.output.gitops import FluxOptions
 
 
@@ -257,6 +258,20 @@ def generate_cluster_command(
         raise
     print_findings(result.findings)  # warnings only, on success
     checked = validated_line(request.checks, result.objects, result.findings)
+    return _output(result, output, write_to=write_to, check=check, flux=flux, checked=checked)
+
+
+def _output(
+    result: ClusterResult,
+    output: OutputChoice,
+    *,
+    write_to: str | None,
+    check: bool,
+    flux: FluxOptions | None,
+    checked: str,
+) -> int:
+    """Print, write or compare the cluster, then the line saying what was validated: last, after
+    the output it vouches for was written (a failed write ends with its error instead)."""
     if output.output_dir is None:
         emit(as_printed(result.text), write_to)
     elif check:
@@ -264,7 +279,7 @@ def generate_cluster_command(
         return _check_directory(output.output_dir, result.objects, flux)
     else:
         _write_directory(output, output.output_dir, result.objects, flux)
-    click.echo(checked, err=True)  # last: after the output it vouches for was written
+    click.echo(checked, err=True)
     return int(ExitCode.OK)
 
 
