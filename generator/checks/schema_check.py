@@ -209,7 +209,7 @@ def check_object(top: TopObject, settings: SchemaSettings) -> list[Finding]:
                     Finding(
                         Severity.ERROR,
                         STRUCTURE,
-                        f"embedded resource: {message} (C19)",
+                        f"embedded resource: {message}",
                         res.subject,
                         (*res.path, *rel),
                     )
@@ -223,7 +223,7 @@ def check_object(top: TopObject, settings: SchemaSettings) -> list[Finding]:
                     Severity.ERROR,
                     STRUCTURE,
                     f"embedded resource is a {_type_name(item)}, not an object with apiVersion, kind and "
-                    "metadata.name (C19)",
+                    "metadata.name",
                     top.subject.embedded(path, item),
                     path,
                 )
