@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,7 +14,7 @@ import click
 
 from generator.checks.report import describe_rules, render_error_json, render_json, render_text
 from generator.cli.completion import complete_paths
-from generator.cli.environment import current_settings
+from generator.cli.environment import current_settings, environ
 from generator.cli.options import (
     KubeconformChoice,
     check_options,
@@ -23,12 +24,17 @@ from generator.cli.options import (
     kubeconform_options,
     schema_dir_option,
 )
+from generator.cli.progress import document_progress
 from generator.errors import CapzgenError, ExitCode, InputOutputError, Location, UsageError
 from generator.findings import Finding
 from generator.settings import Settings
 
 if TYPE_CHECKING:
-    from generator.checks.context import CheckOptions
+    from generator.checks.context import CheckOptions, ValidationOptions
+    from generator.kubeconform.process import KubeconformOptions
+    from generator.schemastore.store import SchemaStore
+    from generator.validate.check import CheckReport
+    from generator.validate.inputs import Inputs
     from generator.validate.stream import RunSettings
 
 
@@ -166,21 +172,13 @@ def _validate(
     # lazy: as above
     from generator.validate.kustomization import InputRules, LoadRestrictor
 
-    # lazy: as above
-    from generator.validate.stream import stream_inputs
-
     on = _run_settings(run)
     inputs = collect_inputs(paths, InputRules(LoadRestrictor(run.load_restrictor)))
     failures: list[CapzgenError] = [_failure_error(finding) for finding in inputs.failures]
     if failures and not inputs.paths:
         raise failures[0]  # nothing could be read at all
-    if second_opinion is None:
-        report = stream_inputs(inputs, store, options, on)
-    else:
-        # lazy: as above (kubeconform runs beside capzgen's own validation)
-        from generator.validate.beside import check_beside_kubeconform
-
-        report = check_beside_kubeconform(inputs, store, options, second_opinion, on)
+    with document_progress(sys.stderr, environ()) as progress:
+        report = _checked(inputs, store, options, second_opinion, replace(on, progress=progress))
     if not run.allow_empty:
         failures.extend(_empty_errors(inputs.empty, paths, report.document_count, report.findings))
     report.findings = template_hints(report.findings)
@@ -206,6 +204,25 @@ def _validate(
 
 # An unresolved clusterctl placeholder, ``${NAME`` (with or without a default after it).
 _PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _checked(
+    inputs: Inputs,
+    store: SchemaStore,
+    options: ValidationOptions,
+    second_opinion: KubeconformOptions | None,
+    on: RunSettings,
+) -> CheckReport:
+    """The streaming validation, with kubeconform beside it when asked for."""
+    if second_opinion is None:
+        # lazy: the streaming validator is for runs that validate
+        from generator.validate.stream import stream_inputs
+
+        return stream_inputs(inputs, store, options, on)
+    # lazy: kubeconform runs beside capzgen's own validation
+    from generator.validate.beside import check_beside_kubeconform
+
+    return check_beside_kubeconform(inputs, store, options, second_opinion, on)
 
 
 def template_hints(findings: list[Finding]) -> list[Finding]:
