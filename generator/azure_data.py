@@ -2,8 +2,11 @@
 
 ``generator/data/azure-regions.yaml`` lists the public regions (an unknown region is only a
 warning: Azure opens new ones), ``generator/data/kubernetes-versions.yaml`` the range of minor
-versions CAPZ v1.26.0 supports for workload clusters. VM sizes are an open set; their names have
-a shape (``Standard_D4s_v5``), checked by :data:`VM_SIZE`.
+versions CAPZ v1.26.0 supports for workload clusters. A VM size name has a shape
+(``Standard_D4s_v5``), checked by :func:`is_vm_size_name` for ``generate`` (a flavor variable's
+``format: azure-vm-size``) and ``validate`` (CAPZ-VM-SIZE) alike, so the two never disagree;
+``generator/data/azure-vm-sizes.txt`` lists the sizes Azure is known to offer, and a name of the
+right shape outside it is only a warning (CAPZ-VM-SIZE-KNOWN): Azure adds sizes every year.
 """
 
 from __future__ import annotations
@@ -28,6 +31,44 @@ VM_SIZE_SHAPE = (
     "Standard_<family><vCPUs>[<features>][_<version>], e.g. Standard_D4s_v5 or Standard_B2ms"
 )
 KUBERNETES_VERSION_SHAPE = "v<major>.<minor>.<patch>, e.g. v1.33.1"
+
+
+def is_vm_size_name(value: str) -> bool:
+    """Whether ``value`` has the shape of a VM size name, in any case: ARM compares VM size names
+    case-insensitively (``standard_d2s_v3`` provisions a ``Standard_D2s_v3``), so refusing the
+    lower-case spelling would refuse what Azure accepts. The one test both ``generate`` and
+    ``validate`` apply."""
+    return VM_SIZE.match(value) is not None
+
+
+_VM_SIZES_FILE = _DATA_DIR / "azure-vm-sizes.txt"
+_COMPILED = re.compile(r"^# compiled: (\S+)$", re.MULTILINE)
+
+
+@cache
+def _vm_sizes_text() -> str:
+    """The VM size list: plain text, one name a line, ``#`` comments. Not YAML: names such as
+    ``Standard_E16-4ds_v5`` look numeric to the fast YAML reader's safety scan, which would then
+    load the precise reader (and PyYAML) into every ``validate`` for a flat list of names."""
+    return _VM_SIZES_FILE.read_text(encoding="utf-8")
+
+
+@cache
+def vm_sizes() -> frozenset[str]:
+    """The known VM size names, case-folded (see the data file for the source and date)."""
+    lines = (line.strip() for line in _vm_sizes_text().splitlines())
+    return frozenset(line.casefold() for line in lines if line and not line.startswith("#"))
+
+
+def vm_sizes_compiled() -> str:
+    """The date the VM size list was taken from its source."""
+    match = _COMPILED.search(_vm_sizes_text())
+    return match.group(1) if match else "at an unknown date"
+
+
+def is_known_vm_size(value: str) -> bool:
+    """Whether ``value`` names a VM size in capzgen's list, compared as ARM compares (any case)."""
+    return value.casefold() in vm_sizes()
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,9 @@ class Finding:
 
     ``path`` is absolute inside the top-level document, even for a finding about an embedded
     resource (:attr:`display_path` is the relative one); ``line`` (1-based) is added after
-    validation, where the text is at hand. ``hint`` is a remedy shown once per run and does not take
+    validation, where the text is at hand. ``column`` (1-based) is known only where the parser
+    reported it, a YAML error: there the line alone can leave a person hunting for one missing
+    bracket, while an object finding's line already points at its key. ``hint`` is a remedy shown once per run and does not take
     part in equality; nor does ``patch``, the patch document that changed the field, when one did.
 
     ``gate`` says whether the management cluster refuses the apply (:class:`Gate`), and ``why``,
@@ -147,6 +149,7 @@ class Finding:
     path: JsonPath = ()  # absolute path inside the top-level document
     line: int | None = None
     origin: str = "capzgen"
+    column: int | None = None  # 1-based; only where the parser said it (YAML errors)
     hint: str | None = field(default=None, compare=False)
     patch: PatchRef | None = field(default=None, compare=False)
     gate: Gate = field(default=Gate.ADMISSION, compare=False)
@@ -182,11 +185,13 @@ class Finding:
         return f"[{self.gate.value}]"
 
     def to_text(self) -> str:
-        """One line: ``file:line: Kind/name: path: [warning: ]message (rule) [gate] [origin]``,
+        """One line: ``file:line[:column]: Kind/name: path: [warning: ]message (rule) [gate] [origin]``,
         where the gate is ``[admission]`` or ``[provisioning: who fails it later]`` (the origin,
         such as ``[kubeconform]``, only when capzgen did not make the finding itself); a
         finding on a patched field starts with the patch: ``patch.yaml (document 2) -> file:line``."""
         where = self.subject.file + (f":{self.line}" if self.line is not None else "")
+        if self.line is not None and self.column is not None:
+            where += f":{self.column}"
         if self.patch is not None:
             where = f"{self.patch.label()} -> {where}"
         path = self.display_path or "(object)"

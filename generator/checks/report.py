@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from generator.checks.admission.chain import ADMISSION
 from generator.checks.clusterclass.rule_ids import DESCRIPTIONS as CLASS_PATCH_RULES
+from generator.checks.references import public_text
 from generator.checks.rules import RULES, Rule
 from generator.checks.schema_check import NO_SCHEMA, SCHEMA, STRUCTURE, YAML
 from generator.errors import CapzgenError
@@ -210,7 +211,9 @@ def rule_rows() -> list[RuleRow]:
         (rule.id, rule.severity, rule.rule.gates, rule.rule.why, _described(rule.rule))
         for rule in RULES.values()
     ]
-    return [*_ENGINE_RULES, *_CEL_RULES, *registered, *CLASS_PATCH_RULES]
+    rows = [*_ENGINE_RULES, *_CEL_RULES, *registered, *CLASS_PATCH_RULES]
+    # what a user reads: without the internal reference IDs (generator.checks.references)
+    return [(rid, sev, gate, why, public_text(text)) for rid, sev, gate, why, text in rows]
 
 
 def _described(rule: Rule) -> str:

@@ -51,8 +51,22 @@ def _type_name(value: Json) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def _shape_problems(obj: JsonObject) -> list[tuple[JsonPath, str]]:
-    """Missing or malformed apiVersion, kind, metadata.name."""
+NOT_AN_OBJECT = (
+    "not a Kubernetes object: no apiVersion and kind (a values file or other YAML? exclude it)"
+)
+
+
+def _shape_problems(obj: JsonObject, *, top: bool = False) -> list[tuple[JsonPath, str]]:
+    """Missing or malformed apiVersion, kind, metadata.name.
+
+    A mapping with neither apiVersion nor kind is most likely not meant as a Kubernetes object
+    at all (a Helm values file, a config file swept up with a folder): three findings about its
+    fields would send the user to fix fields it was never meant to have, so it gets one that says
+    what it is. The API server refuses it all the same, hence the same rule and gate. Only for a
+    ``top`` document: an embedded resource is in a CAPZ object on purpose, its fields are missing.
+    """
+    if top and obj.get("apiVersion") is None and obj.get("kind") is None:
+        return [((), NOT_AN_OBJECT)]
     problems: list[tuple[JsonPath, str]] = []
     api_version = obj.get("apiVersion")
     if api_version is None:
@@ -179,7 +193,7 @@ def check_object(top: TopObject, settings: SchemaSettings) -> list[Finding]:
     """Shape and schema findings of a top-level object and of every resource embedded in it."""
     findings = [
         Finding(Severity.ERROR, STRUCTURE, message, top.subject, path)
-        for path, message in _shape_problems(top.obj)
+        for path, message in _shape_problems(top.obj, top=True)
     ]
     schema = _schema_findings(top, settings)
     findings.extend(schema)
@@ -195,7 +209,7 @@ def check_object(top: TopObject, settings: SchemaSettings) -> list[Finding]:
                     Finding(
                         Severity.ERROR,
                         STRUCTURE,
-                        f"embedded resource: {message} (C19)",
+                        f"embedded resource: {message}",
                         res.subject,
                         (*res.path, *rel),
                     )
@@ -209,7 +223,7 @@ def check_object(top: TopObject, settings: SchemaSettings) -> list[Finding]:
                     Severity.ERROR,
                     STRUCTURE,
                     f"embedded resource is a {_type_name(item)}, not an object with apiVersion, kind and "
-                    "metadata.name (C19)",
+                    "metadata.name",
                     top.subject.embedded(path, item),
                     path,
                 )

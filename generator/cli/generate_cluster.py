@@ -38,6 +38,7 @@ from generator.cli.report_options import (
     report_findings,
     report_option,
 )
+from generator.cli.validated import validated_line
 from generator.clusterctl.config import load_config
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.clusterctl.substitution import Inputs, ValuesOrigin, as_printed
@@ -260,12 +261,29 @@ def generate_cluster_command(
         click.echo(list_cluster_variables(request, inputs), nl=False)
         return int(ExitCode.OK)
     result = _generate(request, inputs, report)
+    checked = validated_line(request.checks, result.objects, result.findings)
+    return _output(result, output, write_to=write_to, check=check, flux=flux, checked=checked)
+
+
+def _output(
+    result: ClusterResult,
+    output: OutputChoice,
+    *,
+    write_to: str | None,
+    check: bool,
+    flux: FluxOptions | None,
+    checked: str,
+) -> int:
+    """Print, write or compare the cluster, then the line saying what was validated: last, after
+    the output it vouches for was written (a failed write ends with its error instead)."""
     if output.output_dir is None:
         emit(as_printed(result.text), write_to)
     elif check:
+        click.echo(checked, err=True)
         return _check_directory(output.output_dir, result.objects, flux)
     else:
         _write_directory(output, output.output_dir, result.objects, flux)
+    click.echo(checked, err=True)
     return int(ExitCode.OK)
 
 

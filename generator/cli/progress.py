@@ -1,4 +1,5 @@
-"""The fleet's progress bar, with an estimate only once there is a rate to base it on.
+"""The fleet's progress bar, with an estimate only once there is a rate to base it on; and
+``validate``'s document count, which only a run longer than a second shows.
 
 click's bar divides the time since the start by the items done, so the start-up of the worker
 processes (and the first schema compilations) counts as if every cluster took that long: an
@@ -10,7 +11,8 @@ cluster, and no estimate is shown until :data:`MIN_ITEMS` more have completed ov
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TextIO
@@ -111,3 +113,68 @@ class ProgressBar:
     ) -> None:
         self.stream.write("\n")
         self.stream.flush()
+
+
+DELAY_SECONDS = 1.0  # a run shorter than this shows no progress at all
+
+
+def wants_progress(stream: TextIO, environ: Mapping[str, str]) -> bool:
+    """Whether ``stream`` is a terminal that redraws a line: never for a pipe or a file (a CI log
+    would fill with carriage returns), nor for ``TERM=dumb``, which may not honour ``\\r``. The
+    line is plain text, no colour codes, so ``NO_COLOR`` is honoured whatever it is set to."""
+    return stream.isatty() and environ.get("TERM") != "dumb"
+
+
+class DocumentProgress:
+    """``Validating  1,234 documents  0:03`` on a terminal, redrawn as batches finish, shown only
+    once the run has lasted :data:`DELAY_SECONDS` (a quick run stays silent) and erased at the
+    end, so the report that follows starts on a clean line. ``validate`` streams its input and
+    knows no total in advance, hence a count and the time so far instead of a bar."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        label: str = "Validating",
+        clock: Callable[[], float] = time.monotonic,
+        delay: float = DELAY_SECONDS,
+    ) -> None:
+        self.stream = stream
+        self.label = label
+        self.clock = clock
+        self.delay = delay
+        self.started = clock()
+        self._shown = 0
+
+    def __call__(self, documents: int) -> None:
+        """``documents`` checked so far: redraw, once the delay has passed."""
+        elapsed = self.clock() - self.started
+        if elapsed < self.delay:
+            return
+        line = f"{self.label}  {documents:,} documents  {format_duration(elapsed)}"
+        padding = " " * max(0, self._shown - len(line))
+        self.stream.write(f"\r{line}{padding}")
+        self.stream.flush()
+        self._shown = len(line)
+
+    def close(self) -> None:
+        """Erase the line, if one was drawn."""
+        if self._shown:
+            self.stream.write("\r" + " " * self._shown + "\r")
+            self.stream.flush()
+            self._shown = 0
+
+
+@contextmanager
+def document_progress(
+    stream: TextIO, environ: Mapping[str, str]
+) -> Iterator[Callable[[int], None] | None]:
+    """A :class:`DocumentProgress` for the run when ``stream`` wants one, else None."""
+    if not wants_progress(stream, environ):
+        yield None
+        return
+    progress = DocumentProgress(stream)
+    try:
+        yield progress
+    finally:
+        progress.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,7 +15,7 @@ import click
 from generator.checks.formats import REPORT_FORMATS, render_report
 from generator.checks.report import describe_rules, render_error_json, render_json
 from generator.cli.completion import complete_paths
-from generator.cli.environment import current_settings
+from generator.cli.environment import current_settings, environ
 from generator.cli.options import (
     KubeconformChoice,
     check_options,
@@ -24,6 +25,7 @@ from generator.cli.options import (
     kubeconform_options,
     schema_dir_option,
 )
+from generator.cli.progress import document_progress
 from generator.cli.repo_config import validate_layers
 from generator.cli.report_options import fail_on_option
 from generator.errors import CapzgenError, ExitCode, InputOutputError, Location, UsageError
@@ -31,8 +33,12 @@ from generator.findings import Finding, fails
 from generator.settings import Settings
 
 if TYPE_CHECKING:
-    from generator.checks.context import CheckOptions
+    from generator.checks.context import CheckOptions, ValidationOptions
+    from generator.kubeconform.process import KubeconformOptions
+    from generator.schemastore.store import SchemaStore
+    from generator.validate.check import CheckReport
     from generator.validate.globs import InputGlobs
+    from generator.validate.inputs import Inputs
     from generator.validate.kustomization import InputRules
     from generator.validate.stream import RunSettings
 
@@ -190,21 +196,13 @@ def _validate(
     # lazy: as above, the input walk and the streaming validator are for runs that validate
     from generator.validate.inputs import collect_inputs
 
-    # lazy: as above
-    from generator.validate.stream import stream_inputs
-
     on = _run_settings(run)
     inputs = collect_inputs(paths, _input_rules(run))
     failures: list[CapzgenError] = [_failure_error(finding) for finding in inputs.failures]
     if failures and not inputs.paths:
         raise failures[0]  # nothing could be read at all
-    if second_opinion is None:
-        report = stream_inputs(inputs, store, options, on)
-    else:
-        # lazy: as above (kubeconform runs beside capzgen's own validation)
-        from generator.validate.beside import check_beside_kubeconform
-
-        report = check_beside_kubeconform(inputs, store, options, second_opinion, on)
+    with document_progress(sys.stderr, environ()) as progress:
+        report = _checked(inputs, store, options, second_opinion, replace(on, progress=progress))
     if not run.allow_empty:
         failures.extend(_empty_errors(inputs.empty, paths, report.document_count, report.findings))
     report.findings = template_hints(report.findings)
@@ -243,6 +241,25 @@ def _print_report(
 
 # An unresolved clusterctl placeholder, ``${NAME`` (with or without a default after it).
 _PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _checked(
+    inputs: Inputs,
+    store: SchemaStore,
+    options: ValidationOptions,
+    second_opinion: KubeconformOptions | None,
+    on: RunSettings,
+) -> CheckReport:
+    """The streaming validation, with kubeconform beside it when asked for."""
+    if second_opinion is None:
+        # lazy: the streaming validator is for runs that validate
+        from generator.validate.stream import stream_inputs
+
+        return stream_inputs(inputs, store, options, on)
+    # lazy: kubeconform runs beside capzgen's own validation
+    from generator.validate.beside import check_beside_kubeconform
+
+    return check_beside_kubeconform(inputs, store, options, second_opinion, on)
 
 
 def template_hints(findings: list[Finding]) -> list[Finding]:

@@ -4,8 +4,8 @@ The validator's own wording names regular expressions and lists every enum membe
 wants the nearest right value: ``vmsize`` -> ``vmSize`` (an object field, with the values file's
 line), ``Sytem`` -> ``System`` (an enum) and ``West Europe`` -> ``westeurope`` (a region). A
 variable's schema says what kind of text a pattern stands for with ``format`` (``azure-region``,
-``azure-vm-size``, ``kubernetes-version``); the validator ignores these formats, the messages use
-them.
+``azure-vm-size``, ``kubernetes-version``) and the messages use them. ``azure-vm-size`` is also
+the check itself (:data:`VALUE_FORMATS`), the Python function ``validate`` applies too.
 """
 
 from __future__ import annotations
@@ -14,7 +14,12 @@ from collections.abc import Callable, Mapping
 
 import jsonschema_rs
 
-from generator.azure_data import KUBERNETES_VERSION_SHAPE, VM_SIZE_SHAPE, nearest_regions
+from generator.azure_data import (
+    KUBERNETES_VERSION_SHAPE,
+    VM_SIZE_SHAPE,
+    is_vm_size_name,
+    nearest_regions,
+)
 from generator.jsontypes import Json
 from generator.suggest import did_you_mean
 
@@ -44,6 +49,11 @@ _PATTERN_MESSAGES: dict[str, Callable[[str], str]] = {
     "azure-vm-size": _vm_size,
     "kubernetes-version": _kubernetes_version,
 }
+
+
+# format -> the Python check of a value: the same function ``validate``'s rule calls, where a
+# regular expression in each flavor.yaml would drift from it (it did: it refused lower case)
+VALUE_FORMATS: dict[str, Callable[[str], bool]] = {"azure-vm-size": is_vm_size_name}
 
 
 def subschema(schema: Mapping[str, Json], schema_path: list[str | int]) -> Mapping[str, Json]:
@@ -77,7 +87,7 @@ def value_message(error: jsonschema_rs.ValidationError, schema: Mapping[str, Jso
     if kind == "Enum" and isinstance(value, str):
         options = [str(option) for option in getattr(error.kind, "options", [])]
         return f"{value!r} is not one of {', '.join(options)}{did_you_mean(value, options)}"
-    if kind == "Pattern" and isinstance(value, str):
+    if kind in ("Pattern", "Format") and isinstance(value, str):
         owner = subschema(schema, list(error.schema_path)[:-1])
         describe = _PATTERN_MESSAGES.get(str(owner.get(FORMAT_KEY, "")))
         if describe is not None:

@@ -13,7 +13,7 @@ import jsonschema_rs
 from generator.clusterctl.variables import VariableStore
 from generator.errors import FlavorError, Location, SchemaStoreError, VariableError, YamlError
 from generator.findings import JsonPath, format_path
-from generator.flavors.messages import unknown_fields, value_message
+from generator.flavors.messages import VALUE_FORMATS, unknown_fields, value_message
 from generator.flavors.model import Flavor, VariableSpec
 from generator.jsontypes import Json, JsonObject
 from generator.schemastore.compiler import compile_schema
@@ -102,7 +102,7 @@ def _validator(schema_text: str, source: str) -> jsonschema_rs.Validator:
     mistake (exit 1), named by its metadata file."""
     try:
         validator: jsonschema_rs.Validator = compile_schema(
-            json.loads(schema_text), source=source, ecma_patterns=True
+            json.loads(schema_text), source=source, ecma_patterns=True, formats=VALUE_FORMATS
         )
     except SchemaStoreError as error:
         msg = f"the variable schema cannot be used: {error.message}"

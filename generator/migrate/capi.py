@@ -66,7 +66,7 @@ def rewrite_machine_pool(
             notes.note(
                 item,
                 ["metadata", "annotations", t.REPLICAS_MANAGED_BY],
-                f"{managed_by!r} -> 'aks': CAPZ's ASO API refuses other values on an autoscaled pool (C13)",
+                f"{managed_by!r} -> 'aks': CAPZ's ASO API refuses other values on an autoscaled pool",
             )
     elif not autoscaled and managed_by is not None:
         annotations.pop(t.REPLICAS_MANAGED_BY)

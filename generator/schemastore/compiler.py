@@ -18,7 +18,7 @@ schema location. Nothing runs on a backtracking engine, so no schema can make va
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import NoReturn, cast
 
@@ -26,7 +26,7 @@ import jsonschema_rs
 
 from generator.errors import Location, SchemaStoreError
 from generator.jsontypes import Json, JsonObject
-from generator.schemastore.formats import KUBERNETES_FORMATS
+from generator.schemastore.formats import KUBERNETES_FORMATS, FormatChecker
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +109,7 @@ def compile_schema(
     source: str,
     ecma_patterns: bool = False,
     self_contained: bool = False,
+    formats: Mapping[str, FormatChecker] | None = None,
 ) -> jsonschema_rs.Validator:
     """A jsonschema-rs validator for ``schema`` (which may be modified to replace patterns).
 
@@ -118,7 +119,8 @@ def compile_schema(
     ``source`` when the schema cannot be compiled or refers outside itself. ``self_contained``
     skips the walk for external ``$ref``s when the caller knows there is none (a built-in bundle
     member, checked at build time and matched to its digest); the retriever still refuses every
-    fetch.
+    fetch. ``formats`` adds checkers for the schema's own ``format`` names (a flavor's
+    ``azure-vm-size``), so a value is judged by the same Python function wherever capzgen meets it.
     """
     pattern_options = (
         jsonschema_rs.FancyRegexOptions(backtrack_limit=ECMA_BACKTRACK_LIMIT)
@@ -131,7 +133,7 @@ def compile_schema(
         try:
             return jsonschema_rs.validator_for(
                 schema,
-                formats=KUBERNETES_FORMATS,
+                formats={**KUBERNETES_FORMATS, **(formats or {})},
                 validate_formats=True,
                 ignore_unknown_formats=True,
                 keywords={RE2_PATTERN: Re2Pattern},

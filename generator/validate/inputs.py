@@ -203,7 +203,8 @@ def _not_a_regular_file(name: str) -> str | None:
 
 
 def yaml_error_finding(error: YamlError, source: str) -> Finding:
-    """A YAML or read error as an error finding on ``source``, with document and line if known."""
+    """A YAML or read error as an error finding on ``source``, with document, line and column if
+    known: the parser knows the column, and a syntax error is found by it, not by its line alone."""
     loc = error.location
     return Finding(
         severity=Severity.ERROR,
@@ -211,6 +212,7 @@ def yaml_error_finding(error: YamlError, source: str) -> Finding:
         message=error.message,
         subject=Subject(file=source, document=loc.document if loc else None),
         line=loc.line if loc else None,
+        column=loc.column if loc else None,
     )
 
 

@@ -148,6 +148,8 @@ class RunSettings:
     cache_secret: bytes | None = None
     tuning: Tuning = DEFAULT_TUNING
     pool: PoolFactory = fork_pool
+    # told the documents checked so far as each batch finishes (the CLI's progress line)
+    progress: Callable[[int], None] | None = None
 
 
 SERIAL = RunSettings()  # one process, no cache, the default sizes
@@ -218,7 +220,7 @@ def _stream(
         workers.start(run)  # before the first task forks the workers
         found = _parallel(run, index, report, results, started)
     try:
-        findings = _gathered(found, report, results, index)
+        findings = _gathered(found, report, results, index, settings.progress)
     finally:
         if started is not None:
             started.shutdown()
@@ -228,7 +230,11 @@ def _stream(
 
 
 def _gathered(
-    found: Iterator[BatchResult], report: CheckReport, results: NoResults, index: SourceIndex
+    found: Iterator[BatchResult],
+    report: CheckReport,
+    results: NoResults,
+    index: SourceIndex,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Finding]:
     """The findings of every batch (a guest's finding once, unless its home batch has it too);
     the result cache is told the run is over, and whether the input is clean (keyed by the
@@ -240,6 +246,8 @@ def _gathered(
         for result in found:
             home.extend(result.home)
             guests.update(result.guests)
+            if progress is not None:
+                progress(report.counted_documents)
         finished = True
     finally:
         if finished and not (report.findings or home or guests):

@@ -11,7 +11,7 @@ import pytest
 from generator.cli.options import clusterctl_verbosity
 from generator.clusterctl.providers import CAPZ_VERSION, parse_infrastructure
 from generator.errors import UsageError
-from tests.conftest import GENERATE_DEMO
+from tests.conftest import GENERATE_DEMO, validated_line
 
 COUNTS_TEMPLATE = """\
 apiVersion: v1
@@ -92,7 +92,7 @@ def test_infrastructure_azure_at_our_capz_version_is_accepted(run_cli: Any, valu
     plain = run_cli(GENERATE_DEMO)
     result = run_cli([*GENERATE_DEMO, "-i", value])
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == ""
+    assert result.stderr == validated_line()
     assert result.stdout == plain.stdout
 
 
@@ -101,7 +101,7 @@ def test_another_patch_release_is_rendered_with_a_warning(run_cli: Any) -> None:
     assert result.exit_code == 0, result.stderr
     assert result.stderr == (
         "warning: capzgen's flavors follow CAPZ v1.26.0; rendering them for azure:v1.26.3 "
-        "(same minor release)\n"
+        "(same minor release)\n" + validated_line()
     )
 
 
@@ -182,7 +182,7 @@ def test_verbosity_adds_up_across_positions_and_resets_per_run(run_cli: Any) -> 
     quiet = run_cli(GENERATE_DEMO)
     assert "schema for cluster.x-k8s.io/v1beta1, Kind=Cluster" not in once.stderr
     assert "capzgen: schema for cluster.x-k8s.io/v1beta1, Kind=Cluster from" in twice.stderr
-    assert quiet.stderr == ""
+    assert quiet.stderr == validated_line()
 
 
 def test_verbose_on_other_commands(run_cli: Any, tmp_path: Path) -> None:
@@ -357,3 +357,14 @@ def test_the_flag_fixes_what_the_hint_names(
         run_cli, corpus_dir, schema_args, "--worker-machine-count", "2", env={}
     )
     assert result.exit_code == 0, result.stderr
+
+
+def test_generate_says_what_it_validated_or_that_it_did_not(run_cli: Any) -> None:
+    checked = run_cli(GENERATE_DEMO)
+    assert checked.stderr.splitlines()[-1].startswith("validated 7 objects (4 embedded ASO ")
+    fewer = run_cli([*GENERATE_DEMO, "--no-cel", "--disable-rule", "CAPZ-VM-SIZE"])
+    assert ": schemas, " in fewer.stderr and "CEL" not in fewer.stderr
+    skipped = run_cli([*GENERATE_DEMO, "--no-validate"])
+    assert skipped.exit_code == 0
+    assert skipped.stderr == "not validated (--no-validate)\n"
+    assert skipped.stdout == checked.stdout  # stdout stays the manifests

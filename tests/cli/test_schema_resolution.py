@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import GENERATE_DEMO
+from tests.conftest import GENERATE_DEMO, validated_line
 
 GENERATE = GENERATE_DEMO
 UNKNOWN_VERSION = """\
@@ -28,7 +28,7 @@ def patch_file(tmp_path: Path) -> Path:
 def test_generate_validates_with_the_bundle_and_nothing_configured(run_cli: Any) -> None:
     result = run_cli(GENERATE)
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == ""
+    assert result.stderr == validated_line()
     assert result.stdout.count("\nkind: ") + result.stdout.startswith("kind: ") == 7
 
 
@@ -69,7 +69,7 @@ def test_generate_cluster_ignore_missing_schemas_reports_the_skip(
         "<generated>:52: AzureASOManagedCluster/demo > ResourceGroup/demo: apiVersion: warning: "
         "skipped: no schema for resources.azure.com/v1api20990101, Kind=ResourceGroup; not "
         "checked against a schema (--ignore-missing-schemas) (no-schema) [admission]\n"
-    )
+    ) + validated_line(warnings=1)
 
 
 def test_validate_ignore_missing_schemas(run_cli: Any, tmp_path: Path) -> None:

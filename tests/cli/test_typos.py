@@ -6,6 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from generator.azure_data import is_vm_size_name
 from tests.conftest import GENERATE_DEMO
 
 UNKNOWN_HINT = (
@@ -216,11 +219,29 @@ def test_a_vm_size_that_is_no_vm_size_is_refused(run_cli: Any, schema_args: list
     )
     assert result.exit_code == 1
     assert lines(result.stderr)[:2] == [
-        "Error: 1 problem with the values of flavor 'aks'",
+        "Error: 1 problem with the variables of flavor 'aks'",
         "  AZURE_NODE_MACHINE_TYPE: 'Standard_Foo' is not a VM size name "
         "(Standard_<family><vCPUs>[<features>][_<version>], e.g. Standard_D4s_v5 or "
-        "Standard_B2ms) (CAPZ-VM-SIZE) [provisioning: AKS refuses the VM size]",
+        "Standard_B2ms) (from command line)",
     ]
+
+
+@pytest.mark.parametrize("size", ["standard_d2s_v3", "STANDARD_D4S_V5", "Standard_Foo", "D4s_v5"])
+def test_generate_and_validate_agree_on_a_vm_size(
+    run_cli: Any, schema_args: list[str], tmp_path: Path, size: str
+) -> None:
+    """One rule: what ``generate`` refuses, ``validate`` refuses (lower case passes both, as
+    Azure reads VM size names in any case)."""
+    generated = run_cli([*GENERATE_DEMO, "--var", f"AZURE_NODE_MACHINE_TYPE={size}", *schema_args])
+    accepted = is_vm_size_name(size)
+    assert (generated.exit_code == 0) is accepted, generated.stderr
+    default = run_cli([*GENERATE_DEMO, *schema_args])
+    assert default.exit_code == 0, default.stderr
+    manifest = tmp_path / "c.yaml"
+    manifest.write_text(default.stdout.replace("vmSize: Standard_D2s_v3", f"vmSize: {size}"))
+    validated = run_cli(["validate", str(manifest), *schema_args])
+    assert (validated.exit_code == 0) is accepted, validated.stdout
+    assert ("(CAPZ-VM-SIZE)" in validated.stdout) is not accepted
 
 
 def test_capz_template_names_are_flavor_aliases(run_cli: Any, schema_args: list[str]) -> None:

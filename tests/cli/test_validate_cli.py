@@ -202,7 +202,7 @@ def test_one_unreadable_file_does_not_hide_the_others(
     (tmp_path / "b-cp.yaml").write_text(BROKEN)
     result = run_cli(["validate", str(tmp_path), *schema_args])
     assert result.exit_code == 1
-    assert "a-garbage.yaml:1: ?/?: (object): not a text file" in result.stdout
+    assert "a-garbage.yaml:1:1: ?/?: (object): not a text file" in result.stdout
     assert 'unknown field "dnsPrefx"' in result.stdout
 
 
@@ -344,3 +344,15 @@ def test_rendered_manifests_get_no_template_hint(
     result = run_cli(["validate", str(manifest), *schema_args])
     assert result.exit_code == 1
     assert "generate cluster" not in result.stdout
+
+
+def test_a_yaml_error_names_its_line_and_column_in_text_and_json(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n")
+    text = run_cli(["validate", str(bad)])
+    assert text.exit_code == 1
+    assert f"{bad}:5:1: ?/?: (object): did not find expected ',' or ']'" in text.stdout
+    finding = json.loads(run_cli(["validate", "--output", "json", str(bad)]).stdout)["findings"][0]
+    assert (finding["line"], finding["column"], finding["rule"]) == (5, 1, "yaml")

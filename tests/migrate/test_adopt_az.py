@@ -61,7 +61,10 @@ def test_output_validates(cluster: str, pools: str | None, store: SchemaStore) -
     given = AzInput(load(cluster), load(pools) if pools else None, cluster)
     result = adopt_from_az(given, store, "adopted", None)
     report = check_sources([SourceText("out.yaml", result.text())], store, ValidationOptions())
-    assert [f.to_text() for f in report.findings] == []
+    # the REST fixture's GPU pool uses Standard_NC6s_v3, outside capzgen's VM size list (the NCv3
+    # series is retired): a warning, never an error
+    assert [f.to_text() for f in report.findings if f.rule != "CAPZ-VM-SIZE-KNOWN"] == []
+    assert not any(f.is_error for f in report.findings)
 
 
 def test_adoption_objects(store: SchemaStore) -> None:

@@ -5,6 +5,8 @@
   azure-regions.yaml``) is a warning with the nearest names, since Azure opens new regions.
 * CAPZ-VM-SIZE: AKS refuses an agent pool whose ``vmSize`` (legacy: AzureManagedMachinePool(Template)
   ``sku``) is no VM size; every size is named ``Standard_<family><vCPUs>[features][_version]``.
+* CAPZ-VM-SIZE-KNOWN: a size name of that shape outside ``generator/data/azure-vm-sizes.txt`` is
+  a warning: ARM refuses a size that does not exist, but the list ages as Azure adds sizes.
 * CAPZ-K8S-VERSION-SUPPORTED: CAPZ v1.26.0 (Cluster API v1.13) supports workload clusters of the
   minor versions in ``generator/data/kubernetes-versions.yaml``; another version is a warning
   naming that range (AKS itself offers fewer, per region).
@@ -15,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.azure_data import (
-    VM_SIZE,
     VM_SIZE_SHAPE,
+    is_known_vm_size,
+    is_vm_size_name,
     kubernetes_versions,
     nearest_regions,
     regions,
     regions_compiled,
+    vm_sizes_compiled,
 )
 from generator.checks.rules.base import Located, Rule
 from generator.checks.rules.versions import _versions as kubernetes_version_fields
@@ -89,8 +93,34 @@ VM_SIZE_RULE = Rule(
 def _check_vm_size(ms: ManifestSet) -> Iterator[Finding]:
     for where, path, value in _vm_sizes(ms):
         text = known_str(value)
-        if text is not None and not VM_SIZE.match(text):
+        if text is not None and not is_vm_size_name(text):
             yield VM_SIZE_RULE.at(where, path, f"{text!r} is not a VM size name ({VM_SIZE_SHAPE})")
+
+
+VM_SIZE_KNOWN = Rule(
+    "CAPZ-VM-SIZE-KNOWN",
+    "Agent pool vmSize (legacy: AzureManagedMachinePool sku) is a VM size Azure offers, as "
+    "generator/data/azure-vm-sizes.txt lists them, in any case (K9, §4)",
+    Severity.WARNING,
+    Gate.PROVISIONING,
+    why="ARM refuses an unknown VM size",
+)
+
+
+@VM_SIZE_KNOWN.checks
+def _check_vm_size_known(ms: ManifestSet) -> Iterator[Finding]:
+    """A warning, not an error: the list is a snapshot and Azure adds sizes, so a size newer than
+    the list must not block a manifest; a typo of the right shape (``Standard_D2s_v9``) still
+    gets a word before ARM refuses the agent pool."""
+    for where, path, value in _vm_sizes(ms):
+        text = known_str(value)
+        if text is not None and is_vm_size_name(text) and not is_known_vm_size(text):
+            yield VM_SIZE_KNOWN.at(
+                where,
+                path,
+                f"{text!r} is not a VM size capzgen knows (generator/data/azure-vm-sizes.txt, "
+                f"compiled {vm_sizes_compiled()}); check the name, or ignore this for a newer size",
+            )
 
 
 SUPPORTED = Rule(
