@@ -9,7 +9,7 @@ import click
 from generator.cli.environment import current_settings
 from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
 from generator.cli.options import check_options
-from generator.cli.report_options import fail_on_option
+from generator.cli.report_options import ReportTarget, fail_on_option, report_also, report_option
 from generator.errors import Location, UsageError, YamlError
 from generator.findings import fails
 from generator.jsontypes import Json
@@ -54,6 +54,7 @@ from generator.yamlio.load import load_json, read_source
     help="Extra schemas (as for `capzgen validate`).",
 )
 @fail_on_option
+@report_option
 def adopt(
     from_az: str,
     node_pools: str | None,
@@ -63,6 +64,7 @@ def adopt(
     output: str,
     schema_dirs: tuple[Path, ...],
     fail_on: str,
+    report: ReportTarget | None,
 ) -> int:
     """Write the objects that make CAPZ adopt an existing AKS cluster.
 
@@ -90,10 +92,11 @@ def adopt(
     checks = check_options(current_settings(), fail_on=fail_on)
     result = adopt_from_az(given, store, namespace, credential_secret)
     checked = validate_output(result.text(), "<adoption manifests>", store, checks)
+    report_also(report, checked.findings, None)
     if fails(checked.findings, checks.fail_on):
         return refuse(checked, [])
-    report = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)  # as migrate
-    deliver(result.text(), write_to, report, result.report_data() if output == "json" else None)
+    notes = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)  # as migrate
+    deliver(result.text(), write_to, notes, result.report_data() if output == "json" else None)
     return 0
 
 

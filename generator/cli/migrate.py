@@ -11,7 +11,7 @@ from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings
 from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
 from generator.cli.options import check_options
-from generator.cli.report_options import fail_on_option
+from generator.cli.report_options import ReportTarget, fail_on_option, report_also, report_option
 from generator.errors import UsageError
 from generator.findings import fails
 from generator.migrate import MigrationOptions, migrate_text
@@ -76,6 +76,7 @@ from generator.yamlio.load import read_source
     help="Validate the output even if some kinds have no schema (they are reported as skipped).",
 )
 @fail_on_option
+@report_option
 def migrate(
     source: str,
     write_to: str | None,
@@ -87,6 +88,7 @@ def migrate(
     schema_dirs: tuple[Path, ...],
     ignore_missing_schemas: bool,
     fail_on: str,
+    report: ReportTarget | None,
 ) -> int:
     """Convert legacy AKS manifests in FILE (or stdin) to CAPZ's ASO-based API.
 
@@ -128,10 +130,11 @@ def migrate(
         msg = "migrating a legacy cluster needs -n/--namespace: the new namespace to adopt it into"
         raise UsageError(msg)
     checked = validate_output(result.text(), "<migrated manifests>", store, checks)
+    report_also(report, checked.findings, None)
     if fails(checked.findings, checks.fail_on):
         return refuse(checked, explain(checked.findings, patch_paths(read_items(text, name))))
-    report = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)
-    deliver(result.text(), write_to, report, result.report_data() if output == "json" else None)
+    notes = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)
+    deliver(result.text(), write_to, notes, result.report_data() if output == "json" else None)
     return 0
 
 

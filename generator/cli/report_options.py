@@ -75,3 +75,13 @@ def report_findings(
         click.echo(text, err=True, nl=False)
     else:
         write_atomically(target.file, text)
+
+
+def report_also(
+    target: ReportTarget | None, findings: Sequence[Finding], documents: int | None
+) -> None:
+    """For commands that print their own text report (``migrate``, ``adopt``): the findings
+    again in the ``--report`` format, unless that is the text on stderr they already print."""
+    if target is None or (target.fmt == "text" and target.file is None):
+        return
+    report_findings(target, findings, documents)

@@ -193,3 +193,30 @@ def test_a_kept_fleet_cluster_is_judged_again_by_fail_on(
     assert "CAPZ-AZURE-REGION" in failed.stderr and "nothing was written" in failed.stderr
     again = run_cli(argv)
     assert again.exit_code == 0 and "2 clusters unchanged" in again.stderr
+
+
+@pytest.mark.parametrize("command", ["migrate", "adopt"])
+def test_migrate_and_adopt_report_as_ci_asks(run_cli: Any, tmp_path: Path, command: str) -> None:
+    """``--report FORMAT=FILE`` on migrate and adopt: their findings in a CI format beside the
+    text they print, written whether the run passes or fails (--fail-on warning)."""
+    if command == "migrate":
+        source = tmp_path / "legacy.yaml"
+        text = (MIGRATE / "inputs" / "all-fields.yaml").read_text()
+        argv = ["migrate", str(source), "-n", "migrated"]
+    else:
+        source = tmp_path / "aks.json"
+        text = (MIGRATE / "az" / "aks-show.json").read_text()
+        argv = ["adopt", "--from-az", str(source), "-n", "adopted"]
+    source.write_text(text.replace("westeurope", "westeurop"))
+    sarif, junit = tmp_path / "out.sarif", tmp_path / "out.xml"
+    passed = run_cli([*argv, "--report", f"sarif={sarif}"])
+    assert passed.exit_code == 0, passed.stderr
+    log = json.loads(sarif.read_text())
+    jsonschema_rs.validate(SARIF_SCHEMA, log)
+    assert "CAPZ-AZURE-REGION" in {r["ruleId"] for r in log["runs"][0]["results"]}
+    failed = run_cli([*argv, "--fail-on", "warning", "--report", f"junit={junit}"])
+    assert failed.exit_code == 1 and failed.stdout == ""
+    suites = JUnitXml.fromfile(str(junit))
+    assert sum(suite.tests for suite in suites) >= 1
+    github = run_cli([*argv, "--report", "github"])
+    assert "::warning file=" in github.stderr and "title=CAPZ-AZURE-REGION" in github.stderr
