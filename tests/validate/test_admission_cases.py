@@ -11,15 +11,14 @@ and the object's name) and the values the admission chain ``sets`` (the object a
 ``kubectl-validate`` (the API server's schema, defaulting and CEL, no webhooks) and
 ``capz-oracle`` (CAPZ v1.26.0's webhooks, then the API server's CRD validation) record what
 those programs answer for each document. They are checked only where the programs are found
-(``$CAPZGEN_PEERS``, else ``~/.cache/capzgen-peers``, unpacked by ``../shared/peers/unpack.sh``,
-with the CRDs in ``$CAPZGEN_PEER_CRDS`` or ``../shared/crds``); otherwise those tests skip
+(``tests.peers``: ``$CAPZGEN_PEERS``, else ``../shared/peers`` unpacked for the run; the CRDs are
+the vendored copies in ``tests/data/upstream/crds``); otherwise those tests skip
 saying why. The ``sets`` are then also compared with ``capz-oracle -dump``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -114,25 +113,20 @@ def test_admission_sets(case: Path, shared_store: Any) -> None:
         assert _get(admitted[item["name"]], item["path"]) == item["value"], item
 
 
-def _peers() -> tuple[Path, str] | None:
-    folder = Path(os.environ.get("CAPZGEN_PEERS") or Path.home() / ".cache" / "capzgen-peers")
-    crds = os.environ.get("CAPZGEN_PEER_CRDS") or ",".join(
-        str(REPO.parent / "shared" / "crds" / name) for name in ("capz-v1.26.0", "capi-v1.13.3")
-    )
-    binaries = (folder / "kubectl-validate", folder / "capz-oracle")
-    if not all(os.access(b, os.X_OK) for b in binaries):
-        return None
-    if not all(Path(p).is_dir() for p in crds.split(",")):
-        return None
-    return folder, crds
-
-
-PEERS = _peers()
-needs_peers = pytest.mark.skipif(
-    PEERS is None,
-    reason="kubectl-validate/capz-oracle not found (run ../shared/peers/unpack.sh, or set "
-    "CAPZGEN_PEERS and CAPZGEN_PEER_CRDS)",
+# The CRDs the peers validate against: the vendored copies of the pinned releases.
+PEER_CRDS = ",".join(
+    str(REPO / "tests" / "data" / "upstream" / "crds" / name)
+    for name in ("capz-v1.26.0", "capi-v1.13.3")
 )
+
+
+@pytest.fixture
+def peer_folder(peers: Any) -> Path:
+    """The folder of kubectl-validate and capz-oracle (tests.peers), or a skip saying why."""
+    oracle, kubectl_validate = peers.binary("capz-oracle"), peers.binary("kubectl-validate")
+    if oracle is None or kubectl_validate is None:
+        pytest.skip(f"kubectl-validate and capz-oracle are not at hand: {peers.why_not}")
+    return Path(oracle.parent)
 
 
 def _run(*argv: str) -> str:
@@ -140,13 +134,10 @@ def _run(*argv: str) -> str:
     return done.stdout
 
 
-@needs_peers
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
-def test_kubectl_validate_answers_as_recorded(case: Path) -> None:
-    assert PEERS is not None
-    folder, crds = PEERS
+def test_kubectl_validate_answers_as_recorded(case: Path, peer_folder: Path) -> None:
     out = _run(
-        str(folder / "kubectl-validate"), "--local-crds", crds, "--version", "1.33",
+        str(peer_folder / "kubectl-validate"), "--local-crds", PEER_CRDS, "--version", "1.33",
         "-o", "json", str(case),
     )  # fmt: skip
     results = next(iter(json.loads(out).values()))
@@ -156,12 +147,9 @@ def test_kubectl_validate_answers_as_recorded(case: Path) -> None:
     assert statuses == recorded, out
 
 
-@needs_peers
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
-def test_capz_oracle_answers_as_recorded_and_sets_the_same(case: Path) -> None:
-    assert PEERS is not None
-    folder, crds = PEERS
-    out = _run(str(folder / "capz-oracle"), "-dump", "-crds", crds, str(case))
+def test_capz_oracle_answers_as_recorded_and_sets_the_same(case: Path, peer_folder: Path) -> None:
+    out = _run(str(peer_folder / "capz-oracle"), "-dump", "-crds", PEER_CRDS, str(case))
     lines = [json.loads(line) for line in out.splitlines() if line.strip()]
     answers = {line["name"]: line for line in lines}
     for document in _expected(case)["documents"]:
