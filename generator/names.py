@@ -70,9 +70,10 @@ def is_semver(value: str) -> bool:
 
 
 def with_v_prefix(version: str) -> str:
-    """``1.31.1`` -> ``v1.31.1``: CAPZ's mutating webhook adds the ``v`` to a control plane's
-    version before validating it, so a flavor writes it the way the cluster will hold it."""
-    return version if version.startswith("v") else f"v{version}"
+    """``1.31.1`` -> ``v1.31.1`` (an empty text stays empty): CAPZ's mutating webhook
+    (NormalizeVersion) adds the ``v`` to a control plane's version before validating it; the
+    admission chain, the version rule, migrate and the flag all write it the same way."""
+    return version if not version or version.startswith("v") else f"v{version}"
 
 
 def release_version(value: str) -> tuple[int, int, int] | None:

@@ -14,6 +14,7 @@ from generator.migrate.build import apply_patches, carried_metadata, report_left
 from generator.migrate.cluster import infrastructure
 from generator.migrate.extensions import extensions, fleets_member
 from generator.migrate.plan import ClusterPlan, Item, Notes
+from generator.names import with_v_prefix
 
 
 def plan_cluster(
@@ -31,7 +32,7 @@ def plan_cluster(
     version = r.text("version")
     aso_spec: JsonObject = {"resources": resources}
     if version is not None:
-        aso_spec["version"] = version if version.startswith("v") else f"v{version}"
+        aso_spec["version"] = with_v_prefix(version)
     plan.aso_control_plane = {
         "apiVersion": t.CAPZ_V1BETA1,
         "kind": t.ASO_CONTROL_PLANE,

@@ -30,11 +30,9 @@ from generator.migrate.machine_pool import convert_machine_pool
 from generator.migrate.model import NOTE, MigrationResult, Origin
 from generator.migrate.plan import ClusterPlan, Item, Notes, PoolPlan
 from generator.migrate.versions import bump_object, rewrite_alpha
-from generator.model.kinds import CLUSTER_SCOPED_KINDS
+from generator.model.kinds import CLUSTER_NAME_LABEL, CLUSTER_SCOPED_KINDS
 from generator.schemastore.store import SchemaStore
 from generator.yamlio.load import load_documents
-
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 
 
 @dataclass(frozen=True)

@@ -184,6 +184,8 @@ CREDENTIAL_ANNOTATION = "serviceoperator.azure.com/credential-from"
 RECONCILE_POLICY_ANNOTATION = "serviceoperator.azure.com/reconcile-policy"
 REPLICAS_MANAGED_BY_ANNOTATION = "cluster.x-k8s.io/replicas-managed-by"
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
+# CAPI labels a cluster's objects with its name; CAPZ's webhooks and defaults read the Cluster by it.
+CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 DEFAULT_CREDENTIAL_SECRET = "aso-credential"
 
 # Kinds clusterctl never namespaces (matched by kind only, like clusterctl).

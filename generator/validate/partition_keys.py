@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 from generator.jsontypes import Json, JsonObject
 from generator.model import kinds
+from generator.model.kinds import CLUSTER_NAME_LABEL
 
 Key = tuple[str, ...]
 
-_CLUSTER_LABEL = "cluster.x-k8s.io/cluster-name"
 _CREDENTIAL_FROM = "serviceoperator.azure.com/credential-from"
 
 
@@ -126,7 +126,7 @@ def _embedded_keys(item: JsonObject, namespace: str, keys: DocumentKeys) -> None
 
 def _metadata_refs(meta: JsonObject, namespace: str, keys: DocumentKeys) -> None:
     labels = meta.get("labels")
-    if isinstance(labels, dict) and (cluster := _text(labels.get(_CLUSTER_LABEL))):
+    if isinstance(labels, dict) and (cluster := _text(labels.get(CLUSTER_NAME_LABEL))):
         keys.refers.append(obj_key(namespace, kinds.CLUSTER, cluster))
     annotations = meta.get("annotations")
     if isinstance(annotations, dict) and (secret := _text(annotations.get(_CREDENTIAL_FROM))):

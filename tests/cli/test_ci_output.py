@@ -157,10 +157,8 @@ def test_fail_on_warning_makes_the_fleet_write_nothing(
 MIGRATE = Path(__file__).parents[1] / "migrate"
 
 
-@pytest.mark.parametrize("command", ["migrate", "adopt"])
-def test_fail_on_warning_makes_migrate_and_adopt_write_nothing(
-    run_cli: Any, tmp_path: Path, command: str
-) -> None:
+def _with_a_region_typo(command: str, tmp_path: Path) -> list[str]:
+    """``migrate`` or ``adopt`` on an input whose region is misspelt (a warning)."""
     if command == "migrate":
         source = tmp_path / "legacy.yaml"
         text = (MIGRATE / "inputs" / "all-fields.yaml").read_text()
@@ -170,6 +168,14 @@ def test_fail_on_warning_makes_migrate_and_adopt_write_nothing(
         text = (MIGRATE / "az" / "aks-show.json").read_text()
         argv = ["adopt", "--from-az", str(source), "-n", "adopted"]
     source.write_text(text.replace("westeurope", "westeurop"))
+    return argv
+
+
+@pytest.mark.parametrize("command", ["migrate", "adopt"])
+def test_fail_on_warning_makes_migrate_and_adopt_write_nothing(
+    run_cli: Any, tmp_path: Path, command: str
+) -> None:
+    argv = _with_a_region_typo(command, tmp_path)
     passed = run_cli(argv)
     assert passed.exit_code == 0, passed.stderr
     assert "CAPZ-AZURE-REGION" in passed.stderr and passed.stdout
@@ -199,15 +205,7 @@ def test_a_kept_fleet_cluster_is_judged_again_by_fail_on(
 def test_migrate_and_adopt_report_as_ci_asks(run_cli: Any, tmp_path: Path, command: str) -> None:
     """``--report FORMAT=FILE`` on migrate and adopt: their findings in a CI format beside the
     text they print, written whether the run passes or fails (--fail-on warning)."""
-    if command == "migrate":
-        source = tmp_path / "legacy.yaml"
-        text = (MIGRATE / "inputs" / "all-fields.yaml").read_text()
-        argv = ["migrate", str(source), "-n", "migrated"]
-    else:
-        source = tmp_path / "aks.json"
-        text = (MIGRATE / "az" / "aks-show.json").read_text()
-        argv = ["adopt", "--from-az", str(source), "-n", "adopted"]
-    source.write_text(text.replace("westeurope", "westeurop"))
+    argv = _with_a_region_typo(command, tmp_path)
     sarif, junit = tmp_path / "out.sarif", tmp_path / "out.xml"
     passed = run_cli([*argv, "--report", f"sarif={sarif}"])
     assert passed.exit_code == 0, passed.stderr

@@ -27,10 +27,11 @@ from typing import Final, NamedTuple
 
 from generator.checks.admission.defaults import Applied
 from generator.jsontypes import Json, JsonObject, dig
+from generator.model.kinds import CLUSTER_NAME_LABEL
 from generator.model.values import is_templated
+from generator.names import with_v_prefix
 
 KEEP: Final = object()  # the function's answer for "leave the field as it is"
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 AGENT_POOL_MODE_LABEL = "azuremanagedmachinepool.infrastructure.cluster.x-k8s.io/agentpoolmode"
 _SPEC = ("spec",)
 _NAME = ("metadata", "name")
@@ -96,8 +97,8 @@ def when_empty(value: Json) -> Compute:
 
 
 def _normalize_version(_obj: JsonObject, _parent: JsonObject | None, current: object) -> object:
-    if isinstance(current, str) and current and not current.startswith("v"):
-        return f"v{current}"
+    if isinstance(current, str) and with_v_prefix(current) != current:
+        return with_v_prefix(current)
     return KEEP
 
 

@@ -120,8 +120,8 @@ def _legacy_cluster(ms: ManifestSet, obj: TopObject) -> TopObject | None:
     CAPI labels the control plane with its Cluster's name and the update is checked alike, so the
     Cluster whose controlPlaneRef names it stands in."""
     labels = as_dict(dig(obj.obj, "metadata", "labels")) or {}
-    if CLUSTER_NAME_LABEL in labels:
-        name = known_str(labels[CLUSTER_NAME_LABEL])
+    if kinds.CLUSTER_NAME_LABEL in labels:
+        name = known_str(labels[kinds.CLUSTER_NAME_LABEL])
         return None if name is None else ms.find(kinds.CLUSTER, name, obj.namespace)
     group = ms.cluster_of.get(obj)
     return group.cluster if group is not None and group.control_plane is obj else None
@@ -168,10 +168,14 @@ def _cidrs_gate(control_plane: TopObject) -> Gate | None:
     webhook then reads that Cluster and refuses the control plane on create. Without the label
     the create is admitted (the update after CAPI labels it is not). None: the rule's own
     gate."""
-    labels = dig(control_plane.obj, "metadata", "labels")
-    if isinstance(labels, dict) and isinstance(labels.get(CLUSTER_NAME_LABEL), str):
-        return Gate.ADMISSION
-    return None
+    return Gate.ADMISSION if _labelled_with_its_cluster(control_plane) else None
+
+
+def _labelled_with_its_cluster(obj: TopObject) -> bool:
+    """Whether ``obj`` carries CAPI's cluster-name label: the one way CAPZ's
+    AzureManagedControlPlane webhook finds the Cluster its network checks read."""
+    labels = dig(obj.obj, "metadata", "labels")
+    return isinstance(labels, dict) and isinstance(labels.get(kinds.CLUSTER_NAME_LABEL), str)
 
 
 def cluster_service_cidr(cp: ControlPlane) -> str | None:
@@ -194,9 +198,6 @@ def _has_service_range(cp: ControlPlane) -> bool:
     return services is not None
 
 
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
-
-
 def network_gate(cp: ControlPlane) -> Gate | None:
     """The gate of a network finding on ``cp``: CAPZ's AzureManagedControlPlane webhook runs
     validateManagedClusterNetwork only when the control plane carries the
@@ -206,10 +207,7 @@ def network_gate(cp: ControlPlane) -> Gate | None:
     top = cp.owner
     if cp.api is not Api.LEGACY or not isinstance(top, TopObject):
         return None
-    labels = dig(top.obj, "metadata", "labels")
-    if isinstance(labels, dict) and isinstance(labels.get(CLUSTER_NAME_LABEL), str):
-        return None
-    return Gate.PROVISIONING
+    return None if _labelled_with_its_cluster(top) else Gate.PROVISIONING
 
 
 def _legacy_dns_service_ip(cp: ControlPlane) -> Iterator[Finding]:

@@ -16,6 +16,7 @@ from generator.jsontypes import dig
 from generator.model import kinds
 from generator.model.manifests import ManifestSet, TopObject
 from generator.model.values import known_str, parse_version
+from generator.names import with_v_prefix
 
 _MC_VERSIONS_REMOVED = ("v1api20210501", "v1api20230201", "v1api20231001", "v1api20231102preview")
 # (group, kind, version) -> version to move to (O8).
@@ -154,8 +155,7 @@ def webhook_accepts_version(text: str) -> bool:
     """Whether CAPZ's AzureManagedControlPlane webhook (and CAPI's, on MachinePool and topology
     versions) admits ``text``: their defaulter adds a missing ``v``, then kubeSemver requires
     MAJOR.MINOR.PATCH (``v1.33`` is refused)."""
-    normalized = text if text == "" or text.startswith("v") else f"v{text}"
-    return _WEBHOOK_SEMVER.match(normalized) is not None
+    return _WEBHOOK_SEMVER.match(with_v_prefix(text)) is not None
 
 
 @VERSION_FORMAT.checks
