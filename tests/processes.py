@@ -12,6 +12,7 @@ using CPU; it is generous on purpose and says so when it fires.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import resource
 import signal
@@ -64,16 +65,21 @@ def started(
     stdin: IO[bytes] | int | None = subprocess.DEVNULL,
     cpu_seconds: float | None = None,
     memory_bytes: int | None = None,
+    umask: int | None = None,
+    merged: bool = False,
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """``argv`` running in its own session under the limits; its group is killed on exit."""
+    """``argv`` running in its own session under the limits (``umask`` set in the child before
+    it starts; ``merged``: stderr into stdout, in the order written); its group is killed on
+    exit."""
     process = subprocess.Popen(
         list(argv),
         cwd=cwd,
         env=None if env is None else dict(env),
         stdin=stdin,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merged else subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=None if umask is None else functools.partial(os.umask, umask),
     )
     try:
         limit(process.pid, cpu_seconds=cpu_seconds, memory_bytes=memory_bytes)
@@ -95,14 +101,24 @@ def run_reaped(
     memory_bytes: int | None = None,
     safety_net: float = SAFETY_NET_SECONDS,
     input_text: str | None = None,
+    umask: int | None = None,
+    merged: bool = False,
 ) -> Finished:
     """Run ``argv`` to the end (see the module doc), ``input_text`` on its standard input if
-    given; never raises for the child's status."""
+    given; never raises for the child's status. ``merged``: everything it wrote is in
+    ``stdout`` (``stderr`` is empty)."""
     if input_text is not None:
         stdin = subprocess.PIPE
     data = None if input_text is None else input_text.encode()
     with started(
-        argv, cwd=cwd, env=env, stdin=stdin, cpu_seconds=cpu_seconds, memory_bytes=memory_bytes
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=stdin,
+        cpu_seconds=cpu_seconds,
+        memory_bytes=memory_bytes,
+        umask=umask,
+        merged=merged,
     ) as process:
         try:
             out, err = process.communicate(data, timeout=safety_net)
@@ -112,7 +128,21 @@ def run_reaped(
             out, err = process.communicate()
             hung = True
     code = process.returncode if process.returncode is not None else -signal.SIGKILL
-    return Finished(code, out.decode(errors="replace"), err.decode(errors="replace"), hung)
+    errors = (err or b"").decode(errors="replace")
+    return Finished(code, out.decode(errors="replace"), errors, hung)
+
+
+def cli_env(home: Path, cache: Path, **extra: str) -> dict[str, str]:
+    """The whole environment of a CLI child started from the source tree: this PATH, its own
+    home and cache, and the repository on PYTHONPATH (``extra`` added)."""
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(home),
+        "CAPZGEN_CACHE_DIR": str(cache),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+        **extra,
+    }
 
 
 def run_like_subprocess(

@@ -8,21 +8,16 @@ case: nothing taken away), under a CPU-time limit; its process group is killed a
 
 from __future__ import annotations
 
-import contextlib
-import os
-import resource
-import signal
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATE_DEMO, REPO_ROOT
+from tests.conftest import GENERATE_DEMO
+from tests.processes import cli_env, run_reaped
 
 CPU_SECONDS = 120
-SAFETY_NET_SECONDS = 600
 CREDENTIALS = [
     "--var",
     "ASO_CREDENTIAL_SECRET_CREATE=true",
@@ -52,37 +47,17 @@ clusters:
 """
 
 
-def _in_child() -> None:
-    os.umask(0)
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
-
-
 def capzgen(argv: list[str], cwd: Path) -> None:
     """Run the CLI with umask 000 and expect success."""
-    env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": str(cwd / "home"),
-        "CAPZGEN_CACHE_DIR": str(cwd / "cache"),
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    process = subprocess.Popen(
+    done = run_reaped(
         [sys.executable, "-m", "generator", *argv],
         cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        preexec_fn=_in_child,  # the test process starts no threads of its own here
-        start_new_session=True,
+        env=cli_env(cwd / "home", cwd / "cache"),
+        cpu_seconds=CPU_SECONDS,
+        umask=0,
+        merged=True,
     )
-    try:
-        output, _ = process.communicate(timeout=SAFETY_NET_SECONDS)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-    assert process.returncode == 0, output.decode(errors="replace")
+    assert done.returncode == 0, done.stdout
 
 
 def modes(root: Path) -> dict[str, int]:

@@ -11,11 +11,8 @@ The wall-clock wait is a generous safety net, never the verdict.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.processes import cli_env, run_reaped
 
 MEMORY_LIMIT = 2 * 1024**3
 CPU_SECONDS = 60
@@ -165,30 +162,15 @@ def test_hostile_input_bounds_end_cleanly(case: Case, tmp_path: Path) -> None:
 def _run_case(case: Case, tmp_path: Path, work: Path) -> None:
     argv = case.build(work)
     before = _listing(work)
-    env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": str(tmp_path / "home"),
-        "CAPZGEN_CACHE_DIR": str(tmp_path / "cache"),
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    child = subprocess.Popen(
+    done = run_reaped(
         [sys.executable, "-c", LAUNCHER, *argv],
         cwd=work,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        env=cli_env(tmp_path / "home", tmp_path / "cache"),
+        safety_net=SAFETY_NET,
+        merged=True,
     )
-    try:
-        out, _ = child.communicate(timeout=SAFETY_NET)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
-    output = out.decode(errors="replace")
-    assert child.returncode == case.code, output[-2000:]
+    output = done.stdout
+    assert done.returncode == case.code, output[-2000:]
     assert "Traceback" not in output, output[-2000:]
     assert "internal error" not in output, output[-2000:]
     assert re.search(case.expect, output), output[-2000:]

@@ -13,13 +13,9 @@ outside the output folder (``ELSEWHERE``) nor inside it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import resource
-import signal
 import stat
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,17 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATE_DEMO, REPO_ROOT
+from tests.conftest import GENERATE_DEMO
+from tests.processes import cli_env, run_reaped
 
 MEMORY_LIMIT = 2 * 1024**3
 CPU_SECONDS = 60  # far above what a refusal costs; the verdict never depends on the clock
 SAFETY_NET_SECONDS = 600
 STAGING = ".capzgen-staging-0123456789ab"
-
-
-def _limits() -> None:  # runs in the child before exec
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
 
 
 def listing(root: Path) -> dict[str, tuple[str, bytes | str]]:
@@ -132,30 +124,16 @@ ATTACKS = _attacks()
 
 def run_capzgen(argv: list[str], cwd: Path, home: Path) -> tuple[int, str]:
     """The real CLI in its own session under the limits; its whole group is killed at the end."""
-    env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": str(home),
-        "CAPZGEN_CACHE_DIR": str(home / "cache"),
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    process = subprocess.Popen(
+    done = run_reaped(
         [sys.executable, "-m", "generator", *argv],
         cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        preexec_fn=_limits,  # limits set in the child only
-        start_new_session=True,
+        env=cli_env(home, home / "cache"),
+        cpu_seconds=CPU_SECONDS,
+        memory_bytes=MEMORY_LIMIT,
+        safety_net=SAFETY_NET_SECONDS,
+        merged=True,
     )
-    try:
-        output, _ = process.communicate(timeout=SAFETY_NET_SECONDS)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-    return process.returncode, output.decode(errors="replace")
+    return done.returncode, done.stdout
 
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])

@@ -11,10 +11,7 @@ outside the folders it may write (and nothing at all by ``schemas import``).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import REPO_ROOT
+from tests.processes import cli_env, run_reaped
 from tests.schemastore.helpers import make_crd
 
 MEMORY_LIMIT = 2 * 1024**3
@@ -50,32 +47,16 @@ class Outcome:
 def run_capzgen(argv: list[str], root: Path) -> Outcome:
     """The CLI in ``root/work`` with its cache in ``root/cache``, in a new process group that
     is killed whatever happens."""
-    env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": str(root / "home"),
-        "CAPZGEN_CACHE_DIR": str(root / "cache"),
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    process = subprocess.Popen(
+    done = run_reaped(
         [sys.executable, "-c", LAUNCHER, *argv],
         cwd=root / "work",
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        env=cli_env(root / "home", root / "cache"),
+        safety_net=SAFETY_TIMEOUT,
+        merged=True,
     )
-    try:
-        out, _ = process.communicate(timeout=SAFETY_TIMEOUT)
-    except subprocess.TimeoutExpired:
+    if done.hung:
         return Outcome(None, "killed at the safety timeout")
-    finally:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-    code = process.returncode if process.returncode >= 0 else None
-    return Outcome(code, out.decode(errors="replace"))
+    return Outcome(done.returncode if done.returncode >= 0 else None, done.stdout)
 
 
 def _listing(root: Path) -> set[str]:

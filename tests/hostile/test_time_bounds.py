@@ -11,12 +11,10 @@ timeout is only a safety net, and the child's whole process group is killed in a
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import resource
 import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,8 +24,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import REPO_ROOT
 from tests.hostile.cases import CASES, Run
+from tests.processes import cli_env, run_reaped
 from tests.schemastore.helpers import make_crd, spec_schema
 
 MEMORY_LIMIT = 2 * 1024**3
@@ -65,35 +63,20 @@ class Ended:
 def run_bounded(call: Run, root: Path, cpu_seconds: int) -> Ended:
     """Run the CLI on ``call`` in ``root/work`` under the limits; reap its whole process group."""
     work = root / "work"
-    env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": str(root / "home"),
-        "XDG_CONFIG_HOME": str(root / "xdg"),
-        "CAPZGEN_CACHE_DIR": str(root / "cache"),
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": str(REPO_ROOT),
-        **call.env,
-    }
+    env = cli_env(root / "home", root / "cache", XDG_CONFIG_HOME=str(root / "xdg"), **call.env)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(call.stdin or os.devnull, "rb") as stdin:
-        process = subprocess.Popen(
+        done = run_reaped(
             [sys.executable, "-c", LAUNCHER, str(cpu_seconds), *call.argv],
             cwd=work,
             env=env,
             stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            safety_net=SAFETY_NET_SECONDS,
+            merged=True,
         )
-        try:
-            out, _ = process.communicate(timeout=SAFETY_NET_SECONDS)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Ended(process.returncode, out.decode(errors="replace"), cpu)
+    return Ended(done.returncode, done.stdout, cpu)
 
 
 # --- YAML: dense inputs refused before they are parsed ------------------------------------------
