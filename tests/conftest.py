@@ -72,6 +72,9 @@ def shared_schema_dirs(shared_dir: Path) -> list[Path]:
     return [
         shared_dir / "crds" / "capz-v1.26.0",
         shared_dir / "crds" / "capi-v1.13.3",
+        # Generated ASO schemas first: its ManagedCluster v1api20240901 replaces the catalog's,
+        # as in the bundle (schemas/sources.yaml).
+        shared_dir / "schemas-next",
         shared_dir / "schemas",
     ]
 

@@ -170,11 +170,6 @@ _DOCKER_BRIDGE: Step = (
     "networkProfile.dockerBridgeCidr",
     "removed from the AKS API (the docker bridge is no longer used)",
 )
-_PRINCIPAL_ID: Step = (
-    "drop",
-    "operatorSpec.configMaps.principalId",
-    "not exported by v1api20240901 (read the identity's principal ID from Azure instead)",
-)
 _EGRESS_NODE_SELECTOR: Step = (
     "drop",
     "serviceMeshProfile.istio.components.egressGateways[].nodeSelector",
@@ -190,8 +185,9 @@ CONVERSIONS: Final[dict[tuple[str, str, str], tuple[Step, ...]]] = {
         ("values", "sku.tier", {"Paid": "Standard"}),
         *_pool_20210501("agentPoolProfiles[]."),
     ),
-    (_CS, "ManagedCluster", "v1api20230201"): (_DOCKER_BRIDGE, _PRINCIPAL_ID),
-    (_CS, "ManagedCluster", "v1api20231001"): (_PRINCIPAL_ID, _EGRESS_NODE_SELECTOR),
+    # operatorSpec.configMaps.principalId carries over: ASO v2.16 added it to v1api20240901.
+    (_CS, "ManagedCluster", "v1api20230201"): (_DOCKER_BRIDGE,),
+    (_CS, "ManagedCluster", "v1api20231001"): (_EGRESS_NODE_SELECTOR,),
     (_CS, "ManagedCluster", "v1api20231102preview"): (
         *(("drop", path, _PREVIEW_REASON) for path in _MC_20231102PREVIEW_ONLY),
         _EGRESS_NODE_SELECTOR,

@@ -56,11 +56,16 @@ class UpstreamFile(NamedTuple):
     sha256: str
     licence: str  # SPDX identifier
     licence_file: str  # relative to the folder holding sources.yaml
+    # How a file that upstream does not publish was produced from upstream's sources (the tool,
+    # its version and the recipe); empty for a file downloaded as published.
+    generated: str = ""
 
     @property
     def pinned(self) -> str:
-        """``project@release``: what ``schemas list`` shows as the pin."""
-        return f"{self.project}@{self.release}"
+        """``project@release``, with ``(generated)`` for a file built from upstream's sources:
+        what ``schemas list`` shows as the pin."""
+        suffix = " (generated)" if self.generated else ""
+        return f"{self.project}@{self.release}{suffix}"
 
 
 class BundledSchema(NamedTuple):
@@ -104,6 +109,7 @@ class BundleManifest(NamedTuple):
                     "sha256": s.sha256,
                     "licence": s.licence,
                     "licence_file": s.licence_file,
+                    **({"generated": s.generated} if s.generated else {}),
                 }
                 for s in self.sources
             ],

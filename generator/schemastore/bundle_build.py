@@ -111,6 +111,7 @@ def build_manifest_and_members(
                 sha256=pin.sha256,
                 licence=project.licence,
                 licence_file=project.licence_file,
+                generated=pin.generated or "",
             )
         )
         for item in convert_pinned(pin, str(path), data, additions_for(overlays, pin.target)):

@@ -57,6 +57,10 @@ class PinnedFile:
     target: str | None = None  # json-schema only: <group>/<kind>_<version>.json
     project: str = ""  # owner/repository of the upstream project
     kind: str | None = None  # json-schema only: the kind as ASO spells it
+    # Set for a file upstream does not publish but which is produced from upstream's sources by
+    # upstream's own generator (say how, and where the recipe is); ``url`` then names those
+    # sources, so the file itself can only come from a mirror (``--from``).
+    generated: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +155,11 @@ def _pin(entry: Json, index: int, location: Location) -> PinnedFile:
         target=entry.get("target"),
         project=project,
         kind=entry.get("kind"),
+        generated=entry.get("generated"),
     )
+    if pin.generated is not None and (not isinstance(pin.generated, str) or not pin.generated):
+        msg = f"{where} ({pin.name}): generated must say how the file was produced"
+        raise SchemaStoreError(msg, location=location)
     if pin.format not in FORMATS:
         msg = f"{where} ({pin.name}): format must be one of {', '.join(FORMATS)}"
         raise SchemaStoreError(msg, location=location)
@@ -198,8 +206,18 @@ def _project_of(url: str) -> str:
 
 
 def source_location(pin: PinnedFile, mirror: str | None) -> str:
-    """Where ``pin`` is read from: its URL, or its path inside the mirror."""
+    """Where ``pin`` is read from: its URL, or its path inside the mirror. A generated file has
+    no download (its URL names the sources it was generated from): only a mirror has it."""
     if mirror is None:
+        if pin.generated:
+            msg = (
+                f"{pin.name} is not published upstream: it was generated ({pin.generated}) "
+                f"from {pin.url}"
+            )
+            raise SchemaStoreError(
+                msg,
+                hint=f"sync from a mirror that holds {pin.path}: --from DIR|URL",
+            )
         return pin.url
     local = _local_mirror(mirror)
     if local is None:
@@ -269,8 +287,9 @@ def sync(
         msg = "mirror folder does not exist"
         raise SchemaStoreError(msg, location=Location(file=str(local_mirror)))
     fetched = []
-    for pin in pins:
-        location = source_location(pin, mirror)
+    # Every location first: a pin that cannot be fetched at all is refused before any download.
+    locations = [source_location(pin, mirror) for pin in pins]
+    for pin, location in zip(pins, locations, strict=True):
         log.info("fetching %s", location)
         fetched.append((pin, location, fetch(location)))
     mismatches = [

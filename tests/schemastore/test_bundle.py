@@ -67,9 +67,55 @@ def test_manifest_records_provenance_of_every_pinned_file() -> None:
         "kubernetes-sigs/cluster-api-provider-azure": "Apache-2.0",
         "kubernetes-sigs/cluster-api": "Apache-2.0",
         "datreeio/CRDs-catalog": "MIT",
+        "Azure/azure-service-operator": "MIT",
         "fluxcd/kustomize-controller": "Apache-2.0",
         "fluxcd/source-controller": "Apache-2.0",
     }
+
+
+def test_generated_schemas_say_how_they_were_made() -> None:
+    """Files ASO does not publish carry the generator and recipe, and show as generated."""
+    manifest = SchemaBundle(BUNDLE).manifest
+    generated = {s.name: s for s in manifest.sources if s.generated}
+    assert len(generated) == 14
+    for source in generated.values():
+        assert source.project == "Azure/azure-service-operator"
+        assert "controller-gen v0.19.0" in source.generated
+        assert source.pinned.endswith("(generated)")
+        assert source.path.startswith("schemas-next/")
+    # The catalog's ManagedCluster v1api20240901 predates ASO v2.16; the generated one replaces it.
+    member = next(s for s in manifest.schemas if s.member == MANAGED_CLUSTER_MEMBER)
+    assert member.source in generated
+    published = [s for s in manifest.sources if not s.generated]
+    assert all(not s.pinned.endswith("(generated)") for s in published)
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind"),
+    [
+        (f"containerservice.azure.com/{version}", kind)
+        for version in ("v1api20250801", "v20251002preview")
+        for kind in (
+            "ManagedCluster",
+            "ManagedClustersAgentPool",
+            "MaintenanceConfiguration",
+            "TrustedAccessRoleBinding",
+        )
+    ]
+    + [
+        ("containerservice.azure.com/v1api20250301", kind)
+        for kind in (
+            "Fleet",
+            "FleetsMember",
+            "FleetsUpdateRun",
+            "FleetsAutoUpgradeProfile",
+            "FleetsUpdateStrategy",
+        )
+    ],
+)
+def test_bundle_serves_the_newer_aso_versions(api_version: str, kind: str) -> None:
+    handle = SchemaStore.from_search_path().lookup(api_version, kind)
+    assert handle is not None and handle.source == "built-in", (api_version, kind)
 
 
 def test_bundle_fits_the_wheel_budget() -> None:

@@ -151,6 +151,7 @@ def tampered_mirror(shared_dir: Path, tmp_path: Path) -> tuple[Path, Path]:
     mirror = tmp_path / "mirror"
     shutil.copytree(shared_dir / "crds", mirror / "crds")
     shutil.copytree(shared_dir / "schemas", mirror / "schemas")
+    shutil.copytree(shared_dir / "schemas-next", mirror / "schemas-next")
     victim = mirror / "schemas/resources.azure.com/resourcegroup_v1api20200601.json"
     victim.write_bytes(victim.read_bytes().replace(b'"location"', b'"locaton"'))
     return mirror, victim
@@ -160,10 +161,10 @@ class TestSync:
     def test_from_shared_dir(self, run_cli: RunCli, shared_dir: Path, isolated_cache: Path) -> None:
         result = run_cli(["schemas", "sync", "--from", str(shared_dir)])
         assert result.exit_code == 0, result.stderr
-        assert "130 file(s) verified" in result.stdout
+        assert "143 file(s) verified" in result.stdout
         assert "resourcegroup_v1api20200601.json" in result.stderr  # the repair warning
         files = cached_files(isolated_cache)
-        assert len(files) == 140
+        assert len(files) == 153
         store = SchemaStore.from_search_path(settings=Settings(cache_root=isolated_cache))
         for api_version, kind in [
             ("cluster.x-k8s.io/v1beta2", "Cluster"),
@@ -186,7 +187,7 @@ class TestSync:
     def test_from_file_url(self, run_cli: RunCli, shared_dir: Path, isolated_cache: Path) -> None:
         result = run_cli(["schemas", "sync", "--from", shared_dir.resolve().as_uri()])
         assert result.exit_code == 0, result.stderr
-        assert len(cached_files(isolated_cache)) == 140
+        assert len(cached_files(isolated_cache)) == 153
 
     def test_digest_mismatch_writes_nothing(
         self, run_cli: RunCli, shared_dir: Path, tmp_path: Path, isolated_cache: Path

@@ -20,10 +20,18 @@ def test_sources_list_pins_every_shared_file(shared_dir: Path) -> None:
     assert len({p.name for p in pins}) == len(pins)
     shared_files = {
         str(path.relative_to(shared_dir))
-        for pattern in ("crds/*/*.yaml", "schemas/*/*.json")
+        for pattern in (
+            "crds/*/*.yaml",
+            "schemas/*/*.json",
+            "schemas-next/containerservice.azure.com/*.json",
+            "schemas-next/*/containerservice.azure.com/*.json",
+        )
         for path in shared_dir.glob(pattern)
     }
-    assert {p.path for p in pins} == shared_files
+    # ASO v2.16 added five properties to ManagedCluster v1api20240901: the generated copy
+    # replaces the catalog's.
+    replaced = {"schemas/containerservice.azure.com/managedcluster_v1api20240901.json"}
+    assert {p.path for p in pins} == shared_files - replaced
     for pin in pins:
         data = (shared_dir / pin.path).read_bytes()
         assert hashlib.sha256(data).hexdigest() == pin.sha256, pin.path
@@ -31,8 +39,9 @@ def test_sources_list_pins_every_shared_file(shared_dir: Path) -> None:
 
 def test_sources_list_urls_are_pinned_upstream() -> None:
     for pin in load_pins(SOURCES):
-        assert pin.url.startswith("https://raw.githubusercontent.com/"), pin.url
-        assert pin.url.endswith("/" + Path(pin.path).name), pin.url
+        if not pin.generated:
+            assert pin.url.startswith("https://raw.githubusercontent.com/"), pin.url
+            assert pin.url.endswith("/" + Path(pin.path).name), pin.url
         if pin.path.startswith("crds/capz-v1.26.0/"):
             assert "/cluster-api-provider-azure/v1.26.0/config/crd/bases/" in pin.url
         elif pin.path.startswith("crds/capi-v1.13.3/"):
@@ -43,6 +52,15 @@ def test_sources_list_urls_are_pinned_upstream() -> None:
             controller, _, release = pin.path.split("/")[1].removeprefix("flux-").rpartition("-")
             assert f"/fluxcd/{controller}/{release}/config/crd/bases/" in pin.url
             assert pin.version == release and pin.format == "crd-yaml"
+        elif pin.generated:
+            # Not published: the URL names the API types the file was generated from.
+            assert pin.project == "Azure/azure-service-operator"
+            assert pin.path.startswith("schemas-next/") and pin.path.endswith(f"/{pin.target}")
+            version = catalog_gvk(Path(pin.target or "")).version  # type: ignore[union-attr]
+            assert pin.url == (
+                "https://github.com/Azure/azure-service-operator/tree/"
+                f"e88a45d1f78cb4946b8c96b1c629d35963ac81dd/v2/api/containerservice/{version}"
+            )
         else:
             assert pin.format == "json-schema"
             assert pin.target is not None and catalog_gvk(Path(pin.target)) is not None
@@ -77,6 +95,20 @@ def test_source_location(mirror: str | None, expected: str) -> None:
     assert source_location(PIN, mirror) == expected
 
 
+def test_a_generated_file_comes_only_from_a_mirror(tmp_path: Path) -> None:
+    generated = PinnedFile(
+        **{**{f: getattr(PIN, f) for f in PIN.__slots__}, "generated": "by hand"}
+    )
+    assert source_location(generated, "/srv/mirror") == "/srv/mirror/crds/a b.yaml"
+    with pytest.raises(SchemaStoreError, match="not published upstream") as caught:
+        source_location(generated, None)
+    assert "--from" in (caught.value.hint or "")
+    # sync refuses before downloading anything and writes nothing.
+    with pytest.raises(SchemaStoreError, match="not published upstream"):
+        sync([PIN, generated], mirror=None, cache_dir=tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -99,6 +131,11 @@ def test_source_location(mirror: str | None, expected: str) -> None:
             f"sources:\n- {{name: a, version: v, url: u, path: p, sha256: {'a' * 64}, "
             "format: json-schema, target: x.com/widget_v1.json, kind: Gadget}\n",
             "kind 'Gadget' is not the kind its target names",
+        ),
+        (
+            f"sources:\n- {{name: a, version: v, url: u, path: p, sha256: {'a' * 64}, "
+            "format: crd-yaml, generated: ''}\n",
+            "generated must say how the file was produced",
         ),
         ("sources: [\n", "not valid YAML"),
     ],
