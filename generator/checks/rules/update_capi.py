@@ -77,7 +77,7 @@ def _topology(change: Change, old: JsonObject, new: JsonObject) -> Iterator[Find
         was = change.old_set.find(kinds.CLUSTER_CLASS, before, change.old.namespace)
         now = change.new_set.find(kinds.CLUSTER_CLASS, after, change.new.namespace)
         if isinstance(was, TopObject) and isinstance(now, TopObject):
-            for rel, message in incompatible(was.obj, now.obj):
+            for _where, message in incompatible(was.obj, now.obj):
                 yield CLUSTER_UPDATE.at(
                     change,
                     (*path, "classRef"),
@@ -160,7 +160,7 @@ CLASS_UPDATE = Rule(
 def _check_class(change: Change) -> Iterator[Finding]:
     if change.new.kind != kinds.CLUSTER_CLASS:
         return
-    for where, message in incompatible(change.old.obj, change.new.obj):
+    for _where, message in incompatible(change.old.obj, change.new.obj):
         yield CLASS_UPDATE.at(change, ("spec",), f"{message} (incompatible with Clusters using it)")
     name = change.new.name
     for workers in ("machineDeployments", "machinePools"):

@@ -147,6 +147,13 @@ def _profile_problems(
             ("apiServerAccessProfile",),
             "only authorizedIPRanges of apiServerAccessProfile can change",
         )
+    yield from _switch_problems(old, new)
+    yield from _security_problems(old, new)
+    yield from _extension_problems(old, new)
+
+
+def _switch_problems(old: JsonObject, new: JsonObject) -> Iterator[tuple[JsonPath, str]]:
+    """Settings that may be switched one way only, or not unset."""
     if (
         old.get("networkPluginMode") != "overlay"
         and new.get("networkPluginMode") == "overlay"
@@ -171,11 +178,12 @@ def _profile_problems(
     old_fleet, new_fleet = dig(old, "fleetsMember", "name"), dig(new, "fleetsMember")
     if old_fleet and isinstance(new_fleet, dict) and new_fleet.get("name") != old_fleet:
         yield ("fleetsMember", "name"), f"the fleet member name cannot change (was {old_fleet!r})"
-    if old.get("disableLocalAccounts") is None and new.get("disableLocalAccounts") is not None:
-        if new.get("aadProfile") is None:
-            yield ("disableLocalAccounts",), "disableLocalAccounts needs an AAD-enabled cluster"
-    yield from _security_problems(old, new)
-    yield from _extension_problems(old, new)
+    if (
+        old.get("disableLocalAccounts") is None
+        and new.get("disableLocalAccounts") is not None
+        and new.get("aadProfile") is None
+    ):
+        yield ("disableLocalAccounts",), "disableLocalAccounts needs an AAD-enabled cluster"
 
 
 def _access(spec: JsonObject) -> tuple[Json, Json, Json]:
