@@ -54,7 +54,8 @@ def _identity(obj: TopObject) -> Key | None:
     return (obj.group, obj.kind, obj.namespace or "", obj.name)
 
 
-def _document_identity(document: Document) -> Key | None:
+def document_identity(document: Document) -> Key | None:
+    """The identity of a document as written (before admission), None without one."""
     obj = document.obj
     api_version, kind = dig(obj, "apiVersion"), dig(obj, "kind")
     name, namespace = dig(obj, "metadata", "name"), dig(obj, "metadata", "namespace")
@@ -88,12 +89,12 @@ def _over_live(
     """The new documents as applied over the old revision's admitted objects."""
     previous: dict[Key, tuple[Document, Document]] = {}
     for raw, admitted in zip(old_documents, live, strict=True):
-        key = _document_identity(raw)
+        key = document_identity(raw)
         if key is not None:
             previous.setdefault(key, (raw, admitted))
     out = []
     for document in new_documents:
-        key = _document_identity(document)
+        key = document_identity(document)
         if key is None or key not in previous:
             out.append(document)
             continue

@@ -26,6 +26,14 @@ LINK_MODE: Final = "120000"
 SMALL_OUTPUT: Final = 1 << 16  # rev-parse answers
 
 
+class NotARepository(InputOutputError):
+    """The path is in no git work tree (exit 2)."""
+
+
+class UnknownRevision(UsageError):
+    """The repository has no commit by that name (exit 2)."""
+
+
 @dataclass(frozen=True)
 class HistoryLimits:
     """Bounds of one read: bytes per file and in all, files, and seconds per git command."""
@@ -67,7 +75,7 @@ def _repository(path: Path, git: str, environ: Mapping[str, str], limits: Histor
     )
     if result.returncode != 0 or not result.stdout.strip():
         msg = "not inside a git repository"
-        raise InputOutputError(
+        raise NotARepository(
             msg,
             location=Location(file=str(path)),
             hint="--against REV needs PATH in a git work tree",
@@ -109,7 +117,7 @@ def _commit(
     )
     if result.returncode != 0:
         msg = f"unknown revision {rev!r} in {top}"
-        raise UsageError(msg, hint="git log --oneline lists the revisions")
+        raise UnknownRevision(msg, hint="git log --oneline lists the revisions")
     return result.stdout.decode("ascii").strip()
 
 
