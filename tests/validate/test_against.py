@@ -231,3 +231,26 @@ def test_deleting_a_clusterclass_in_use(history: Any, run_cli: Run) -> None:
     history(CLASS + USER, USER.lstrip("-\n"))
     out = _validate(run_cli).stdout
     assert "ClusterClass deleted while Cluster(s) c1 use it (CAPZ-DELETE-CLUSTERCLASS)" in out
+
+
+def test_standard_input_has_no_history(history: Any, run_cli: Run) -> None:
+    history(LEGACY, LEGACY)
+    result = run_cli(["validate", "-", "--against", "HEAD~1"], stdin=LEGACY)
+    assert result.exit_code == 2
+    assert "standard input has no git history" in result.stderr
+
+
+def test_against_refuses_kubeconform_beside_it(history: Any, run_cli: Run) -> None:
+    history(LEGACY, LEGACY)
+    result = _validate(run_cli, "--kubeconform")
+    assert result.exit_code == 2
+    assert "--against cannot be combined with --kubeconform" in result.stderr
+
+
+def test_a_file_added_since_the_revision_is_all_new(history: Any, run_cli: Run) -> None:
+    repo = history(LEGACY, LEGACY)
+    repo.write("clusters/extra.yaml", ASO.replace("demo", "other"))
+    repo.commit("third")
+    result = run_cli(["validate", "clusters/extra.yaml", "--against", "HEAD~1"])
+    assert result.exit_code == 0, result.stdout
+    assert "[update]" not in result.stdout and "[delete]" not in result.stdout
