@@ -1,0 +1,94 @@
+"""One ``topology plan`` run: read the inputs, plan, validate the plan, serialise it.
+
+The inputs are read as ``capzgen validate`` reads them (folders expanded, kustomizations walked,
+every file bounded: :mod:`generator.validate.inputs`). The planned objects are validated exactly
+as ``generate cluster`` validates its output before writing (:func:`~generator.validate.check.
+check_sources` on the serialised text, so findings carry lines of what would be written);
+failing findings, or a patch the plan could not apply, raise
+:class:`~generator.errors.ValidationFailed` and nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator.checks.context import CheckOptions
+from generator.documents import Document
+from generator.errors import InputOutputError, ValidationFailed
+from generator.findings import Finding, fails, sort_findings, summarize
+from generator.jsontypes import JsonObject
+from generator.schemastore.store import SchemaStore
+from generator.settings import Settings
+from generator.topology.plan import Plan, plan_documents
+from generator.validate.check import SourceText, check_sources
+from generator.validate.inputs import collect_inputs
+from generator.yamlio.emit import dump_documents
+from generator.yamlio.load import load_documents
+
+PLAN_SOURCE = "<topology plan>"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRequest:
+    """What the CLI asks for: the input paths, the schema folders and how to check."""
+
+    paths: tuple[str, ...]
+    schema_dirs: tuple[Path, ...] = ()
+    checks: CheckOptions = field(default_factory=CheckOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanResult:
+    """The plan as it would be written, its objects, and the findings that did not fail it."""
+
+    text: str
+    objects: tuple[JsonObject, ...]
+    findings: tuple[Finding, ...]
+    plan: Plan
+
+
+def read_documents(paths: Sequence[str]) -> list[Document]:
+    """Every document of ``paths`` (files, folders, ``-``), in order; an unreadable input is an
+    :class:`~generator.errors.InputOutputError` naming it."""
+    inputs = collect_inputs(paths)
+    if inputs.unreadable:
+        first = inputs.unreadable[0]
+        msg = f"{first.subject.file}: {first.message}"
+        raise InputOutputError(msg)
+    documents: list[Document] = []
+    for path, name in zip(inputs.paths, inputs.names, strict=True):
+        documents.extend(load_documents(inputs.read(path), source=name))
+    return documents
+
+
+def validate_plan(text: str, request: PlanRequest, settings: Settings) -> list[Finding]:
+    """The findings of validating the plan's text as ``generate cluster`` validates."""
+    store = SchemaStore.from_search_path(list(request.schema_dirs), settings)
+    checks = request.checks
+    report = check_sources(
+        [SourceText(PLAN_SOURCE, text)], store, checks.validation, kubeconform=checks.kubeconform
+    )
+    return report.findings
+
+
+def plan_text(
+    documents: Sequence[Document], request: PlanRequest, settings: Settings
+) -> PlanResult:
+    """Plan ``documents`` and validate the plan; raises ValidationFailed when it fails."""
+    plan = plan_documents(documents)
+    text = dump_documents(plan.objects)
+    findings = list(plan.findings)
+    if request.checks.validate and not plan.has_errors:
+        findings += validate_plan(text, request, settings)
+    findings = sort_findings(findings)
+    if plan.has_errors or fails(findings, request.checks.fail_on):
+        summary = summarize(findings, len(plan.objects))
+        raise ValidationFailed(findings, summary=f"the planned objects are invalid ({summary})")
+    return PlanResult(text, tuple(plan.objects), tuple(findings), plan)
+
+
+def run_plan(request: PlanRequest, settings: Settings) -> PlanResult:
+    """Read ``request.paths`` and plan them (see :func:`plan_text`)."""
+    return plan_text(read_documents(request.paths), request, settings)
