@@ -10,7 +10,7 @@ failing findings, or a patch the plan could not apply, raise
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from generator.jsontypes import JsonObject
 from generator.schemastore.store import SchemaStore
 from generator.settings import Settings
 from generator.topology.plan import Plan, plan_documents
-from generator.validate.check import SourceText, check_sources
+from generator.validate.check import SourceText, check_sources, with_lines
 from generator.validate.inputs import collect_inputs
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import load_documents
@@ -49,7 +49,16 @@ class PlanResult:
     plan: Plan
 
 
-def read_documents(paths: Sequence[str]) -> list[Document]:
+@dataclass(frozen=True, slots=True)
+class PlanInputs:
+    """The documents of the inputs, in order, and each input's text (by its display name), in
+    which findings on the inputs find their lines."""
+
+    documents: tuple[Document, ...]
+    texts: Mapping[str, str]
+
+
+def read_documents(paths: Sequence[str]) -> PlanInputs:
     """Every document of ``paths`` (files, folders, ``-``), in order; an unreadable input is an
     :class:`~generator.errors.InputOutputError` naming it."""
     inputs = collect_inputs(paths)
@@ -58,9 +67,11 @@ def read_documents(paths: Sequence[str]) -> list[Document]:
         msg = f"{first.subject.file}: {first.message}"
         raise InputOutputError(msg)
     documents: list[Document] = []
+    texts: dict[str, str] = {}
     for path, name in zip(inputs.paths, inputs.names, strict=True):
-        documents.extend(load_documents(inputs.read(path), source=name))
-    return documents
+        texts[name] = inputs.read(path)
+        documents.extend(load_documents(texts[name], source=name))
+    return PlanInputs(tuple(documents), texts)
 
 
 def validate_plan(text: str, request: PlanRequest, settings: Settings) -> list[Finding]:
@@ -73,13 +84,11 @@ def validate_plan(text: str, request: PlanRequest, settings: Settings) -> list[F
     return report.findings
 
 
-def plan_text(
-    documents: Sequence[Document], request: PlanRequest, settings: Settings
-) -> PlanResult:
-    """Plan ``documents`` and validate the plan; raises ValidationFailed when it fails."""
-    plan = plan_documents(documents)
+def plan_text(inputs: PlanInputs, request: PlanRequest, settings: Settings) -> PlanResult:
+    """Plan the inputs and validate the plan; raises ValidationFailed when it fails."""
+    plan = plan_documents(inputs.documents)
     text = dump_documents(plan.objects)
-    findings = list(plan.findings)
+    findings = with_lines(plan.findings, dict(inputs.texts))
     if request.checks.validate and not plan.has_errors:
         findings += validate_plan(text, request, settings)
     findings = sort_findings(findings)
