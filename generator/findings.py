@@ -54,6 +54,17 @@ class Gate(StrEnum):
     PROVISIONING = "provisioning"
 
 
+class Operation(StrEnum):
+    """Which API request a finding stands for: ``create`` (the object applied as new, what every
+    check judges without ``--against``), ``update`` (the object changed from its previous
+    revision: immutable fields, transitions, CEL rules on ``oldSelf``) or ``delete`` (the object
+    gone from the new revision: the delete webhooks)."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+
+
 def format_path(path: Sequence[PathPart]) -> str:
     """``("spec", "resources", 0, "metadata")`` -> ``spec.resources[0].metadata``.
 
@@ -122,6 +133,22 @@ class PatchRef:
 
 
 @dataclass(frozen=True, slots=True)
+class OldPlace:
+    """Where the object an update or delete finding compares with was in the previous revision:
+    ``HEAD~1:clusters/a.yaml`` (or the old file's path), its document, the JSON path there and,
+    once the old text is at hand, its line."""
+
+    file: str
+    document: int | None = None
+    path: JsonPath = ()
+    line: int | None = None
+
+    def label(self) -> str:
+        """``HEAD~1:clusters/a.yaml:12`` (without the line when it is not known)."""
+        return self.file + (f":{self.line}" if self.line is not None else "")
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem a check found, and where.
 
@@ -154,6 +181,8 @@ class Finding:
     patch: PatchRef | None = field(default=None, compare=False)
     gate: Gate = field(default=Gate.ADMISSION, compare=False)
     why: str | None = field(default=None, compare=False)  # who refuses a provisioning finding
+    operation: Operation = Operation.CREATE  # the request it stands for (--against: update, delete)
+    old: OldPlace | None = field(default=None, compare=False)  # the previous revision's place
 
     @property
     def is_error(self) -> bool:
@@ -199,8 +228,18 @@ class Finding:
         origin = "" if self.origin == "capzgen" else f" [{self.origin}]"
         return (
             f"{where}: {self.subject.label()}: {path}: {prefix}{clip(self.message)} "
-            f"({self.rule}) {self.gate_label()}{origin}"
+            f"({self.rule}) {self.gate_label()}{self.operation_label()}{origin}"
         )
+
+    def operation_label(self) -> str:
+        """`` [update] (was HEAD~1:a.yaml:12)`` for a finding of ``--against``; empty on create,
+        so the output of a run without ``--against`` is what it always was."""
+        if self.operation is Operation.CREATE:
+            return ""
+        text = f" [{self.operation.value}]"
+        if self.old is not None:
+            text += f" (was {self.old.label()})"
+        return text
 
     def to_json(self) -> JsonObject:
         """A flat JSON object: the subject's fields at the top level, paths as text, ``gate``
@@ -214,6 +253,14 @@ class Finding:
         data["display_path"] = self.display_path
         if self.patch is None:
             del data["patch"]  # only findings on patched fields carry the key
+        if self.operation is Operation.CREATE:
+            del data["operation"]  # only --against findings carry the key (and ``old``)
+        else:
+            data["operation"] = self.operation.value
+        if self.old is None:
+            del data["old"]
+        else:
+            data["old"] = {**data["old"], "path": format_path(self.old.path)}
         subject = data.pop("subject")
         subject["embedded_path"] = (
             format_path(self.subject.embedded_path)

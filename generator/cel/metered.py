@@ -255,11 +255,20 @@ def _combine(operator: str, left: Result, right: Result, tree: Ast) -> Result:
         return value
 
 
-def evaluate(tree: Ast, self_value: celtypes.Value, meter: Meter) -> Result:
-    """The value (or type) of the expression ``tree`` for ``self``, its cost charged on ``meter``;
-    raises the :class:`CELEvalError` the expression gives."""
+def evaluate(
+    tree: Ast,
+    self_value: celtypes.Value,
+    meter: Meter,
+    old_value: celtypes.Value | None = None,
+) -> Result:
+    """The value (or type) of the expression ``tree`` for ``self`` (and ``oldSelf``, for a
+    transition rule on an update), its cost charged on ``meter``; raises the
+    :class:`CELEvalError` the expression gives."""
     activation = Activation(annotations=dict(googleapis), functions=dict(metered_functions()))
-    evaluator = MeteredEvaluator(tree, activation, meter, {"self": self_value})
+    variables = {"self": self_value}
+    if old_value is not None:
+        variables["oldSelf"] = old_value
+    evaluator = MeteredEvaluator(tree, activation, meter, variables)
     token = _METER.set(meter)
     try:
         value: Result = evaluator.evaluate()

@@ -154,6 +154,13 @@ def analyze_tree(tree: Ast) -> Analysis:
     return Analysis(RuleStatus.EVALUABLE)
 
 
+def transition_evaluable(tree: Ast) -> bool:
+    """Whether a transition rule can be evaluated on an update: every function it calls is one
+    capzgen knows (``oldSelf`` is then bound to the old value)."""
+    known = known_functions()
+    return all(kind == "ident" or name in known for name, kind in _references(tree))
+
+
 def _references(tree: Ast) -> list[tuple[str, str]]:
     """``(name, "call")`` for every function or method called, ``(name, "ident")`` for every
     identifier, in source order; a call on a library namespace is named ``namespace.function``."""

@@ -241,13 +241,19 @@ class Program:
     expression: str
     tree: Ast
 
-    def evaluate(self, self_value: celtypes.Value, meter: Meter | None = None) -> Result:
-        """The result for ``self``; raises :class:`CelEvaluationError` for a run-time error and
+    def evaluate(
+        self,
+        self_value: celtypes.Value,
+        meter: Meter | None = None,
+        old_value: celtypes.Value | None = None,
+    ) -> Result:
+        """The result for ``self`` (and ``oldSelf`` when given); raises
+        :class:`CelEvaluationError` for a run-time error and
         :class:`~generator.cel.limits.CostExceeded` when ``meter`` says a limit is passed."""
         if meter is None:
             meter = Meter(CostLimits())
         try:
-            result = metered.evaluate(self.tree, self_value, meter)
+            result = metered.evaluate(self.tree, self_value, meter, old_value)
         except CostExceeded:
             raise
         except CELEvalError as error:

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from generator import __version__
 from generator.checks.report import rule_rows, shown_findings
-from generator.findings import Finding, Severity, clip, format_path
+from generator.findings import Finding, Operation, Severity, clip, format_path
 from generator.jsontypes import JsonObject
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -89,6 +89,7 @@ def _result(finding: Finding, rule_index: int, root: Path) -> JsonObject:
     alert shows the message alone), the location the file and line."""
     subject = finding.subject
     text = f"{subject.label()}: {finding.display_path or '(object)'}: {finding.message}"
+    text += finding.operation_label()  # on --against: [update] (was HEAD~1:file:line)
     if finding.hint:
         text += f" (hint: {finding.hint})"
     physical: JsonObject = {
@@ -97,6 +98,8 @@ def _result(finding: Finding, rule_index: int, root: Path) -> JsonObject:
     if finding.line is not None:
         physical["region"] = {"startLine": finding.line}
     properties: JsonObject = {"gate": finding.gate.value, "object": subject.label()}
+    if finding.operation is not Operation.CREATE:
+        properties["operation"] = finding.operation.value
     if finding.why:
         properties["why"] = finding.why
     if finding.path:

@@ -34,6 +34,7 @@ def workflow_command(finding: Finding) -> str:
     properties.append(f"title={escape_property(f'{finding.rule} [{finding.gate.value}]')}")
     subject = finding.subject
     text = f"{subject.label()}: {finding.display_path or '(object)'}: {finding.message}"
+    text += finding.operation_label()  # on --against: [update] (was HEAD~1:file:line)
     if finding.why:
         text += f" (provisioning: {finding.why})"
     if finding.hint:

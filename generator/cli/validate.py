@@ -97,6 +97,16 @@ if TYPE_CHECKING:
     help="Accept an input that holds no document (an empty file or folder); without it, that "
     "is an error (exit 2): a wrong path in a pipeline must not pass.",
 )
+@click.option(
+    "--against",
+    metavar="REV|OLD_PATH",
+    default=None,
+    help="Check the files as an update of an earlier version: a git revision of the repository "
+    "holding each PATH (HEAD~1, main, a tag), or an OLD_PATH file or folder (an existing path "
+    "wins; write main^0 for the branch). Matched objects get CAPZ's, ASO's and CAPI's update "
+    "rules and the CRDs' transition rules; objects gone get the delete rules; unchanged invalid "
+    "values are ratcheted (info). See docs/validation.md.",
+)
 @kubeconform_options
 @validate_layers
 def validate_command(
@@ -114,6 +124,7 @@ def validate_command(
     kubeconform: KubeconformChoice,
     load_restrictor: str,
     allow_empty: bool,
+    against: str | None,
     input_globs: InputGlobs,
 ) -> int:
     """Validate YAML/JSON manifests (files, folders searched recursively, or - for stdin).
@@ -152,7 +163,15 @@ def validate_command(
         cache = None if no_cache else settings.cache_dir("results")
         key, key_file = settings.cache_key, settings.cache_key_file
         run = _Run(
-            jobs, cache, key, key_file, load_restrictor, allow_empty, input_globs, sarif_root
+            jobs,
+            cache,
+            key,
+            key_file,
+            load_restrictor,
+            allow_empty,
+            input_globs,
+            sarif_root,
+            against,
         )
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
@@ -173,6 +192,7 @@ class _Run:
     allow_empty: bool = False  # an input without a document is fine
     globs: InputGlobs | None = None  # --exclude and .capzgen.yaml's include/exclude
     sarif_root: Path | None = None  # what SARIF file names are relative to (None: the cwd)
+    against: str | None = None  # --against REV|OLD_PATH: validate as an update of that version
 
 
 def _validate(
@@ -201,8 +221,13 @@ def _validate(
     failures: list[CapzgenError] = [_failure_error(finding) for finding in inputs.failures]
     if failures and not inputs.paths:
         raise failures[0]  # nothing could be read at all
-    with document_progress(sys.stderr, environ()) as progress:
-        report = _checked(inputs, store, options, second_opinion, replace(on, progress=progress))
+    if run.against is not None:
+        report = _checked_against(paths, inputs, store, options, second_opinion, run, settings)
+    else:
+        with document_progress(sys.stderr, environ()) as progress:
+            report = _checked(
+                inputs, store, options, second_opinion, replace(on, progress=progress)
+            )
     if not run.allow_empty:
         failures.extend(_empty_errors(inputs.empty, paths, report.document_count, report.findings))
     report.findings = template_hints(report.findings)
@@ -260,6 +285,28 @@ def _checked(
     from generator.validate.beside import check_beside_kubeconform
 
     return check_beside_kubeconform(inputs, store, options, second_opinion, on)
+
+
+def _checked_against(
+    paths: Sequence[str],
+    inputs: Inputs,
+    store: SchemaStore,
+    options: ValidationOptions,
+    second_opinion: KubeconformOptions | None,
+    run: _Run,
+    settings: Settings,
+) -> CheckReport:
+    """``--against``: the old version read (a revision through git, or OLD_PATH), then the new
+    files validated as an update of it, serially (no result cache: findings depend on both)."""
+    if second_opinion is not None:
+        msg = "--against cannot be combined with --kubeconform"
+        raise UsageError(msg, hint="run kubeconform on its own, without --against")
+    assert run.against is not None
+    # lazy: only --against reads another version
+    from generator.validate.against import check_against, old_sources
+
+    old = old_sources(run.against, paths, _input_rules(run), settings.environ)
+    return check_against(inputs, old, store, options)
 
 
 def template_hints(findings: list[Finding]) -> list[Finding]:

@@ -39,13 +39,17 @@ def validated_line(
     if not checks.validate:
         return NOT_VALIDATED
     # lazy: the rule registry is loaded by the validation that just ran; not before
-    from generator.checks.rules import RULES
+    from generator.checks.rules import CHANGE_RULES, RULES
 
     options = checks.validation
     ran = ["schemas"] if options.schemas else []
     if options.cel:
         ran.append("CEL")
-    rules = sum(1 for rule_id in RULES if rule_id not in options.disabled_rules)
+    rules = sum(
+        1
+        for rule_id in RULES
+        if rule_id not in options.disabled_rules and rule_id not in CHANGE_RULES  # create only
+    )
     ran.append(f"{rules} CAPZ/ASO rules")  # kubeconform's own lines say whether it ran
     errors = sum(1 for finding in findings if finding.is_error)
     warnings = sum(1 for finding in findings if finding.severity is Severity.WARNING)

@@ -124,7 +124,12 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "faces",
     ),
     ("yamlio", "envsubst", "model"),  # reading and writing YAML; ${VAR} text; the document model
-    ("azure_data", "output", "capzbuild"),  # Azure facts; nothing half-written; CAPZ's builders
+    (
+        "azure_data",
+        "output",
+        "capzbuild",
+        "history",
+    ),  # Azure facts; nothing half-written; CAPZ's builders; files at a git revision
     ("schemastore", "clusterctl"),  # schemas; clusterctl's variables, config and templates
     ("cel", "kubeconform"),  # CEL rules of the schemas; kubeconform as a second opinion
     ("checks",),  # the rulebook: one engine every path calls

@@ -28,7 +28,9 @@ def _imported_in_order() -> list[str]:
 
 def _module_of(rule_id: str) -> str:
     entry = RULES[rule_id]
-    return (entry.schema_check or entry.check).__module__
+    return (
+        entry.schema_check or entry.update_check or entry.delete_check or entry.check
+    ).__module__
 
 
 def test_rules_run_in_the_order_their_modules_are_imported() -> None:

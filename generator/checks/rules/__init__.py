@@ -39,10 +39,16 @@ from generator.checks.rules import (  # noqa: F401 (imported to register their r
     aso,
     aso_patches,
     aso_expressions,
+    immutable,
+    update_capz,
+    update_aso,
+    update_capi,
+    deletes,
 )
 
 # isort: on
 from generator.checks.rules.base import Rule, RuleCheck, registered
+from generator.findings import Operation
 
 
 def _registry() -> dict[str, RuleCheck]:
@@ -57,4 +63,10 @@ def _registry() -> dict[str, RuleCheck]:
 
 RULES: dict[str, RuleCheck] = _registry()
 
-__all__ = ["RULES", "Rule", "RuleCheck"]
+CHANGE_RULES: dict[str, RuleCheck] = {
+    rule_id: rule for rule_id, rule in RULES.items() if rule.operation is not Operation.CREATE
+}
+"""The update and delete rules: they judge an object against its previous revision
+(``validate --against``) and find nothing on a create."""
+
+__all__ = ["CHANGE_RULES", "RULES", "Rule", "RuleCheck"]

@@ -32,7 +32,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from generator.findings import Finding, Gate, JsonPath, Severity, Subject
+from generator.checks.changes import Change, Removal
+from generator.findings import Finding, Gate, JsonPath, Operation, Severity, Subject
 from generator.model import kinds
 from generator.model.manifests import ManifestSet
 from generator.schemastore.types import SchemaLookup
@@ -43,8 +44,16 @@ Check = Callable[[ManifestSet], Iterable[Finding]]
 SchemaCheck = Callable[[ManifestSet, SchemaLookup | None], Iterable[Finding]]
 """A check that also validates against schemas: given the run's store, None when there is none."""
 
+UpdateCheck = Callable[[Change], Iterable[Finding]]
+"""An update rule's check: the findings on one object changed between two revisions."""
+
+DeleteCheck = Callable[[Removal], Iterable[Finding]]
+"""A delete rule's check: the findings on one object the new revision no longer has."""
+
 _C = TypeVar("_C", bound=Check)
 _S = TypeVar("_S", bound=SchemaCheck)
+_U = TypeVar("_U", bound=UpdateCheck)
+_D = TypeVar("_D", bound=DeleteCheck)
 
 
 class Located(Protocol):
@@ -96,6 +105,7 @@ class Rule:
     why: str | None = None
     webhook_kinds: frozenset[str] = frozenset()
     split: str | None = None  # which findings :meth:`at` gives the other gate, for the docs
+    operation: Operation = Operation.CREATE  # the request it judges (update, delete: --against)
 
     def __post_init__(self) -> None:
         # A record that breaks these would print a provisioning finding nobody can act on, or
@@ -151,6 +161,7 @@ class Rule:
             hint=hint,
             gate=chosen,
             why=reason,
+            operation=self.operation,
         )
 
     def checks(self, check: _C) -> _C:
@@ -165,6 +176,28 @@ class Rule:
         _REGISTERED.append(RuleCheck(self, lambda ms: schema_check(ms, None), schema_check))
         return schema_check
 
+    def checks_update(self, update_check: _U) -> _U:
+        """Decorator: register ``update_check`` as this update rule's check (``--against``)."""
+        self._expect(Operation.UPDATE)
+        _REGISTERED.append(RuleCheck(self, _nothing, update_check=update_check))
+        return update_check
+
+    def checks_delete(self, delete_check: _D) -> _D:
+        """Decorator: register ``delete_check`` as this delete rule's check (``--against``)."""
+        self._expect(Operation.DELETE)
+        _REGISTERED.append(RuleCheck(self, _nothing, delete_check=delete_check))
+        return delete_check
+
+    def _expect(self, operation: Operation) -> None:
+        if self.operation is not operation:
+            msg = f"{self.id}: registered for {operation.value} but declared {self.operation.value}"
+            raise ValueError(msg)
+
+
+def _nothing(_manifests: ManifestSet) -> Iterable[Finding]:
+    """What an update or delete rule finds on a create: nothing (there is no old object)."""
+    return ()
+
 
 @dataclass(frozen=True)
 class RuleCheck:
@@ -178,6 +211,8 @@ class RuleCheck:
     rule: Rule
     check: Check
     schema_check: SchemaCheck | None = None
+    update_check: UpdateCheck | None = None
+    delete_check: DeleteCheck | None = None
 
     @property
     def id(self) -> str:
@@ -199,6 +234,11 @@ class RuleCheck:
         """The gate the rule's findings stand for (on the legacy kinds of ``webhook_kinds``,
         admission)."""
         return self.rule.gate
+
+    @property
+    def operation(self) -> Operation:
+        """The request the rule judges: create, update or delete."""
+        return self.rule.operation
 
     def run(self, manifests: ManifestSet, store: SchemaLookup | None) -> Iterable[Finding]:
         """The rule's findings on ``manifests``, validating with ``store`` if the rule uses one."""
