@@ -27,7 +27,8 @@ from generator.cli.report_options import (
 )
 from generator.cli.validated import validated_line
 from generator.errors import ExitCode, UsageError, ValidationFailed
-from generator.topology.run import PlanRequest, PlanResult, run_plan
+from generator.topology.compare import render_changes, summary
+from generator.topology.run import PlanRequest, PlanResult, run_against, run_plan
 
 
 @click.command("plan")
@@ -52,6 +53,13 @@ from generator.topology.run import PlanRequest, PlanResult, run_plan
     help="With --output-dir: overwrite or delete files that were edited or that capzgen did "
     "not write.",
 )
+@click.option(
+    "--against",
+    metavar="REV|OLD_PATH",
+    help="Print what changes from the plan of the inputs at a git revision (HEAD~1, main, a "
+    "tag) or in OLD_PATH: a diff per object, and the changes CAPZ's, ASO's and CAPI's update "
+    "and delete rules refuse (exit 1). Nothing is written.",
+)
 @schema_dir_option
 @validation_options
 @kubeconform_options
@@ -62,6 +70,7 @@ def plan_command(
     write_to: str | None,
     output_dir: Path | None,
     force: bool,
+    against: str | None,
     schema_dirs: tuple[Path, ...],
     validation: ValidationChoice,
     kubeconform: KubeconformChoice,
@@ -80,15 +89,12 @@ def plan_command(
     are written as 00000. The plan is validated like `generate cluster` output; nothing is
     written unless it validates.
     """
-    if write_to is not None and output_dir is not None:
-        msg = "use either --write-to or --output-dir, not both"
-        raise UsageError(msg)
-    if force and output_dir is None:
-        msg = "--force needs --output-dir"
-        raise UsageError(msg)
+    _check_flags(write_to, output_dir, force=force, against=against)
     checks = validation.check_options(current_settings(), kubeconform, fail_on)
     check_rule_ids(checks.validation.disabled_rules)
     request = PlanRequest(paths=paths, schema_dirs=schema_dirs, checks=checks)
+    if against is not None:
+        return _compare(request, against, report)
     try:
         result = run_plan(request, current_settings())
     except ValidationFailed as failure:
@@ -101,6 +107,36 @@ def plan_command(
         _write_directory(output_dir, result, force=force)
     click.echo(validated_line(checks, result.objects, result.findings), err=True)
     return int(ExitCode.OK)
+
+
+def _check_flags(
+    write_to: str | None, output_dir: Path | None, *, force: bool, against: str | None
+) -> None:
+    """Flags that exclude each other, or need another."""
+    if write_to is not None and output_dir is not None:
+        msg = "use either --write-to or --output-dir, not both"
+        raise UsageError(msg)
+    if force and output_dir is None:
+        msg = "--force needs --output-dir"
+        raise UsageError(msg)
+    if against is not None and (write_to is not None or output_dir is not None):
+        msg = "--against prints a diff and writes nothing: leave out --write-to and --output-dir"
+        raise UsageError(msg)
+
+
+def _compare(request: PlanRequest, against: str, report: ReportTarget | None) -> int:
+    """``--against``: the diff on stdout, the findings and a closing line on stderr; exit 1
+    when an update or delete rule refuses a change."""
+    try:
+        result = run_against(request, against, current_settings())
+    except ValidationFailed as failure:
+        report_findings(report, failure.findings, None)
+        raise
+    click.echo(render_changes(result.changes), nl=False)
+    report_findings(report, result.findings, None)
+    refused = f"; {result.refused} refused by the update and delete rules" if result.refused else ""
+    click.echo(f"topology plan against {against}: {summary(result.changes)}{refused}", err=True)
+    return int(ExitCode.INVALID if result.refused else ExitCode.OK)
 
 
 def _write_directory(directory: Path, result: PlanResult, *, force: bool) -> None:
