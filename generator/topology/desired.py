@@ -298,9 +298,24 @@ def _unplanned(blueprint: Blueprint) -> None:
         )
 
 
+def _unique_pool_names(blueprint: Blueprint) -> None:
+    """CAPI's Cluster webhook refuses two machine pools of one name (their objects would too)."""
+    seen: set[str] = set()
+    pools = dig(blueprint.cluster_obj, "spec", "topology", "workers", "machinePools")
+    for index, topology in enumerate(as_list(pools) or ()):
+        name = as_str(dig(topology, "name"))
+        if name is not None and name in seen:
+            msg = f"machine pool name {name!r} is used twice in the topology"
+            path = f"spec.topology.workers.machinePools[{index}].name"
+            raise TopologyError(msg, location=where(blueprint.cluster, path))
+        if name is not None:
+            seen.add(name)
+
+
 def desired_state(blueprint: Blueprint) -> Desired:
     """The desired objects of one Cluster, before the class's patches."""
     _unplanned(blueprint)
+    _unique_pool_names(blueprint)
     base = blueprint.cluster_obj
     infrastructure = _infrastructure(blueprint, base)
     control_plane = _control_plane(blueprint, base)

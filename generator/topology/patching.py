@@ -26,12 +26,17 @@ from generator.checks.clusterclass.gotemplate import TemplateFailure, Unsupporte
 from generator.checks.clusterclass.rule_ids import GATES, TEMPLATE, UNCHECKED
 from generator.checks.clusterclass.targets import matches
 from generator.checks.clusterclass.values import ValueProblem, patch_value
+from generator.errors import TopologyError
 from generator.findings import Finding, Gate, JsonPath, Severity, Subject, format_path
 from generator.jsonpatch import PatchFailure, apply_json_patch
 from generator.jsontypes import Json, JsonObject, dig
 from generator.model.values import as_dict, as_list, as_str
-from generator.topology.blueprint import ClassView, name_of
+from generator.topology.blueprint import ClassView, name_of, where
 from generator.topology.desired import PlanItem
+
+MAX_APPLICATIONS = 20_000
+"""JSON patch operations applied for one Cluster; a class past it is refused (each operation is
+bounded by the renderer and the JSON patch size limits, their number is not otherwise)."""
 
 PRESERVED = ("version", "replicas", "rolloutAfter", "machineTemplate")
 """Control plane fields the topology sets and the patches cannot change (CAPI's
@@ -47,6 +52,14 @@ class Patched:
     templates: list[JsonObject]
     variables: JsonObject
     findings: list[Finding] = field(default_factory=list)
+    applied: int = 0
+
+    def count(self) -> None:
+        """One more operation; past :data:`MAX_APPLICATIONS` the plan stops."""
+        self.applied += 1
+        if self.applied > MAX_APPLICATIONS:
+            msg = f"the class applies more than {MAX_APPLICATIONS:,} JSON patch operations to one Cluster's templates: not planned"
+            raise TopologyError(msg, location=where(self.view.document, "spec.patches"))
 
     def report(self, severity: Severity, path: JsonPath, message: str) -> None:
         """A finding on the class at ``path``: an error CAPI fails on, or a warning about what
@@ -113,6 +126,7 @@ def _apply_item(state: Patched, patch: JsonObject, index: int, position: int) ->
     for definition, base in definitions:
         for k, operation in enumerate(as_list(definition.get("jsonPatches")) or ()):
             path: JsonPath = (*base, "jsonPatches", k)
+            state.count()
             try:
                 value = patch_value(as_dict(operation) or {}, data, source)
                 state.templates[position] = _as_object(

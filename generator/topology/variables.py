@@ -120,10 +120,7 @@ def control_plane_builtins(control_plane: JsonObject, topology: Json) -> JsonObj
     metadata = _metadata(control_plane)
     if metadata is not None:
         group["metadata"] = metadata
-    infrastructure = dig(control_plane, "spec", "machineTemplate", "infrastructureRef", "name")
-    if isinstance(infrastructure, str):
-        group["machineTemplate"] = {"infrastructureRef": {"name": infrastructure}}
-    return {"controlPlane": group}
+    return {"controlPlane": group}  # no machineTemplate: machineInfrastructure is not planned
 
 
 def machine_pool_builtins(

@@ -100,3 +100,11 @@ def test_unknown_revision(run_cli: Any, repo: GitRepo) -> None:
     result = plan_against(run_cli, repo, "--against", "no-such-branch")
     assert result.exit_code == 2
     assert "no-such-branch" in result.stderr
+
+
+def test_invalid_new_plan_fails_before_comparing(run_cli: Any, repo: GitRepo) -> None:
+    edit(repo, "vmSize: Standard_D4s_v5", "vmSize: 42")
+    result = plan_against(run_cli, repo, "--against", "HEAD")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "the planned objects are invalid" in result.stderr
