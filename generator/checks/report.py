@@ -258,6 +258,12 @@ Every finding says which gate it stands for, in its text (`(RULE) [admission]`,
   there) and checks the same on embedded ASO resources, where no webhook runs; or single cases
   differ, as the last column says.
 
+Rules whose description starts with **on update:** or **on delete:** judge a change, not a
+manifest: they run only with `capzgen validate PATH --against REV|OLD_PATH`, on objects present
+in both versions (update) or only in the old one (delete), and their findings say `[update]` or
+`[delete]` and where the object was (`(was HEAD~1:file:line)`); see
+[validation.md](validation.md#updates-and-deletes---against).
+
 The classification was checked with CAPZ v1.26.0's own webhooks (capz-oracle) on each rule's
 invalid examples in `tests/validate/examples/invalid/`; [webhook-parity.md](webhook-parity.md)
 maps CAPZ's and ASO's admission checks to the rules. The fleet rules of `generate fleet`

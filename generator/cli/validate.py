@@ -162,17 +162,8 @@ def validate_command(
     try:
         cache = None if no_cache else settings.cache_dir("results")
         key, key_file = settings.cache_key, settings.cache_key_file
-        run = _Run(
-            jobs,
-            cache,
-            key,
-            key_file,
-            load_restrictor,
-            allow_empty,
-            input_globs,
-            sarif_root,
-            against,
-        )
+        run = _Run(jobs, cache, key, key_file, load_restrictor, allow_empty, input_globs)
+        run = replace(run, sarif_root=sarif_root, against=against)
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status

@@ -54,6 +54,7 @@ class Immutable:
     mode: Mode
     source: str
     plain: bool = False
+    default: Json = None  # what an unset value stands for (upstream defaults the old object)
 
 
 def _rows(
@@ -144,7 +145,13 @@ CLUSTER_FIELDS: tuple[Immutable, ...] = (
         "networkSpec.privateDNSZone",
         "networkSpec.controlPlaneOutboundLB",
     ),
-    *_rows((AZURE_CLUSTER,), _CLUSTER_SRC, Mode.EQUAL, "azureEnvironment"),
+    Immutable(
+        frozenset({AZURE_CLUSTER}),
+        ("azureEnvironment",),
+        Mode.EQUAL,
+        _CLUSTER_SRC,
+        default="AzurePublicCloud",
+    ),
     *_rows(
         (AZURE_CLUSTER,),
         _CLUSTER_SRC,
@@ -258,6 +265,9 @@ def changed_fields(rule: Rule, table: tuple[Immutable, ...], change: Change) -> 
             continue
         path = (*base, *row.field)
         old, new = dig(change.old.obj, *path), dig(change.new.obj, *path)
+        if row.default is not None:
+            old = row.default if is_zero(old, True) else old
+            new = row.default if is_zero(new, True) else new
         problem = violation(row, old, new)
         if problem is not None:
             yield rule.at(change, path, f"{problem} (was {_show(old)}, now {_show(new)})")
@@ -319,6 +329,42 @@ CLUSTER_IMMUTABLE = _rule(
 def _check_cluster(change: Change) -> Iterator[Finding]:
     yield from changed_fields(CLUSTER_IMMUTABLE, CLUSTER_FIELDS, change)
     yield from changed_fields(CLUSTER_IMMUTABLE, WHOLE_TEMPLATES[:1], change)
+    if change.new.kind == AZURE_CLUSTER:
+        for path, message in _network_changes(change.old.obj, change.new.obj, change.old.name):
+            yield CLUSTER_IMMUTABLE.at(change, path, message)
+
+
+_LBS = ("apiServerLB", "nodeOutboundLB", "controlPlaneOutboundLB")
+_OWNED_TAG = "sigs.k8s.io_cluster-api-provider-azure_cluster_{}"
+
+
+def _network_changes(old: Json, new: Json, name: str | None) -> Iterator[tuple[JsonPath, str]]:
+    """AzureCluster's load balancer zones (when both revisions have the load balancer) and the
+    subnets kept by name (azurecluster_validation.go:validateAzureClusterSubnetUpdate)."""
+    network: JsonPath = ("spec", "networkSpec")
+    for lb in _LBS:
+        before, after = dig(old, *network, lb), dig(new, *network, lb)
+        if (
+            isinstance(before, dict)
+            and isinstance(after, dict)
+            and _items(before.get("availabilityZones")) != _items(after.get("availabilityZones"))
+        ):
+            yield (*network, lb, "availabilityZones"), "immutable: the zones cannot change"
+    owned = dig(old, *network, "vnet", "tags", _OWNED_TAG.format(name)) == "owned"
+    subnets = {dig(item, "name"): item for item in dig(old, *network, "subnets") or []}
+    for index, item in enumerate(dig(new, *network, "subnets") or []):
+        was = subnets.get(dig(item, "name"))
+        if was is None:
+            continue
+        at: JsonPath = (*network, "subnets", index)
+        if owned and dig(was, "cidrBlocks") != dig(item, "cidrBlocks"):
+            yield (*at, "cidrBlocks"), "immutable: an owned vnet's subnet keeps its CIDR blocks"
+        for part in ("routeTable", "natGateway"):
+            before = dig(was, part, "name")
+            if before and before != dig(item, part, "name"):
+                yield (*at, part, "name"), f"immutable: the {part} name cannot change once set"
+        if dig(was, "securityGroup", "name") != dig(item, "securityGroup", "name"):
+            yield (*at, "securityGroup", "name"), "immutable: the security group name cannot change"
 
 
 MACHINE_IMMUTABLE = _rule(
