@@ -188,3 +188,12 @@ class FleetInvalid(ValidationFailed):
     def __init__(self, findings: Sequence[Finding], *, summary: str, errors: Sequence[str]) -> None:
         super().__init__(findings, summary=summary)
         self.details = tuple(errors)
+
+
+class TopologyError(CapzgenError):
+    """``topology plan`` input that cannot be planned: no Cluster with a topology, its
+    ClusterClass or a template it references missing, a topology naming a class that is not
+    there. A user's input mistake, named at its file and line (exit 2, as for a file that
+    cannot be read): nothing was planned, so nothing was written."""
+
+    exit_code = ExitCode.USAGE

@@ -22,8 +22,8 @@ def test_list_cel_shows_every_rule_of_the_shared_crds(
     result = run_cli(["schemas", "list", *args, "--cel"])
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    # 17 of Cluster API and CAPZ, 10 of the Flux CRDs in the built-in bundle
-    assert lines[-1] == "27 CEL rule(s): 27 evaluable, 0 unsupported, 0 transition"
+    # 17 of Cluster API and CAPZ, 9 of the KubeadmConfig CRD, 10 of the Flux CRDs in the bundle
+    assert lines[-1] == "36 CEL rule(s): 36 evaluable, 0 unsupported, 0 transition"
     assert (
         "cluster.x-k8s.io/v1beta2 Cluster  spec.topology.workers.machineDeployments[*]"
         ".healthCheck.checks.unhealthyMachineConditions[*].type  evaluable"

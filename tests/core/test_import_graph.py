@@ -134,7 +134,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("cel", "kubeconform"),  # CEL rules of the schemas; kubeconform as a second opinion
     ("checks",),  # the rulebook: one engine every path calls
     ("flavors", "migrate", "validate"),  # flavors; migration and adoption; the validate run
-    ("generate",),  # the generate pipeline
+    ("generate", "topology"),  # the generate pipeline; offline ClusterClass topology plans
     ("fleet",),  # fleets of generate requests
     ("cli",),  # the only edge that reads os.environ and prints
     ("__main__",),

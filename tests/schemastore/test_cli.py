@@ -161,10 +161,10 @@ class TestSync:
     def test_from_shared_dir(self, run_cli: RunCli, shared_dir: Path, isolated_cache: Path) -> None:
         result = run_cli(["schemas", "sync", "--from", str(shared_dir)])
         assert result.exit_code == 0, result.stderr
-        assert "143 file(s) verified" in result.stdout
+        assert "144 file(s) verified" in result.stdout
         assert "resourcegroup_v1api20200601.json" in result.stderr  # the repair warning
         files = cached_files(isolated_cache)
-        assert len(files) == 153
+        assert len(files) == 155
         store = SchemaStore.from_search_path(settings=Settings(cache_root=isolated_cache))
         for api_version, kind in [
             ("cluster.x-k8s.io/v1beta2", "Cluster"),
@@ -187,7 +187,7 @@ class TestSync:
     def test_from_file_url(self, run_cli: RunCli, shared_dir: Path, isolated_cache: Path) -> None:
         result = run_cli(["schemas", "sync", "--from", shared_dir.resolve().as_uri()])
         assert result.exit_code == 0, result.stderr
-        assert len(cached_files(isolated_cache)) == 153
+        assert len(cached_files(isolated_cache)) == 155
 
     def test_digest_mismatch_writes_nothing(
         self, run_cli: RunCli, shared_dir: Path, tmp_path: Path, isolated_cache: Path

@@ -27,7 +27,7 @@ def crd_files(shared_dir: Path) -> list[Path]:
 
 def test_every_shared_crd_converts_every_served_version(shared_dir: Path) -> None:
     files = crd_files(shared_dir)
-    assert len(files) == 21  # CAPZ 13, CAPI 4, Flux 4
+    assert len(files) == 22  # CAPZ 13, CAPI 5, Flux 4
     for path in files:
         documents = parse_documents(SourceBytes.read(path))
         served = {

@@ -57,8 +57,8 @@ def test_sync_from_an_http_mirror(
     base, _ = mirror
     result = run_cli(["schemas", "sync", "--from", base + "/"])
     assert result.exit_code == 0, result.stderr
-    assert "143 file(s) verified, 153 schema(s) written" in result.stdout
-    assert len(cached_files(isolated_cache)) == 153
+    assert "144 file(s) verified, 155 schema(s) written" in result.stdout
+    assert len(cached_files(isolated_cache)) == 155
     rows = json.loads(run_cli(["schemas", "list", "-o", "json", "--all"]).stdout)
     cluster = [
         r for r in rows if r["apiVersion"] == "cluster.x-k8s.io/v1beta2" and r["kind"] == "Cluster"

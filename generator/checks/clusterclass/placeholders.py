@@ -85,16 +85,16 @@ def _float(value: int | float) -> float:
         return float("inf") if value > 0 else float("-inf")
 
 
-def _floats(value: Json) -> Json:
+def go_numbers(value: Json) -> Json:
     """Numbers as Go sees them after a JSON round trip: all ``float64``."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
         return _float(value)
     if isinstance(value, list):
-        return [_floats(item) for item in value]
+        return [go_numbers(item) for item in value]
     if isinstance(value, dict):
-        return {key: _floats(item) for key, item in value.items()}
+        return {key: go_numbers(item) for key, item in value.items()}
     return value
 
 
@@ -125,11 +125,11 @@ def placeholder(schema: JsonObject, depth: int = 0) -> Json:
         return None
     for key in ("default", "example"):
         if key in schema:
-            return _floats(schema[key])
+            return go_numbers(schema[key])
     enum = as_list(schema.get("enum"))
     if enum:
-        return _floats(enum[0])
-    return _floats(_from_type(schema, depth))
+        return go_numbers(enum[0])
+    return go_numbers(_from_type(schema, depth))
 
 
 def variables(class_obj: JsonObject) -> JsonObject:
