@@ -42,6 +42,7 @@ from generator.checks.rules import (  # noqa: F401 (imported to register their r
     immutable,
     update_capz,
     update_aso,
+    update_azure,
     update_capi,
     deletes,
 )
