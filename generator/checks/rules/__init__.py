@@ -39,6 +39,9 @@ from generator.checks.rules import (  # noqa: F401 (imported to register their r
     aso,
     aso_patches,
     aso_expressions,
+    newer_fields,
+    node_provisioning,
+    automatic,
 )
 
 # isort: on
