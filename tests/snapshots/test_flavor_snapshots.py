@@ -138,7 +138,10 @@ CASES: dict[str, dict[str, Any]] = {
         "flavor": "aks-automatic",
         "values": {"AKS_ASO_API_VERSION": "v20251002preview", "AKS_OUTBOUND_TYPE": "loadBalancer"},
     },
-    "feature-aso-api-version": {"flavor": "aks", "values": {"AKS_ASO_API_VERSION": "v1api20250801"}},
+    "feature-aso-api-version": {
+        "flavor": "aks",
+        "values": {"AKS_ASO_API_VERSION": "v1api20250801"},
+    },
     "feature-node-auto-provisioning": {
         "flavor": "aks",
         "values": {

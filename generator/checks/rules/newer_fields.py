@@ -3,7 +3,8 @@
 ASO serves a ManagedCluster in several API versions, and the pinned CAPZ release's templates use
 ``v1api20240901``. Node auto-provisioning and the ``Automatic`` SKU only exist from
 ``v1api20250801`` on (and in ``v20251002preview``): written into a ``v1api20240901`` object,
-the API server refuses the unknown field or the enum value. The schema check says so in its own
+the API server refuses the unknown field or the enum value (when the document is applied, or
+when CAPZ's controller creates the ManagedCluster it embeds). The schema check says so in its own
 words; this rule says which version the setting needs, at the field and at ``apiVersion``, so
 that a flavor's render-time check names both the variable behind the setting and the one behind
 the version (:mod:`generator.flavors.origins`).
@@ -54,9 +55,12 @@ _NEWER_SETTINGS = (
 NEWER_FIELD = Rule(
     "CAPZ-MC-API-VERSION-FIELD",
     "A ManagedCluster written in containerservice.azure.com/v1api20240901 sets nothing that only "
-    f"{NEWER_VERSION} and later have (nodeProvisioningProfile, sku.name Automatic, ...; O8)",
+    f"{NEWER_VERSION} and later have: nodeProvisioningProfile, sku.name Automatic, "
+    "aiToolchainOperatorProfile, bootstrapProfile, kind, securityProfile.customCATrustCertificates (O8)",
     Severity.ERROR,
-    Gate.ADMISSION,
+    Gate.PROVISIONING,
+    why="the API server refuses the ManagedCluster when CAPZ's controller creates it",
+    split="Admission on a top-level ManagedCluster document: the API server refuses it when it is applied",
 )
 
 
@@ -66,6 +70,9 @@ def _check_newer_fields(ms: ManifestSet) -> Iterator[Finding]:
         if res.version not in OLDER_VERSIONS or res.spec is None:
             continue
         newer = [setting for setting in _NEWER_SETTINGS if setting.present_in(res.spec)]
+        # Embedded in a CAPZ object, whose schema keeps its resources as they are, the
+        # ManagedCluster only meets its own schema when CAPZ's controller creates it.
+        gate = Gate.ADMISSION if res.parent is None else None
         for setting in newer:
             what = "the value Automatic" if setting.value else "the field"
             yield NEWER_FIELD.at(
@@ -74,6 +81,7 @@ def _check_newer_fields(ms: ManifestSet) -> Iterator[Finding]:
                 f"{what} exists only in {kinds.CONTAINERSERVICE}/{NEWER_VERSION} and later; "
                 f"this ManagedCluster is {res.version}",
                 hint=f"write the ManagedCluster (and its agent pools) as {NEWER_VERSION}",
+                gate=gate,
             )
         if newer:
             names = ", ".join(format_path(("spec", *s.path)) for s in newer)
@@ -81,4 +89,5 @@ def _check_newer_fields(ms: ManifestSet) -> Iterator[Finding]:
                 res,
                 ("apiVersion",),
                 f"is {res.api_version}, which has no {names}; {NEWER_VERSION} or later has",
+                gate=gate,
             )
