@@ -55,7 +55,7 @@ AUTOMATIC = Rule(
     "CAPZ-MC-AUTOMATIC",
     "A ManagedCluster of sku.name Automatic does not turn off what AKS Automatic fixes: node "
     "auto-provisioning (mode Manual), the Standard tier, disabled local accounts, Entra ID with "
-    "Azure RBAC, the OIDC issuer, workload identity, Azure CNI (kubenet, none)",
+    "Azure RBAC, the OIDC issuer, workload identity, Azure CNI, not kubenet or none (§4.1, §4.2, §4.4, §4.6, §4.16)",
     Severity.ERROR,
     Gate.PROVISIONING,
     why="AKS refuses to create an Automatic cluster with it",

@@ -54,8 +54,7 @@ def _auto_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, JsonObject]]:
             yield res, res.spec
 
 
-# networkProfile field and the value NAP needs. Left out, the Automatic SKU fills it in; the Base
-# SKU takes AKS's plain defaults (no overlay, the Azure dataplane).
+# networkProfile field and the value NAP needs.
 _NETWORK = (
     ("networkPlugin", "azure"),
     ("networkPluginMode", "overlay"),
@@ -66,7 +65,7 @@ NETWORK = Rule(
     "CAPZ-NAP-NETWORK",
     "A ManagedCluster with node auto-provisioning (nodeProvisioningProfile.mode Auto, or sku.name "
     "Automatic) uses Azure CNI overlay with the Cilium dataplane (networkPlugin azure, "
-    "networkPluginMode overlay, networkDataplane cilium; networkPolicy, if set, cilium)",
+    "networkPluginMode overlay, networkDataplane cilium; networkPolicy, if set, cilium; §4.4)",
     Severity.ERROR,
     Gate.PROVISIONING,
     why="AKS refuses node auto-provisioning on any other network",
@@ -78,9 +77,13 @@ def _check_network(ms: ManifestSet) -> Iterator[Finding]:
     for res, spec in _auto_clusters(ms):
         automatic = dig(spec, "sku", "name") == AUTOMATIC_SKU
         profile = dig(spec, "networkProfile")
+        # Left out, a field is AKS's to choose: the Automatic SKU chooses what NAP needs, and
+        # with no plugin written at all the defaults are not judged here; with plugin azure
+        # written, AKS's defaults for the rest (no overlay, the Azure dataplane) do not fit.
+        undecided = automatic or dig(profile, "networkPlugin") is None
         for field, needed in _NETWORK:
             value = dig(profile, field)
-            if is_templated(value) or value == needed or (value is None and automatic):
+            if is_templated(value) or value == needed or (value is None and undecided):
                 continue
             shown = "left out" if value is None else f"is {value!r}"
             yield NETWORK.at(
@@ -102,7 +105,7 @@ def _check_network(ms: ManifestSet) -> Iterator[Finding]:
 POOLS = Rule(
     "CAPZ-NAP-POOLS",
     "The agent pools of a ManagedCluster with node auto-provisioning run Linux and do not use "
-    "the cluster autoscaler (enableAutoScaling)",
+    "the cluster autoscaler (enableAutoScaling; §4.9, §4.10)",
     Severity.ERROR,
     Gate.PROVISIONING,
     why="AKS refuses node auto-provisioning with Windows or autoscaled agent pools",
