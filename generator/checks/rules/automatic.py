@@ -42,7 +42,8 @@ class _Fixed:
 
 _FIXED = (
     _Fixed(("nodeProvisioningProfile", "mode"), ("Manual",), "Auto (node auto-provisioning)"),
-    _Fixed(("sku", "tier"), ("Free", "Premium"), "the Standard tier"),
+    # Free only: whether Premium (long-term support) is refused is not documented clearly enough.
+    _Fixed(("sku", "tier"), ("Free",), "the Standard tier"),
     _Fixed(("disableLocalAccounts",), (False,), "true (local accounts disabled)"),
     _Fixed(("aadProfile", "managed"), (False,), "true (managed Entra ID integration)"),
     _Fixed(("aadProfile", "enableAzureRBAC"), (False,), "true (Azure RBAC for Kubernetes)"),
@@ -54,7 +55,7 @@ _FIXED = (
 AUTOMATIC = Rule(
     "CAPZ-MC-AUTOMATIC",
     "A ManagedCluster of sku.name Automatic does not turn off what AKS Automatic fixes: node "
-    "auto-provisioning (mode Manual), the Standard tier, disabled local accounts, Entra ID with "
+    "auto-provisioning (mode Manual), the Standard tier (not Free), disabled local accounts, Entra ID with "
     "Azure RBAC, the OIDC issuer, workload identity, Azure CNI, not kubenet or none (§4.1, §4.2, §4.4, §4.6, §4.16)",
     Severity.ERROR,
     Gate.PROVISIONING,
