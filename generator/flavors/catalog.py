@@ -81,10 +81,7 @@ def load_flavor(directory: Path, *, builtin: bool, parent: Flavor | None = None)
             location=Location(file=str(meta_path), path="templates"),
             details=missing,
         )
-    variables = dict(parent.variables) if parent is not None else {}
-    variables.update(
-        {name: VariableSpec.from_metadata(name, spec) for name, spec in raw["variables"].items()}
-    )
+    variables = _variables(raw["variables"], parent, meta_path)
     origins = _origins(raw, meta_path, variables)
     return Flavor(
         name=raw["name"],
@@ -98,6 +95,25 @@ def load_flavor(directory: Path, *, builtin: bool, parent: Flavor | None = None)
         builtin=builtin,
         origins=(parent.origins if parent is not None else ()) + origins,
     )
+
+
+def _variables(
+    declared: JsonObject, parent: Flavor | None, meta_path: Path
+) -> dict[str, VariableSpec]:
+    """The parent's declarations overridden by the flavor's own; a declaration with
+    ``inherit: true`` restates an inherited one (:meth:`VariableSpec.restated`) of the same type."""
+    variables = dict(parent.variables) if parent is not None else {}
+    for name, spec in declared.items():
+        assert isinstance(spec, dict)  # the metadata schema says so
+        if not spec.get("inherit"):
+            variables[name] = VariableSpec.from_metadata(name, spec)
+            continue
+        inherited = variables.get(name) if parent is not None else None
+        if inherited is None or inherited.type != spec.get("type"):
+            msg = f"variable {name!r} says inherit: true but extends no {spec.get('type')} variable of that name"
+            raise FlavorError(msg, location=Location(file=str(meta_path), path=f"variables.{name}"))
+        variables[name] = inherited.restated(spec)
+    return variables
 
 
 def _origins(

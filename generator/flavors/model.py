@@ -8,7 +8,7 @@ from pathlib import Path
 from generator.flavors.origins import ObjectOrigin
 from generator.jsontypes import Json, JsonObject
 
-_CAPZGEN_KEYS = frozenset({"required", "export"})
+_CAPZGEN_KEYS = frozenset({"required", "export", "inherit"})
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,15 @@ class VariableSpec:
         scalar = schema.get("type") in ("string", "integer", "number", "boolean")
         export = str(raw.get("export", "placeholder" if scalar else "default"))
         return cls(name=name, schema=schema, required=required, export=export)
+
+    def restated(self, raw: JsonObject) -> VariableSpec:
+        """This (inherited) declaration with the keys a child flavor's ``inherit: true``
+        declaration states put over it: a child that only changes a default or a description
+        keeps its parent's item schema instead of copying it."""
+        schema = {**self.schema, **{k: v for k, v in raw.items() if k not in _CAPZGEN_KEYS}}
+        required = bool(raw.get("required", self.required and "default" not in raw))
+        export = str(raw.get("export", self.export))
+        return VariableSpec(name=self.name, schema=schema, required=required, export=export)
 
 
 @dataclass(frozen=True)

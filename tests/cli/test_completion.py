@@ -10,6 +10,7 @@ import pytest
 
 FLAVORS = [
     "aks",
+    "aks-automatic",
     "aks-clusterclass",
     "aks-legacy",
     "aks-maintenance",

@@ -265,8 +265,8 @@ def test_an_unknown_flavor_suggests_the_nearest(run_cli: Any) -> None:
     assert result.exit_code == 1
     assert lines(result.stderr) == [
         "Error: unknown flavor 'ask'",
-        "Hint: did you mean aks? available flavors: aks, aks-clusterclass, aks-legacy, "
-        "aks-maintenance, aks-multi-tenancy, aks-topology",
+        "Hint: did you mean aks? available flavors: aks, aks-automatic, aks-clusterclass, "
+        "aks-legacy, aks-maintenance, aks-multi-tenancy, aks-topology",
     ]
     near_alias = run_cli(["flavors", "show", "aks-aso-maintenace"])
     assert "Hint: did you mean aks-aso-maintenance or aks-maintenance?" in near_alias.stderr

@@ -17,6 +17,7 @@ from tests.flavors.flavor_testing import AKS_REQUIRED, load_objects, render_text
 
 BUILTIN = [
     "aks",
+    "aks-automatic",
     "aks-clusterclass",
     "aks-legacy",
     "aks-maintenance",
@@ -31,6 +32,7 @@ LEGACY_IDS = {
 REQUIRED_VALUES = {
     "aks": AKS_REQUIRED,
     "aks-maintenance": AKS_REQUIRED,
+    "aks-automatic": AKS_REQUIRED,
     "aks-legacy": {**AKS_REQUIRED, **LEGACY_IDS},
     "aks-multi-tenancy": {
         **AKS_REQUIRED,

@@ -11,6 +11,7 @@ from generator.cli.flavors import format_table, format_value
 
 BUILTIN = [
     "aks",
+    "aks-automatic",
     "aks-clusterclass",
     "aks-legacy",
     "aks-maintenance",
@@ -46,7 +47,7 @@ def test_list_shows_one_aligned_line_per_flavor(run_cli: Any) -> None:
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines] == BUILTIN
     assert len({line.index(line.split()[1]) for line in lines}) == 1, "descriptions are aligned"
-    assert "aks-aso-maintenance" in lines[3]
+    assert "aks-aso-maintenance" in lines[BUILTIN.index("aks-maintenance")]
 
 
 def test_show_describes_variables_notes_and_objects(run_cli: Any) -> None:

@@ -431,6 +431,7 @@ def test_builtin_origins_name_declared_variables() -> None:
     catalog = FlavorCatalog()
     assert {name: len(catalog.get(name).origins) > 0 for name in catalog.names()} == {
         "aks": True,
+        "aks-automatic": True,
         "aks-clusterclass": False,
         "aks-legacy": True,
         "aks-maintenance": True,

@@ -133,6 +133,35 @@ CASES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    "aks-automatic": {"flavor": "aks-automatic"},
+    "aks-automatic-preview": {
+        "flavor": "aks-automatic",
+        "values": {"AKS_ASO_API_VERSION": "v20251002preview", "AKS_OUTBOUND_TYPE": "loadBalancer"},
+    },
+    "feature-aso-api-version": {
+        "flavor": "aks",
+        "values": {"AKS_ASO_API_VERSION": "v1api20250801"},
+    },
+    "feature-node-auto-provisioning": {
+        "flavor": "aks",
+        "values": {
+            "AKS_ASO_API_VERSION": "v1api20250801",
+            "AKS_NODE_AUTO_PROVISIONING": "Auto",
+            "AKS_NETWORK_PLUGIN_MODE": "overlay",
+            "AKS_NETWORK_DATAPLANE": "cilium",
+            "AKS_NETWORK_POLICY": "cilium",
+        },
+    },
+    "feature-fleet-member": {
+        "flavor": "aks-maintenance",
+        "values": {
+            "AKS_FLEET_MEMBER": {
+                "fleetArmId": "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups"
+                "/fleets/providers/Microsoft.ContainerService/fleets/hub",
+                "group": "canary",
+            },
+        },
+    },
     "aks-legacy": {"flavor": "aks-legacy", "vars": LEGACY},
     "aks-multi-tenancy": {
         "flavor": "aks-multi-tenancy",
