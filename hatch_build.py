@@ -2,15 +2,16 @@
 
 The modules listed under ``[tool.hatch.build.targets.wheel.hooks.custom] modules`` in
 pyproject.toml (the CAPZ/AKS rules, their views, the partition keys and tables, the document
-model) are mypy --strict clean, which is what mypyc needs. A wheel built where mypyc (mypy),
-setuptools and a C compiler are installed carries them as extension modules beside their
-sources; Python imports an extension before a source of the same name, so the sources are only
-the fallback. Any other build stays pure Python and needs no compiler: an editable install
-(``make install``, the suite), ``pip install`` from the sdist (its isolated build environment
-has only hatchling), a build without a C compiler.
+model) are mypy --strict clean, which is what mypyc needs. A wheel built with ``CAPZGEN_MYPYC=1``
+where mypy (mypyc), setuptools and a C compiler are installed (``pip wheel --no-build-isolation``,
+as ``make test-compiled`` does) carries them as extension modules beside their sources; Python
+imports an extension before a source of the same name, so the sources are only the fallback.
 
-``CAPZGEN_MYPYC`` decides: ``0`` never compiles, ``1`` compiles or fails the build (what
-``make test-compiled`` uses, so a broken compile is never hidden), unset compiles when it can.
+Compiling is asked for, never guessed: a build that merely happens to see mypy (pre-commit's
+``pip install`` of a clone, a developer's venv) must not spend minutes type-checking or fail
+where the libraries are not visible to mypy. So every other build stays pure Python and needs no
+compiler: an editable install (``make install``, the suite), ``pip install`` from the sdist or a
+clone. When asked, a failed compile fails the build: a wheel never silently ships pure.
 """
 
 from __future__ import annotations
@@ -34,16 +35,9 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         """Compile the listed modules into a scratch folder and have the wheel include them."""
         self._scratch: Path | None = None
-        wanted = os.environ.get(SWITCH, "")
-        if self.target_name != "wheel" or version == "editable" or wanted == "0":
+        if self.target_name != "wheel" or version == "editable" or os.environ.get(SWITCH) != "1":
             return
-        try:
-            built = self._compile(list(self.config.get("modules", [])))
-        except Exception as error:
-            if wanted == "1":
-                raise
-            self.app.display_warning(f"capzgen: not compiled ({error}); building pure Python")
-            return
+        built = self._compile(list(self.config.get("modules", [])))
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
         for path, inside in built.items():
