@@ -10,6 +10,7 @@ are the figures that count.
 
 from __future__ import annotations
 
+import compileall
 import itertools
 import os
 import shutil
@@ -31,6 +32,7 @@ from benchmarks.inputs import (
     make_fleet,
     make_fleet_file,
 )
+from tests.peers import Peers, find_peers
 
 CAPZGEN = str(Path(sys.executable).with_name("capzgen"))
 DEMO = [
@@ -143,6 +145,7 @@ def validate_rows(env: dict[str, str]) -> list[Row]:
         )
     rerun = rerun_figures(env, fleet)
     rows += kubeconform_rows(env, fleet, parallel.seconds, rerun)
+    rows += kubectl_validate_rows(env, fleet, parallel.seconds)
     return rows
 
 
@@ -177,6 +180,47 @@ def rerun_figures(env: dict[str, str], fleet: Path, flags: tuple[str, ...] = ())
     return Reruns(unchanged, one_changed)
 
 
+_PEERS: list[Peers] = []
+
+
+def peer_binary(name: str, env: dict[str, str]) -> str | None:
+    """An upstream program to compare with: on PATH, else among the peers (``tests.peers``:
+    ``$CAPZGEN_PEERS`` or ``../shared/peers`` unpacked into ``.bench/peers``), else None."""
+    found = shutil.which(name, path=env.get("PATH"))
+    if found is not None:
+        return found
+    if not _PEERS:
+        _PEERS.append(find_peers(WORK / "peers", env))
+    binary = _PEERS[0].binary(name)
+    return None if binary is None else str(binary)
+
+
+def kubectl_validate_rows(env: dict[str, str], fleet: Path, capzgen_seconds: float) -> list[Row]:
+    """kubectl-validate (the API server's own validation code, run offline on the vendored CRDs)
+    on the same fleet, when it is among the peers."""
+    binary = peer_binary("kubectl-validate", env)
+    if binary is None:
+        return [Row("  kubectl-validate, same fleet", "not at hand", "-", None)]
+    crds = REPO / "tests/data/upstream/crds"
+    local = ",".join(str(crds / name) for name in ("capz-v1.26.0", "capi-v1.13.3"))
+    argv = [binary, "--local-crds", local, "--version", "1.33", "-o", "json", str(fleet)]
+    seconds = timed(argv, env, runs=3).seconds
+    return [
+        Row(
+            "  kubectl-validate alone, same fleet",
+            f"{seconds:.2f} s",
+            "-",
+            None,
+        ),
+        Row(
+            "  capzgen (--no-cache) vs kubectl-validate",
+            f"{capzgen_seconds / seconds:.2f}x",
+            "<= 0.2x",
+            capzgen_seconds <= 0.2 * seconds,
+        ),
+    ]
+
+
 def _against(seconds: float, peer: float | None) -> str:
     """``seconds``, and its ratio to kubeconform's when there is one."""
     return f"{seconds:.2f} s" + (f" ({seconds / peer:.2f}x kubeconform)" if peer else "")
@@ -187,7 +231,7 @@ def kubeconform_rows(
 ) -> list[Row]:
     """capzgen beside kubeconform on the same fleet (when kubeconform is installed), and the
     reruns with the result cache."""
-    binary = shutil.which("kubeconform", path=env.get("PATH"))
+    binary = peer_binary("kubeconform", env)
     alone = second_cold = flat = floor = None
     again: Reruns | None = None
     if binary is not None:
@@ -222,8 +266,8 @@ def kubeconform_rows(
         Row(
             "  capzgen (--no-cache) vs kubeconform",
             _against(capzgen_seconds, alone),
-            "<= 0.6x",
-            None if alone is None else capzgen_seconds <= 0.6 * alone,
+            "<= 1.0x",
+            None if alone is None else capzgen_seconds <= alone,
         ),
         Row(
             "  rerun with the result cache, nothing changed",
@@ -244,8 +288,8 @@ def kubeconform_rows(
                 "validate --kubeconform --no-cache vs kubeconform alone",
                 f"{second_cold:.2f} s ({second_cold / alone:.2f}x; "
                 f"{second_cold / flat:.2f}x kubeconform on what it is sent)",
-                "<= 1.5x",
-                second_cold <= 1.5 * alone,
+                "<= 1.5x what it is sent",
+                second_cold <= 1.5 * flat,
             )
         )
         rows.append(
@@ -254,6 +298,14 @@ def kubeconform_rows(
                 f"{flat:.2f} s ({flat / alone:.2f}x kubeconform on the fleet)",
                 "-",
                 None,
+            )
+        )
+        rows.append(
+            Row(
+                "  capzgen (--no-cache) vs kubeconform on equal work (fleet + embedded)",
+                f"{capzgen_seconds / flat:.2f}x",
+                "<= 0.5x",
+                capzgen_seconds <= 0.5 * flat,
             )
         )
         rows.append(
@@ -297,6 +349,7 @@ def start_rows(env: dict[str, str]) -> list[Row]:
     """Cold start: the main job and --version."""
     generate = timed([CAPZGEN, *DEMO], env, runs=11)
     version = timed([CAPZGEN, "--version"], env, runs=11)
+    python = timed([sys.executable, "-c", "pass"], env, runs=11)  # the interpreter alone
     # Peer in the same run: the same schemas from the vendored upstream copies via --schema-dir
     # (conversions memoised in the cache after the first run), to show what the bundle costs.
     upstream = REPO / "tests/data/upstream"
@@ -307,11 +360,18 @@ def start_rows(env: dict[str, str]) -> list[Row]:
     return [
         Row(
             "cold generate cluster --flavor aks",
-            f"{generate.seconds:.3f} s (built-in bundle/--schema-dir {generate.seconds / peer.seconds:.2f}x)",
-            "<= 0.25 s",
-            generate.seconds <= 0.25,
+            f"{generate.seconds:.3f} s (built-in bundle/--schema-dir {generate.seconds / peer.seconds:.2f}x; "
+            f"{generate.seconds / python.seconds:.1f}x python -c pass)",
+            "<= 0.2 s",
+            generate.seconds <= 0.2,
         ),
-        Row("capzgen --version", f"{version.seconds:.3f} s", "<= 0.1 s", version.seconds <= 0.1),
+        Row(
+            "capzgen --version",
+            f"{version.seconds:.3f} s ({version.seconds / python.seconds:.1f}x python -c pass)",
+            "<= 0.05 s",
+            version.seconds <= 0.05,
+        ),
+        Row("  python -c pass", f"{python.seconds:.3f} s", "-", None),
     ]
 
 
@@ -352,6 +412,10 @@ def fleet_rows(env: dict[str, str]) -> list[Row]:
 def main() -> int:
     """Measure everything and print the table."""
     WORK.mkdir(exist_ok=True)
+    # An installed wheel has its bytecode compiled by pip; an editable checkout only gets it on
+    # first import, and never under PYTHONDONTWRITEBYTECODE (CI sets it). Compile it here so the
+    # timed processes measure capzgen as users run it, not the compiler of Python source.
+    compileall.compile_dir(REPO / "generator", quiet=1)
     env = {**os.environ, "CAPZGEN_CACHE_DIR": str(WORK / "cache")}
     env.pop("CAPZGEN_SCHEMA_PATH", None)
     # Results of an earlier `make bench` would answer this one's reruns: start without them.

@@ -22,7 +22,6 @@ Views are built once per :class:`ManifestSet` (:func:`views_of`), like the set's
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -456,14 +455,12 @@ def _pools_of_cluster(
     return tuple(members)
 
 
-_CACHE: weakref.WeakKeyDictionary[ManifestSet, Views] = weakref.WeakKeyDictionary()
-
-
 def views_of(ms: ManifestSet) -> Views:
-    """The views of ``ms``, built on first use and shared by every rule."""
-    found = _CACHE.get(ms)
-    if found is None:
-        found = _CACHE[ms] = _build(ms)
+    """The views of ``ms``, built on first use and shared by every rule (kept in the set's
+    ``derived``, so they go when the set goes)."""
+    found = ms.derived.get("views")
+    if not isinstance(found, Views):
+        found = ms.derived["views"] = _build(ms)
     return found
 
 

@@ -266,6 +266,10 @@ class ManifestSet:
         # fragment (say, one extra pool for a running cluster) whose names may point outside it.
         self.present_kinds = frozenset(self.by_kind) if present_kinds is None else present_kinds
         self.complete = self.has_kind(kinds.CLUSTER) or self.has_kind(kinds.CLUSTER_CLASS)
+        # What the checks derive from this set once and share (their views), kept with the set so
+        # it lives exactly as long; a weak-keyed cache would do, but compiled (mypyc) classes
+        # cannot be weakly referenced.
+        self.derived: dict[str, object] = {}
 
     # -- indexing ---------------------------------------------------------------------------
     def _add(self, document: Document, obj: JsonObject) -> None:

@@ -11,7 +11,11 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks.inputs import cluster_text
+from generator import version_text
+from generator.__main__ import main as console_script
 from tests.conftest import REPO_ROOT
 from tests.processes import run_like_subprocess as _run
 
@@ -89,3 +93,35 @@ def test_a_finding_loads_the_line_finder_and_pyyaml(tmp_path: Path) -> None:
     code, loaded = loaded_after(["validate", "bad.yaml"], tmp_path, tmp_path / "cache")
     assert code == 1
     assert {"yaml", "generator.yamlio.linetree"} <= loaded
+
+
+def test_the_console_script_answers_version_before_loading_click(tmp_path: Path) -> None:
+    """``capzgen --version`` (the console script, ``generator.__main__:main``) prints what the
+    CLI's own --version prints, without loading click or the command group."""
+    script = (
+        "import json, sys\n"
+        "from generator.__main__ import main\n"
+        "code = main(['--version'])\n"
+        "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n"
+    )
+    result = _run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    code, modules = json.loads(result.stderr.strip().splitlines()[-1])
+    assert code == 0
+    assert sorted({"click", "generator.cli"} & set(modules)) == []
+    assert result.stdout == version_text() + "\n"
+
+
+def test_the_console_script_hands_everything_else_to_the_cli(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert console_script(["--help"]) == 0
+    assert "Usage:" in capsys.readouterr().out
+    assert console_script(["--version", "generate"]) == 0  # the group's own --version
+    assert capsys.readouterr().out == version_text() + "\n"
