@@ -196,11 +196,8 @@ def test_default_version_is_capz_release_and_writes_no_newer_field() -> None:
 def test_fleet_member_follows_the_managed_cluster(
     run_cli: Any, tmp_path: Path, member: Any, owner: Any
 ) -> None:
-    # A Fleet named by owner.name must be among the validated objects (CAPZ-ASO-OWNER); this one
-    # is not, as when the hub is managed elsewhere.
-    result = generate(
-        run_cli, tmp_path, "aks", {"AKS_FLEET_MEMBER": member}, "--disable-rule", "CAPZ-ASO-OWNER"
-    )
+    # A Fleet named by owner.name and managed elsewhere is a warning only (CAPZ-ASO-OWNER).
+    result = generate(run_cli, tmp_path, "aks", {"AKS_FLEET_MEMBER": member})
     assert result.exit_code == 0, result.stderr
     objects = load_objects(result.stdout)
     (control_plane,) = [o for o in objects if o["kind"] == "AzureASOManagedControlPlane"]
@@ -219,14 +216,18 @@ def test_fleet_member_follows_the_managed_cluster(
     }
 
 
-def test_a_fleet_by_name_must_be_validated_with_the_cluster(run_cli: Any, tmp_path: Path) -> None:
+def test_a_fleet_by_name_elsewhere_is_a_reminder(run_cli: Any, tmp_path: Path) -> None:
+    """One hub serves many clusters and is applied on its own: not an error, but said."""
     result = generate(run_cli, tmp_path, "aks", {"AKS_FLEET_MEMBER": {"fleet": "hub"}})
-    problems = _problems(result, "aks")
-    assert problems == [
-        "AKS_FLEET_MEMBER.fleet: owner Fleet 'hub' (containerservice.azure.com) is not in the "
-        "validated set in namespace default (CAPZ-ASO-OWNER) "
-        "[provisioning: ASO waits for the missing owner and never creates the resource]"
-    ]
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "owner Fleet 'hub' (containerservice.azure.com) is not in the validated set in namespace "
+        "default; the Fleet must exist there before ASO can create the member (CAPZ-ASO-OWNER)"
+    ) in result.stderr
+    strict = generate(
+        run_cli, tmp_path, "aks", {"AKS_FLEET_MEMBER": {"fleet": "hub"}}, "--fail-on", "warning"
+    )
+    assert strict.exit_code == 1
 
 
 def test_aks_automatic_renders_an_automatic_cluster_with_one_system_pool() -> None:

@@ -9,6 +9,7 @@ except for agent pools, whose owner CAPZ itself looks up by name.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, Gate, Severity
@@ -59,13 +60,23 @@ def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
             }
         )
         found = f" (found in namespace {', '.join(elsewhere)})" if elsewhere else ""
-        yield OWNER.at(
+        finding = OWNER.at(
             res,
             ("spec", "owner", "name"),
             f"owner {expected[1]} {name!r} ({expected[0]}) is not in the validated set in namespace "
             f"{res.namespace or '<none>'}{found}",
             hint=f"add the {expected[1]} or use spec.owner.armId for an Azure resource not managed here",
         )
+        if (res.group, res.kind) == kinds.FLEETS_MEMBER:
+            # One Fleet hub serves many clusters and is usually applied on its own: a member that
+            # names it is fine as long as it exists by then, so this is a reminder, not an error.
+            finding = replace(
+                finding,
+                severity=Severity.WARNING,
+                message=f"{finding.message}; the Fleet must exist there before ASO can create "
+                "the member",
+            )
+        yield finding
 
 
 POOL_OWNER_NAME = Rule(
