@@ -1,0 +1,164 @@
+"""``capzgen migrate --aso-version VERSION FILE|DIR|-``: the CLI edge of moving ASO resources
+between API versions (:mod:`generator.migrate.aso_move` does the moving).
+
+Here the inputs are read (a folder walked without following symbolic links), the whole migrated
+set is validated as ``capzgen validate`` would, and only then is anything written: to stdout, to
+``--write-to``, or back into the files with ``--in-place`` (a folder in one transaction of
+:mod:`generator.output.staging`, so a failure leaves every file as it was).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from generator.checks.context import CheckOptions
+from generator.cli.migrate_output import deliver, refuse, validate_output
+from generator.cli.report_options import ReportTarget, report_also
+from generator.errors import InputOutputError, Location, UsageError
+from generator.findings import fails
+from generator.migrate.aso_move import AsoMigration, move_versions
+from generator.migrate.aso_target import parse_target
+from generator.output.fsio import write_atomically
+from generator.output.staging import open_transaction
+from generator.schemastore.store import SchemaStore
+from generator.validate.check import CheckReport, SourceText, check_sources
+from generator.yamlio.source import STDIN, STDIN_NAME, YAML_SUFFIXES, read_source
+from generator.yamlio.walk import walk_folders
+
+MAX_FILES = 10_000  # a GitOps repository holds hundreds; more is a mistaken folder
+
+
+@dataclass(frozen=True)
+class AsoRun:
+    """What ``migrate --aso-version`` was asked: the one options value of this path."""
+
+    source: str  # FILE, DIR or "-"
+    versions: tuple[str, ...]  # the --aso-version words
+    in_place: bool
+    write_to: str | None
+    json_output: bool
+    store: SchemaStore
+    checks: CheckOptions
+    report: ReportTarget | None
+
+
+def run_aso_migration(run: AsoRun) -> int:
+    """Read, move, validate, then write (or refuse: exit 1, nothing written)."""
+    target = parse_target(run.versions)
+    if run.in_place and (run.write_to or "").strip():
+        msg = "--in-place and --write-to cannot be combined"
+        raise UsageError(msg)
+    sources, skipped = read_inputs(run.source, in_place=run.in_place)
+    result = move_versions(sources, target, run.store)
+    checked = _validate(result, run)
+    report_also(run.report, checked.findings, None)
+    notes = "".join(f"skipped: {path}: a symbolic link (not followed)\n" for path in skipped)
+    notes += result.report()
+    if fails(checked.findings, run.checks.fail_on):
+        click.echo(notes, err=True, nl=False)
+        return refuse(checked, [])
+    notes += "".join(f"{f.to_text()}\n" for f in checked.findings)
+    data = result.report_data() if run.json_output else None
+    if run.in_place:
+        written = write_in_place(run.source, result)
+        notes += (
+            f"migrate --aso-version: {written} file{'s' if written != 1 else ''} written in place\n"
+        )
+        click.echo(notes, err=True, nl=False)
+        if data is not None:
+            click.echo(json.dumps({"written_in_place": written, **data}, indent=2, sort_keys=True))
+        return 0
+    deliver(result.text(), run.write_to, notes, data)
+    return 0
+
+
+def _validate(result: AsoMigration, run: AsoRun) -> CheckReport:
+    """The whole migrated set, validated together as ``capzgen validate FILES...`` would."""
+    if len(result.files) == 1:
+        only = result.files[0]
+        return validate_output(only.output(), only.name, run.store, run.checks)
+    texts = [SourceText(f.name, f.output()) for f in result.files]
+    return check_sources(
+        texts, run.store, run.checks.validation, kubeconform=run.checks.kubeconform
+    )
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def read_inputs(source: str, *, in_place: bool) -> tuple[list[tuple[str, str]], list[str]]:
+    """``(name, text)`` of every input file, and the symbolic links skipped inside a folder.
+
+    A folder's ``*.yaml``/``*.yml``/``*.json`` files are read (hidden entries skipped, folder links
+    not entered, file links skipped: they lead outside what was named). A file named directly may
+    be a link for reading, but not for ``--in-place``, which would write through it.
+    """
+    if source == STDIN:
+        if in_place:
+            msg = "--in-place needs a FILE or DIR, not standard input"
+            raise UsageError(msg)
+        return [(STDIN_NAME, read_source(STDIN))], []
+    if os.path.isdir(source) and not os.path.islink(source):
+        return _folder_inputs(source)
+    if os.path.islink(source) and in_place:
+        msg = (
+            "a symbolic link; --in-place writes only the files it names, not what a link points to"
+        )
+        raise UsageError(msg, location=Location(file=source))
+    if os.path.isdir(source):
+        msg = "a symbolic link to a folder; name the folder itself"
+        raise UsageError(msg, location=Location(file=source))
+    return [(source, read_source(source))], []
+
+
+def _folder_inputs(folder: str) -> tuple[list[tuple[str, str]], list[str]]:
+    files: list[str] = []
+    skipped: list[str] = []
+
+    def fail(exc: OSError) -> None:
+        msg = f"cannot list: {exc.strerror or exc}"
+        raise InputOutputError(msg, location=Location(file=str(exc.filename or folder)))
+
+    for root, dirs, names in walk_folders(folder, onerror=fail):
+        skipped += [os.path.join(root, d) for d in dirs if os.path.islink(os.path.join(root, d))]
+        for name in names:
+            full = os.path.join(root, name)
+            if not name.lower().endswith(YAML_SUFFIXES):
+                continue
+            if os.path.islink(full):
+                skipped.append(full)
+            else:
+                files.append(full)
+        if len(files) > MAX_FILES:
+            msg = f"more than {MAX_FILES} YAML files; name a smaller folder"
+            raise UsageError(msg, location=Location(file=folder))
+    if not files:
+        msg = "no YAML files in this folder"
+        raise UsageError(msg, location=Location(file=folder))
+    return [(path, read_source(path)) for path in files], sorted(skipped)
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def write_in_place(source: str, result: AsoMigration) -> int:
+    """Write every changed file back; a folder's files are switched in together. Returns how
+    many files were written."""
+    changed = [f for f in result.files if f.changed]
+    if not changed:
+        return 0
+    if os.path.isdir(source):
+        root = Path(source)
+        with open_transaction(root, create=False) as transaction:
+            for moved in changed:
+                transaction.write(Path(moved.name), moved.output())
+            transaction.commit()
+    else:
+        (moved,) = changed
+        write_atomically(Path(source), moved.output())
+    return len(changed)
