@@ -19,7 +19,7 @@ import click
 from generator.checks.context import CheckOptions
 from generator.cli.migrate_output import deliver, refuse, validate_output
 from generator.cli.report_options import ReportTarget, report_also
-from generator.errors import InputOutputError, Location, UsageError
+from generator.errors import Location, UsageError
 from generator.findings import fails
 from generator.migrate.aso_move import AsoMigration, move_versions
 from generator.migrate.aso_target import parse_target
@@ -27,8 +27,8 @@ from generator.output.fsio import write_atomically
 from generator.output.staging import open_transaction
 from generator.schemastore.store import SchemaStore
 from generator.validate.check import CheckReport, SourceText, check_sources
-from generator.yamlio.source import STDIN, STDIN_NAME, YAML_SUFFIXES, read_source
-from generator.yamlio.walk import walk_folders
+from generator.validate.kustomization import collect_inputs
+from generator.yamlio.source import STDIN, STDIN_NAME, read_source
 
 MAX_FILES = 10_000  # a GitOps repository holds hundreds; more is a mistaken folder
 
@@ -57,7 +57,7 @@ def run_aso_migration(run: AsoRun) -> int:
     result = move_versions(sources, target, run.store)
     checked = _validate(result, run)
     report_also(run.report, checked.findings, None)
-    notes = "".join(f"skipped: {path}: a symbolic link (not followed)\n" for path in skipped)
+    notes = "".join(f"skipped: {line}\n" for line in skipped)
     notes += result.report()
     if fails(checked.findings, run.checks.fail_on):
         click.echo(notes, err=True, nl=False)
@@ -92,11 +92,11 @@ def _validate(result: AsoMigration, run: AsoRun) -> CheckReport:
 
 
 def read_inputs(source: str, *, in_place: bool) -> tuple[list[tuple[str, str]], list[str]]:
-    """``(name, text)`` of every input file, and the symbolic links skipped inside a folder.
+    """``(name, text)`` of every input file, and what was skipped inside a folder (and why).
 
-    A folder's ``*.yaml``/``*.yml``/``*.json`` files are read (hidden entries skipped, folder links
-    not entered, file links skipped: they lead outside what was named). A file named directly may
-    be a link for reading, but not for ``--in-place``, which would write through it.
+    A folder's files are the ones ``capzgen validate`` reads there; one reached through a symbolic
+    link is skipped, since writing it in place would replace the link or write outside what was
+    named. A file named directly may be a link for reading, but not for ``--in-place``.
     """
     if source == STDIN:
         if in_place:
@@ -117,30 +117,37 @@ def read_inputs(source: str, *, in_place: bool) -> tuple[list[tuple[str, str]], 
 
 
 def _folder_inputs(folder: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The files ``capzgen validate DIR`` reads (its kustomization.yaml decides, else every YAML
+    file), less those reached through a symbolic link; what was skipped, and why."""
+    found = collect_inputs(folder)
+    skipped = [f"{f.subject.file}: {f.message}" for f in (*found.refused, *found.findings)]
     files: list[str] = []
-    skipped: list[str] = []
-
-    def fail(exc: OSError) -> None:
-        msg = f"cannot list: {exc.strerror or exc}"
-        raise InputOutputError(msg, location=Location(file=str(exc.filename or folder)))
-
-    for root, dirs, names in walk_folders(folder, onerror=fail):
-        skipped += [os.path.join(root, d) for d in dirs if os.path.islink(os.path.join(root, d))]
-        for name in names:
-            full = os.path.join(root, name)
-            if not name.lower().endswith(YAML_SUFFIXES):
-                continue
-            if os.path.islink(full):
-                skipped.append(full)
-            else:
-                files.append(full)
-        if len(files) > MAX_FILES:
-            msg = f"more than {MAX_FILES} YAML files; name a smaller folder"
-            raise UsageError(msg, location=Location(file=folder))
-    if not files:
-        msg = "no YAML files in this folder"
+    for path in found.files:
+        link = _link_on_the_way(folder, path)
+        if link is None:
+            files.append(path)
+        else:
+            skipped.append(f"{link}: a symbolic link (not followed)")
+    if len(files) > MAX_FILES:
+        msg = f"more than {MAX_FILES} YAML files; name a smaller folder"
         raise UsageError(msg, location=Location(file=folder))
-    return [(path, read_source(path)) for path in files], sorted(skipped)
+    if not files:
+        msg = "no YAML files to migrate in this folder"
+        raise UsageError(msg, location=Location(file=folder))
+    return [(path, read_source(path)) for path in files], sorted(set(skipped))
+
+
+def _link_on_the_way(folder: str, path: str) -> str | None:
+    """The first symbolic link (or way out of ``folder``) on the way from ``folder`` to ``path``."""
+    relative = os.path.relpath(path, folder)
+    if relative.startswith(os.pardir):
+        return path
+    here = folder
+    for part in relative.split(os.sep):
+        here = os.path.join(here, part)
+        if os.path.islink(here):
+            return here
+    return None
 
 
 # --- writing ------------------------------------------------------------------------------------

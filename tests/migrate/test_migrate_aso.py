@@ -241,6 +241,9 @@ def _folder(tmp_path: Path, samples: Path) -> Path:
     (folder / "notes.yaml").write_text(
         "# kept as it is\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\n"
     )
+    # A GitOps folder: its kustomization.yaml says which files are manifests (as for validate).
+    listed = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.yaml"))
+    (folder / "kustomization.yaml").write_text(yaml.safe_dump({"resources": listed}))
     return folder
 
 
@@ -260,6 +263,7 @@ def test_folder_in_place(samples: Path, tmp_path: Path, run_cli: Any) -> None:
     assert "3 files written in place" in result.stderr
     after = _snapshot(folder)
     assert after["notes.yaml"].startswith(b"# kept as it is")
+    assert after["kustomization.yaml"].startswith(b"resources:")
     assert untouched.stat().st_mtime_ns == stamp
     for name, data in after.items():
         if name.startswith("cluster/"):
@@ -307,13 +311,25 @@ def test_symbolic_links_are_not_followed(samples: Path, tmp_path: Path, run_cli:
         (samples / "v1api20240901" / "v1api20240901_managedcluster.yaml").read_bytes()
     )
     folder = _folder(tmp_path, samples)
+    (folder / "kustomization.yaml").unlink()  # a plain folder: every YAML file is read
     (folder / "linked.yaml").symlink_to(outside)
     (folder / "linked-dir").symlink_to(tmp_path, target_is_directory=True)
+    hidden = folder / ".store" / "mc.yaml"  # inside the folder, but not walked (hidden)
+    hidden.parent.mkdir()
+    hidden.write_bytes(outside.read_bytes())
+    (folder / "inside.yaml").symlink_to(hidden)
     before = outside.read_bytes()
     result = run_cli(["migrate", "--aso-version", "v1api20250801", str(folder), "--in-place"])
     assert result.exit_code == 0, result.stderr
-    assert f"skipped: {folder / 'linked.yaml'}: a symbolic link (not followed)" in result.stderr
-    assert f"skipped: {folder / 'linked-dir'}" in result.stderr
+    # A link leading outside is refused as `validate` refuses it; one inside is not followed.
+    assert (
+        f"skipped: {folder / 'linked.yaml'}: {folder / 'linked.yaml'} is a symbolic link"
+        in result.stderr
+    )
+    assert f"skipped: {folder / 'inside.yaml'}: a symbolic link (not followed)" in result.stderr
+    assert "linked-dir" not in result.stdout + result.stderr
+    assert os.path.islink(folder / "inside.yaml")
+    assert hidden.read_bytes() == before
     assert outside.read_bytes() == before
     assert os.path.islink(folder / "linked.yaml")
     file_link = tmp_path / "file-link.yaml"
