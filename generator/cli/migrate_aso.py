@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from generator.checks.context import CheckOptions
-from generator.cli.migrate_output import deliver, refuse, validate_output
+from generator.cli.migrate_output import deliver, refuse
 from generator.cli.report_options import ReportTarget, report_also
 from generator.errors import Location, UsageError
 from generator.findings import fails
@@ -63,25 +63,22 @@ def run_aso_migration(run: AsoRun) -> int:
         click.echo(notes, err=True, nl=False)
         return refuse(checked, [])
     notes += "".join(f"{f.to_text()}\n" for f in checked.findings)
-    data = result.report_data() if run.json_output else None
-    if run.in_place:
-        written = write_in_place(run.source, result)
-        notes += (
-            f"migrate --aso-version: {written} file{'s' if written != 1 else ''} written in place\n"
-        )
-        click.echo(notes, err=True, nl=False)
-        if data is not None:
-            click.echo(json.dumps({"written_in_place": written, **data}, indent=2, sort_keys=True))
+    data = {**result.report_data(), "skipped": skipped} if run.json_output else None
+    if not run.in_place:
+        deliver(result.text(), run.write_to, notes, data)
         return 0
-    deliver(result.text(), run.write_to, notes, data)
+    written = write_in_place(run.source, result)
+    if data is not None:
+        click.echo(json.dumps({"written_in_place": written, **data}, indent=2, sort_keys=True))
+    else:
+        plural = "s" if written != 1 else ""
+        notes += f"migrate --aso-version: {written} file{plural} written in place\n"
+        click.echo(notes, err=True, nl=False)
     return 0
 
 
 def _validate(result: AsoMigration, run: AsoRun) -> CheckReport:
     """The whole migrated set, validated together as ``capzgen validate FILES...`` would."""
-    if len(result.files) == 1:
-        only = result.files[0]
-        return validate_output(only.output(), only.name, run.store, run.checks)
     texts = [SourceText(f.name, f.output()) for f in result.files]
     return check_sources(
         texts, run.store, run.checks.validation, kubeconform=run.checks.kubeconform
@@ -160,10 +157,10 @@ def write_in_place(source: str, result: AsoMigration) -> int:
     if not changed:
         return 0
     if os.path.isdir(source):
-        root = Path(source)
+        root = Path(os.path.normpath(source))
         with open_transaction(root, create=False) as transaction:
             for moved in changed:
-                transaction.write(Path(moved.name), moved.output())
+                transaction.write(Path(os.path.normpath(moved.name)), moved.output())
             transaction.commit()
     else:
         (moved,) = changed

@@ -436,3 +436,29 @@ def test_validate_hints_the_command(run_cli: Any) -> None:
         migrate_command("v1api20240901", "<stdin>")
         == "capzgen migrate --aso-version v1api20240901 PATH"
     )
+
+
+def test_json_report_in_place_and_latest(samples: Path, tmp_path: Path, run_cli: Any) -> None:
+    folder = _folder(tmp_path, samples)
+    result = run_cli(
+        ["migrate", "--aso-version", "latest", str(folder), "--in-place", "--output", "json"]
+    )
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["written_in_place"] == 3
+    assert data["moved"] == 3
+    assert {n["category"] for n in data["notes"]} == {"moved", "rewritten"}
+    assert (
+        b"v1api20250801" in (folder / "cluster" / "v1api20240901_managedcluster.yaml").read_bytes()
+    )
+
+
+def test_folders_that_cannot_be_migrated(tmp_path: Path, run_cli: Any) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_cli(["migrate", "--aso-version", "served", str(empty)]).exit_code == 2
+    link = tmp_path / "link"
+    link.symlink_to(empty, target_is_directory=True)
+    result = run_cli(["migrate", "--aso-version", "served", str(link)])
+    assert result.exit_code == 2
+    assert "symbolic link to a folder" in result.stderr
