@@ -12,6 +12,8 @@ not kept), which the report says, so nobody is surprised by the diff.
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -37,6 +39,8 @@ MOVED = "moved"
 RENAMED_NOTE = "renamed"
 REMOVED_NOTE = "removed"
 REWRITTEN = "rewritten"
+UNCHANGED_NOTE = "unchanged"
+_API_VERSION = re.compile(r"\b([a-z0-9.-]+\.azure\.com)/(v[a-z0-9]+)\b")
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,8 @@ class _Mover:
             where = Location(file=name, line=document.start_line, document=document.index)
             for resource, path in _resources(obj):
                 changed = self._move(resource, path, obj, where) or changed
+            if obj.get("kind") == "ClusterClass":
+                self._note_patches(obj, where)
         if changed:
             self.notes.append(
                 VersionNote(
@@ -169,6 +175,24 @@ class _Mover:
                 )
             )
         return MovedFile(name, text, tuple(objects), changed)
+
+    def _note_patches(self, obj: JsonObject, where: Location) -> None:
+        """ClusterClass patches are not rewritten: name each ASO apiVersion they mention that the
+        target would move, so the patches are not left behind unnoticed."""
+        patches = dig(obj, "spec", "patches")
+        text = json.dumps(patches) if isinstance(patches, list) else ""
+        for group, version in sorted(set(_API_VERSION.findall(text))):
+            targets = {
+                target_version(self.target, group, kind, version, self.catalog)
+                for (known, kind) in self.catalog
+                if known == group and version in self.catalog[(known, kind)]
+            } - {None}
+            if targets:
+                detail = (
+                    f"mentions {group}/{version}, which --aso-version moves; ClusterClass patches "
+                    "are not rewritten: update them by hand"
+                )
+                self._note(UNCHANGED_NOTE, obj, "spec.patches", detail, where)
 
     def _move(
         self, resource: JsonObject, path: tuple[PathPart, ...], top: JsonObject, where: Location

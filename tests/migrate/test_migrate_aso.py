@@ -462,3 +462,14 @@ def test_folders_that_cannot_be_migrated(tmp_path: Path, run_cli: Any) -> None:
     result = run_cli(["migrate", "--aso-version", "served", str(link)])
     assert result.exit_code == 2
     assert "symbolic link to a folder" in result.stderr
+
+
+def test_clusterclass_patches_are_named_not_rewritten(corpus_dir: Path, store: SchemaStore) -> None:
+    name = "cluster-template-aks-aso-clusterclass.yaml"
+    text = (corpus_dir / name).read_text(encoding="utf-8")
+    result = move_versions([(name, text)], parse_target(["v1api20250801"]), store)
+    (note,) = [n for n in result.notes if n.category == "unchanged"]
+    assert note.kind == "ClusterClass"
+    assert note.path == "spec.patches"
+    assert "containerservice.azure.com/v1api20240901" in note.detail
+    assert not move_versions([(name, text)], parse_target(["served"]), store).notes
