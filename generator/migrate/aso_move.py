@@ -28,7 +28,6 @@ from generator.migrate.aso_target import (
     check_kinds,
     target_version,
 )
-from generator.migrate.build import strip_server_fields
 from generator.migrate.schema_move import REMOVED, move_fields
 from generator.model.kinds import EMBEDDING_KINDS, is_aso_group, split_api_version
 from generator.schemastore.store import SchemaStore
@@ -210,11 +209,14 @@ class _Mover:
             msg = f"no schema for {group}/{new} {kind}"
             raise MigrationError(msg, location=where)
         source = self.store.lookup(api_version, kind)
-        strip_server_fields(resource)
+        had_status = resource.pop("status", None) is not None
         result = move_fields(resource, None if source is None else source.schema, target.schema)
         resource["apiVersion"] = f"{group}/{new}"
         self.moved += 1
         self._report(top, path, f"{api_version} {kind} -> {new}", result.carried, where)
+        if had_status:
+            detail = f"what ASO reported for {version}: dropped (ASO writes it again)"
+            self._note(REMOVED_NOTE, top, format_path([*path, "status"]), detail, where)
         for move in result.moves:
             full = format_path([*path, *move.path])
             if move.action == REMOVED:

@@ -156,6 +156,7 @@ def test_a_field_the_target_lacks_is_removed_and_listed(
         )
     )
     sample["spec"]["schedulerProfile"] = {"schedulerInstanceProfiles": {}}
+    sample["status"] = {"provisioningState": "Succeeded"}  # `kubectl get -o yaml` of the old one
     path = tmp_path / "mc.yaml"
     path.write_text(yaml.safe_dump(sample), encoding="utf-8")
     result = run_cli(["migrate", "--aso-version", "v1api20250801", str(path)])
@@ -169,7 +170,8 @@ def test_a_field_the_target_lacks_is_removed_and_listed(
     data = json.loads(as_json.stdout)
     assert "schedulerProfile" not in docs(data["manifests"])[0]["spec"]
     assert [n["path"] for n in data["notes"] if n["category"] == "removed"] == [
-        "spec.schedulerProfile"
+        "status",
+        "spec.schedulerProfile",
     ]
 
 
