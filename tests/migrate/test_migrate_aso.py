@@ -475,3 +475,32 @@ def test_clusterclass_patches_are_named_not_rewritten(corpus_dir: Path, store: S
     assert note.path == "spec.patches"
     assert "containerservice.azure.com/v1api20240901" in note.detail
     assert not move_versions([(name, text)], parse_target(["served"]), store).notes
+
+
+def test_maps_and_free_form_fields_are_carried() -> None:
+    leaf = {"type": "object", "properties": {"keep": {"type": "string"}}}
+    target = {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "object", "additionalProperties": leaf},  # a map: each value walked
+            "raw": {"type": "object"},  # says nothing of its keys
+            "free": {"x-kubernetes-preserve-unknown-fields": True},
+            "open": {
+                "type": "object",
+                "x-kubernetes-preserve-unknown-fields": True,
+                "properties": {"known": {"type": "string"}},
+            },
+        },
+    }
+    obj: dict[str, Any] = {
+        "tags": {"a": {"keep": "1", "drop": "2"}},
+        "raw": {"anything": [1]},
+        "free": {"x": {"y": 1}},
+        "open": {"known": "k", "other": "o"},
+    }
+    result = move_fields(obj, None, target)
+    assert obj["tags"] == {"a": {"keep": "1"}}
+    assert obj["raw"] == {"anything": [1]}
+    assert obj["open"] == {"known": "k", "other": "o"}
+    assert [(m.action, m.path) for m in result.moves] == [(REMOVED, ("tags", "a", "drop"))]
+    assert result.carried == 5
