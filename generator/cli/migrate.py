@@ -9,21 +9,37 @@ import click
 
 from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings
+from generator.cli.migrate_aso import AsoRun, run_aso_migration
 from generator.cli.migrate_output import deliver, refuse, schema_store, validate_output
 from generator.cli.options import check_options
 from generator.cli.report_options import ReportTarget, fail_on_option, report_also, report_option
 from generator.errors import UsageError
 from generator.findings import fails
-from generator.migrate import MigrationOptions, migrate_text
+from generator.migrate import MigrationOptions, MigrationResult, migrate_text
 from generator.migrate.engine import read_items
 from generator.migrate.live import LiveCluster, read_live
 from generator.migrate.patch_origin import explain, patch_paths
 from generator.names import is_dns1123_label, is_dns1123_subdomain
+from generator.validate.check import CheckReport
 from generator.yamlio.load import read_source
 
 
 @click.command("migrate")
-@click.argument("source", metavar="FILE|-", shell_complete=complete_paths)
+@click.argument("source", metavar="FILE|DIR|-", shell_complete=complete_paths)
+@click.option(
+    "--aso-version",
+    "aso_versions",
+    multiple=True,
+    metavar="VERSION",
+    help="Move ASO resources (embedded and standalone) to VERSION instead of converting legacy "
+    "objects: a version for every kind that has it (v1api20250801), Kind=version, `served` (the "
+    "version each removed one moves to) or `latest`; repeat or separate with commas.",
+)
+@click.option(
+    "--in-place",
+    is_flag=True,
+    help="With --aso-version: write the changed files back (a DIR all at once, or not at all).",
+)
 @click.option(
     "--write-to",
     metavar="FILE",
@@ -79,6 +95,8 @@ from generator.yamlio.load import read_source
 @report_option
 def migrate(
     source: str,
+    aso_versions: tuple[str, ...],
+    in_place: bool,
     write_to: str | None,
     namespace: str | None,
     adopt: bool,
@@ -101,29 +119,29 @@ def migrate(
       ManagedCluster (adopt annotation, agentPoolProfiles), ManagedClustersAgentPools.
     * AzureASOManaged* v1alpha1 (and every reference to them) -> v1beta1.
     * Embedded ASO resources on apiVersions ASO v2.18.0 no longer serves -> served versions.
+    * --aso-version VERSION: ASO resources in FILE or every YAML file of DIR -> VERSION, fields
+      compared between the two versions' schemas (renamed and removed ones listed).
 
     The output is validated first; when it is invalid only the findings are printed (exit 1) and
     nothing is written. On stderr: unmapped fields, the credential Secret's keys and the checklist
     of CAPZ's procedure for the live management cluster. Nothing is applied anywhere.
     """
-    _check_names(namespace, credential_secret)
-    if adopt and namespace is None:
-        msg = "--adopt needs -n/--namespace: the new namespace CAPZ adopts the cluster into"
-        raise UsageError(msg)
-    text = read_source(source)
-    name = "<stdin>" if source == "-" else source
-    target = (write_to or "").strip()
+    _check_names(namespace, credential_secret, adopt=adopt)
     store = schema_store(schema_dirs)
     checks = check_options(
         current_settings(), ignore_missing_schemas=ignore_missing_schemas, fail_on=fail_on
     )
+    if aso_versions or in_place:
+        _aso_only(aso_versions, bool(adopt or live_path or namespace or credential_secret))
+        json_output = output == "json"
+        run = AsoRun(source, aso_versions, in_place, write_to, json_output, store, checks, report)
+        return run_aso_migration(run)
+    text = read_source(source)
+    name = "<stdin>" if source == "-" else source
+    target = (write_to or "").strip()
+    output_name = target if target not in ("", "-") else "<the migrated manifests>"
     options = MigrationOptions(
-        namespace=namespace,
-        credential_secret=credential_secret,
-        output_name=target if target not in ("", "-") else "<the migrated manifests>",
-        adopt=adopt,
-        live=_live(live_path),
-        schemas=store,
+        namespace, credential_secret, output_name, adopt, _live(live_path), store
     )
     result = migrate_text(text, source=name, options=options)
     if result.credentials and namespace is None:
@@ -133,12 +151,32 @@ def migrate(
     report_also(report, checked.findings, None)
     if fails(checked.findings, checks.fail_on):
         return refuse(checked, explain(checked.findings, patch_paths(read_items(text, name))))
+    return _deliver(result, checked, write_to, json_output=output == "json")
+
+
+def _deliver(
+    result: MigrationResult, checked: CheckReport, write_to: str | None, *, json_output: bool
+) -> int:
+    """Write the converted manifests; the notes and the output's findings go to stderr."""
     notes = result.report() + "".join(f"{f.to_text()}\n" for f in checked.findings)
-    deliver(result.text(), write_to, notes, result.report_data() if output == "json" else None)
+    deliver(result.text(), write_to, notes, result.report_data() if json_output else None)
     return 0
 
 
-def _check_names(namespace: str | None, credential_secret: str | None) -> None:
+def _aso_only(aso_versions: tuple[str, ...], legacy_flags: bool) -> None:
+    """``--aso-version`` moves ASO resources; the legacy conversion's flags mean nothing there."""
+    if not aso_versions:
+        msg = "--in-place needs --aso-version (the legacy conversion writes with --write-to)"
+        raise UsageError(msg)
+    if legacy_flags:
+        msg = "--aso-version cannot be combined with -n, --adopt, --live or --credential-secret"
+        raise UsageError(msg)
+
+
+def _check_names(namespace: str | None, credential_secret: str | None, *, adopt: bool) -> None:
+    if adopt and namespace is None:
+        msg = "--adopt needs -n/--namespace: the new namespace CAPZ adopts the cluster into"
+        raise UsageError(msg)
     if namespace is not None and not is_dns1123_label(namespace):
         msg = f"invalid --namespace {namespace!r}: must be a DNS-1123 label"
         raise UsageError(msg)

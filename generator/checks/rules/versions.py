@@ -8,6 +8,7 @@ kind". Kubernetes versions are compared as semver (optional leading ``v``).
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterator
 
 from generator.checks.rules.base import LEGACY_CONTROL_PLANES, Located, Rule
@@ -32,6 +33,13 @@ DEPRECATED_VERSIONS: dict[tuple[str, str, str], str] = {
 }
 
 
+def migrate_command(version: str, path: str) -> str:
+    """The ``capzgen migrate --aso-version`` command line that moves ``path``'s resources to
+    ``version``: the one place its text is built (finding hints, docs tests)."""
+    shown = path if path and not path.startswith("<") else "PATH"
+    return f"capzgen migrate --aso-version {version} {shlex.quote(shown)}"
+
+
 REMOVED = Rule(
     "CAPZ-ASO-VERSION-REMOVED",
     "Embedded ASO apiVersions are served by ASO v2.18.0: ManagedCluster/ManagedClustersAgentPool "
@@ -51,6 +59,7 @@ def _check_removed(ms: ManifestSet) -> Iterator[Finding]:
                 res,
                 ("apiVersion",),
                 f"{res.api_version} {res.kind} is not served by ASO v2.18.0 (CAPZ v1.26.0); use {res.group}/{target}",
+                f"run `{migrate_command(target, res.top.document.source)}` (or `--aso-version served`)",
             )
 
 
