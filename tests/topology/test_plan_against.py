@@ -44,10 +44,13 @@ def test_no_change(run_cli: Any, repo: GitRepo) -> None:
 
 
 def test_class_change_shows_per_object(run_cli: Any, repo: GitRepo) -> None:
-    """A new VM size in the class changes both agent pools and nothing else."""
+    """A new VM size in the class changes both agent pools and nothing else, and AKS refuses it:
+    CAPI updates a MachinePool's infrastructure object in place, and an existing pool keeps its
+    VM size."""
     edit(repo, "vmSize: Standard_D4s_v5", "vmSize: Standard_D8s_v5")
     result = plan_against(run_cli, repo, "--against", "HEAD")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert result.stderr.count("(CAPZ-UPDATE-AKS-IMMUTABLE) [provisioning: ") == 2
     headers = [line for line in result.stdout.splitlines() if line.startswith("# ")]
     assert headers == [
         "# changed AzureASOManagedMachinePool default/my-cluster-mp-0-00000",
@@ -55,7 +58,7 @@ def test_class_change_shows_per_object(run_cli: Any, repo: GitRepo) -> None:
     ]
     assert "-      vmSize: Standard_D4s_v5\n+      vmSize: Standard_D8s_v5\n" in result.stdout
     assert "--- HEAD:AzureASOManagedMachinePool/default/my-cluster-mp-0-00000" in result.stdout
-    assert "2 objects changed, 0 added, 0 removed" in result.stderr
+    assert "2 objects changed, 0 added, 0 removed; 2 refused" in result.stderr
 
 
 def test_refused_change_fails(run_cli: Any, repo: GitRepo) -> None:
