@@ -152,3 +152,36 @@ def test_a_command_freezes_its_imports_and_collects_the_young_less_often(tmp_pat
     assert after == [young, *defaults[1:]]
     assert young > defaults[0]
     assert frozen > 0
+
+
+def test_the_console_script_freezes_the_heap_it_leaves_only_when_it_owns_the_process(
+    tmp_path: Path,
+) -> None:
+    """Run on the process's own arguments, the console script freezes what is left before the
+    interpreter exits (its last collection would only walk it); given ``argv``, it leaves the
+    caller's collector alone."""
+    script = (
+        "import gc, json, sys\n"
+        "from generator.__main__ import main\n"
+        "codes = [main(['generate', '--help'])]\n"
+        "counts = [gc.get_freeze_count()]\n"
+        "codes.append(main(['generate', '--help']))\n"
+        "counts.append(gc.get_freeze_count())\n"
+        "held = [[] for _ in range(10000)]\n"
+        "sys.argv = ['capzgen', 'generate', '--help']\n"
+        "codes.append(main())\n"
+        "counts.append(gc.get_freeze_count())\n"
+        "print(json.dumps([codes, counts]), file=sys.stderr)\n"
+    )
+    result = _run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    codes, (given, again, own) = json.loads(result.stderr.strip().splitlines()[-1])
+    assert codes == [0, 0, 0]
+    assert abs(again - given) < 1000  # frozen objects freed since, nothing frozen
+    assert own - again >= 10000  # everything alive, ``held`` included
