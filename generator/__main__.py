@@ -32,7 +32,7 @@ def _leave_the_heap() -> None:
     """The process's own command has run and the process ends: freeze what it holds, so that the
     interpreter's last full collection does not walk it just before the operating system frees
     it all: after validating the thousand-cluster fleet, the exit took 24 ms, 7 ms with the heap
-    frozen, in the serial tail of the run. Files and pools were closed by the command itself;
+    frozen (under ``strace``), in the serial tail of the run. Files and pools were closed by the command itself;
     ``atexit`` handlers still run. Not done for a caller passing ``argv`` (tests, embedding
     programs), whose process goes on."""
     gc.freeze()
