@@ -6,6 +6,7 @@ the pinned releases, which :mod:`generator` keeps for this. Every other command 
 ``--version`` beside other arguments, goes to :func:`generator.cli.main`.
 """
 
+import gc
 import sys
 from collections.abc import Sequence
 
@@ -21,7 +22,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     # lazy: the CLI edge - click and the command group load for every command but --version
     from generator.cli import main as cli_main
 
-    return cli_main(args)
+    code = cli_main(args)
+    if argv is None:
+        _leave_the_heap()
+    return code
+
+
+def _leave_the_heap() -> None:
+    """The process's own command has run and the process ends: freeze what it holds, so that the
+    interpreter's last full collection does not walk it just before the operating system frees
+    it all: after validating the thousand-cluster fleet, the exit took 24 ms, 7 ms with the heap
+    frozen (under ``strace``), in the serial tail of the run. Files and pools were closed by the command itself;
+    ``atexit`` handlers still run. Not done for a caller passing ``argv`` (tests, embedding
+    programs), whose process goes on."""
+    gc.freeze()
 
 
 if __name__ == "__main__":

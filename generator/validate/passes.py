@@ -47,6 +47,7 @@ from generator.yamlio.chunks import (
     parsed_whole,
     text_digest,
 )
+from generator.yamlio.gcpause import gc_paused
 from generator.yamlio.locate import LineLocator
 from generator.yamlio.source import read_source
 
@@ -286,7 +287,10 @@ def _index_source(
 def validate_batch(run: RunInputs, view: PassTwo, batch: Batch, texts: TextCache) -> BatchResult:
     """Validate one batch's documents together; findings get lines from their chunk's text."""
     documents = _documents(run, view, sorted({*batch.home, *batch.guests}), texts)
-    findings = validate_documents(list(documents.values()), run.store, view.options)
+    # What a batch builds (its model, views, findings) lives until the batch is done, so the
+    # cyclic collector would only walk it; its garbage goes at the first collection after.
+    with gc_paused():
+        findings = validate_documents(list(documents.values()), run.store, view.options)
     where: dict[tuple[str, int | None], int] = {
         (d.source, d.index): doc for doc, d in documents.items()
     }

@@ -216,6 +216,10 @@ def _index_piece(piece: Piece) -> Found:
 def _keep(worker: WorkerContext, source: int, start: int, documents: list[Document]) -> None:
     if worker.run.keep_parsed:
         worker.kept[(source, start)] = documents
+        if os.getpid() != worker.starter:  # a forked worker, not the caller's own process
+            # Kept until the end: out of the collector's way now (as warm_up does for all the
+            # worker holds), or every collection of pass 1 walks the documents parsed so far.
+            gc.freeze()
     wanted = worker.run.tuning.sample_documents - len(worker.sample)
     if wanted > 0:
         worker.sample.extend(documents[:wanted])
