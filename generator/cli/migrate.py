@@ -41,6 +41,12 @@ from generator.yamlio.load import read_source
     help="With --aso-version: write the changed files back (a DIR all at once, or not at all).",
 )
 @click.option(
+    "--drop-removed",
+    is_flag=True,
+    help="With --aso-version: drop the fields the target version has no place for (listed); "
+    "without it such a field refuses the move (exit 1, nothing written).",
+)
+@click.option(
     "--write-to",
     metavar="FILE",
     help="Write the migrated manifests to FILE (atomically) instead of stdout.",
@@ -97,6 +103,7 @@ def migrate(
     source: str,
     aso_versions: tuple[str, ...],
     in_place: bool,
+    drop_removed: bool,
     write_to: str | None,
     namespace: str | None,
     adopt: bool,
@@ -131,11 +138,11 @@ def migrate(
     checks = check_options(
         current_settings(), ignore_missing_schemas=ignore_missing_schemas, fail_on=fail_on
     )
-    if aso_versions or in_place:
+    if aso_versions or in_place or drop_removed:
         _aso_only(aso_versions, bool(adopt or live_path or namespace or credential_secret))
-        json_output = output == "json"
-        run = AsoRun(source, aso_versions, in_place, write_to, json_output, store, checks, report)
-        return run_aso_migration(run)
+        json_out = output == "json"
+        args = (source, aso_versions, in_place, write_to, json_out, store, checks, report)
+        return run_aso_migration(AsoRun(*args, drop_removed))
     text = read_source(source)
     name = "<stdin>" if source == "-" else source
     target = (write_to or "").strip()
@@ -166,7 +173,10 @@ def _deliver(
 def _aso_only(aso_versions: tuple[str, ...], legacy_flags: bool) -> None:
     """``--aso-version`` moves ASO resources; the legacy conversion's flags mean nothing there."""
     if not aso_versions:
-        msg = "--in-place needs --aso-version (the legacy conversion writes with --write-to)"
+        msg = (
+            "--in-place and --drop-removed need --aso-version "
+            "(the legacy conversion writes with --write-to)"
+        )
         raise UsageError(msg)
     if legacy_flags:
         msg = "--aso-version cannot be combined with -n, --adopt, --live or --credential-secret"

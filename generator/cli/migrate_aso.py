@@ -19,9 +19,9 @@ import click
 from generator.checks.context import CheckOptions
 from generator.cli.migrate_output import deliver, refuse
 from generator.cli.report_options import ReportTarget, report_also
-from generator.errors import Location, UsageError
+from generator.errors import CapzgenError, ExitCode, InputOutputError, Location, UsageError
 from generator.findings import fails
-from generator.migrate.aso_move import AsoMigration, move_versions
+from generator.migrate.aso_move import AsoMigration, MovedFile, move_versions
 from generator.migrate.aso_target import parse_target
 from generator.output.fsio import write_atomically
 from generator.output.staging import open_transaction
@@ -45,6 +45,7 @@ class AsoRun:
     store: SchemaStore
     checks: CheckOptions
     report: ReportTarget | None
+    drop_removed: bool = False  # fields the target version lacks: dropped, else the move is refused
 
 
 def run_aso_migration(run: AsoRun) -> int:
@@ -59,6 +60,8 @@ def run_aso_migration(run: AsoRun) -> int:
     report_also(run.report, checked.findings, None)
     notes = "".join(f"skipped: {line}\n" for line in skipped)
     notes += result.report()
+    if result.dropped and not run.drop_removed:
+        return _refuse_drops(len(result.dropped), notes)
     if fails(checked.findings, run.checks.fail_on):
         click.echo(notes, err=True, nl=False)
         return refuse(checked, [])
@@ -77,9 +80,26 @@ def run_aso_migration(run: AsoRun) -> int:
     return 0
 
 
+def _refuse_drops(count: int, notes: str) -> int:
+    """Fields the user set would be lost: nothing is written unless --drop-removed says so."""
+    click.echo(notes, err=True, nl=False)
+    msg = (
+        f"error: {count} field{'s' if count != 1 else ''} set in the input "
+        f"{'have' if count != 1 else 'has'} no place in the target version (removed: above); "
+        "nothing was written. Pass --drop-removed to drop them, or choose another version"
+    )
+    click.echo(msg, err=True)
+    return int(ExitCode.INVALID)
+
+
 def _validate(result: AsoMigration, run: AsoRun) -> CheckReport:
     """The whole migrated set, validated together as ``capzgen validate FILES...`` would."""
-    texts = [SourceText(f.name, f.output()) for f in result.files]
+    # A rewritten file is validated as its new text: its findings' lines are of that text, so
+    # they are not given the name of the file on disk, whose lines differ.
+    texts = [
+        SourceText(f"{f.name} (migrated)" if f.changed else f.name, f.output())
+        for f in result.files
+    ]
     return check_sources(
         texts, run.store, run.checks.validation, kubeconform=run.checks.kubeconform
     )
@@ -159,10 +179,26 @@ def write_in_place(source: str, result: AsoMigration) -> int:
     if os.path.isdir(source):
         root = Path(os.path.normpath(source))
         with open_transaction(root, create=False) as transaction:
+            # The lock is held and an interrupted earlier run put back: a file that differs now
+            # from what was read (edited meanwhile, or restored) would be overwritten blind.
+            _unchanged_since_read(changed)
             for moved in changed:
                 transaction.write(Path(os.path.normpath(moved.name)), moved.output())
             transaction.commit()
     else:
         (moved,) = changed
+        _unchanged_since_read(changed)
         write_atomically(Path(source), moved.output())
     return len(changed)
+
+
+def _unchanged_since_read(files: list[MovedFile]) -> None:
+    """Refuse (exit 2, nothing written) when a file no longer holds the text it was read with."""
+    for moved in files:
+        try:
+            now = read_source(moved.name)
+        except CapzgenError:
+            now = None
+        if now != moved.original:
+            msg = "changed since it was read; nothing was written: run the migration again"
+            raise InputOutputError(msg, location=Location(file=moved.name))

@@ -243,10 +243,17 @@ def sync_command(mirror: str | None, sources_file: Path | None) -> None:
     cache_dir = _cache_schemas_dir()
     result = sync(pins, mirror=mirror, cache_dir=cache_dir, overlays=overlays)
     for pin in pins:
-        click.echo(f"verified {pin.name} {pin.version} ({pin.sha256[:12]})")
+        if pin.name not in result.not_fetched:
+            click.echo(f"verified {pin.name} {pin.version} ({pin.sha256[:12]})")
     click.echo(
         f"{result.files} file(s) verified, {len(result.written)} schema(s) written to {cache_dir}"
     )
+    if result.not_fetched:
+        click.echo(
+            f"{len(result.not_fetched)} generated file(s) not published upstream were not fetched: "
+            "the built-in bundle serves them (sync them from a mirror with --from)",
+            err=True,
+        )
 
 
 def _cache_schemas_dir() -> Path:

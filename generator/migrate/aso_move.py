@@ -30,6 +30,7 @@ from generator.migrate.aso_target import (
 )
 from generator.migrate.schema_move import REMOVED, move_fields
 from generator.model.kinds import EMBEDDING_KINDS, is_aso_group, split_api_version
+from generator.model.values import is_templated
 from generator.schemastore.store import SchemaStore
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import load_documents
@@ -92,6 +93,14 @@ class AsoMigration:
     files: tuple[MovedFile, ...]
     notes: tuple[VersionNote, ...]
     moved: int
+
+    @property
+    def dropped(self) -> tuple[VersionNote, ...]:
+        """Fields the user set that the target version has no place for (status aside: ASO
+        writes it again)."""
+        return tuple(
+            n for n in self.notes if n.category == REMOVED_NOTE and not n.path.endswith("status")
+        )
 
     def text(self) -> str:
         """All objects of all files as one stream (stdout)."""
@@ -198,6 +207,10 @@ class _Mover:
     ) -> bool:
         api_version, kind = resource.get("apiVersion"), resource.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str) or "/" not in api_version:
+            return False
+        if is_templated(api_version):
+            detail = f"{api_version} is a ${{VAR}} template: left as written"
+            self._note(UNCHANGED_NOTE, top, format_path([*path, "apiVersion"]), detail, where)
             return False
         group, version = split_api_version(api_version)
         self.present.add((group, kind))

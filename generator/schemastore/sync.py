@@ -78,6 +78,8 @@ class SyncResult:
 
     files: int
     written: list[Path]
+    # Generated pins a download could not fetch (no mirror): the built-in bundle serves them.
+    not_fetched: tuple[str, ...] = ()
 
 
 def load_pins(sources_file: Path) -> list[PinnedFile]:
@@ -287,7 +289,10 @@ def sync(
         msg = "mirror folder does not exist"
         raise SchemaStoreError(msg, location=Location(file=str(local_mirror)))
     fetched = []
-    # Every location first: a pin that cannot be fetched at all is refused before any download.
+    # A generated file has no download: without a mirror it is left to the built-in bundle, which
+    # holds it. Every other location first, so a bad pin is refused before any download.
+    not_fetched = tuple(pin.name for pin in pins if mirror is None and pin.generated)
+    pins = [pin for pin in pins if pin.name not in not_fetched]
     locations = [source_location(pin, mirror) for pin in pins]
     for pin, location in zip(pins, locations, strict=True):
         log.info("fetching %s", location)
@@ -318,7 +323,11 @@ def sync(
             files[item.path] = item.data
             origins[item.path] = f"{pin.project}@{pin.version}"
     written = install_files(cache_dir, with_provenance(cache_dir, files, origins))
-    return SyncResult(files=len(fetched), written=[p for p in written if p.name != PROVENANCE_NAME])
+    return SyncResult(
+        files=len(fetched),
+        written=[p for p in written if p.name != PROVENANCE_NAME],
+        not_fetched=not_fetched,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,16 +80,9 @@ def test_a_setting_of_a_newer_version_names_both_variables(run_cli: Any, tmp_pat
     [
         pytest.param(
             "aks",
-            {**NAP, "AKS_NETWORK_DATAPLANE": "azure"},
-            "AKS_NETWORK_DATAPLANE: is 'azure'; node auto-provisioning needs cilium "
-            "(CAPZ-NAP-NETWORK) [provisioning: AKS refuses node auto-provisioning on any other network]",
-            id="nap-dataplane",
-        ),
-        pytest.param(
-            "aks",
             {**NAP, "AKS_NETWORK_POLICY": "calico"},
-            "AKS_NETWORK_POLICY: is 'calico'; with node auto-provisioning the Cilium dataplane "
-            "enforces network policy (cilium, or leave it out) (CAPZ-NAP-NETWORK) "
+            "AKS_NETWORK_POLICY: is 'calico'; node auto-provisioning does not support Calico "
+            "network policy (cilium or azure, or leave it out) (CAPZ-NAP-NETWORK) "
             "[provisioning: AKS refuses node auto-provisioning on any other network]",
             id="nap-policy",
         ),

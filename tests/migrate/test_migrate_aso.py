@@ -147,6 +147,20 @@ def test_served_moves_only_removed_versions(tmp_path: Path, run_cli: Any) -> Non
 # --- what does not fit --------------------------------------------------------------------------
 
 
+def test_a_templated_api_version_is_left_as_written(tmp_path: Path, run_cli: Any) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "apiVersion: containerservice.azure.com/${ASO_VER}\nkind: ManagedCluster\n"
+        "metadata: {name: mc}\nspec: {location: westeurope, owner: {name: rg}}\n",
+        encoding="utf-8",
+    )
+    skip = "--ignore-missing-schemas"  # no schema has the version ${ASO_VER}
+    result = run_cli(["migrate", "--aso-version", "v1api20250801", str(path), skip])
+    assert result.exit_code == 0, result.stderr
+    assert "${ASO_VER}" in result.stdout
+    assert "is a ${VAR} template: left as written" in result.stderr
+
+
 def test_a_field_the_target_lacks_is_removed_and_listed(
     samples: Path, tmp_path: Path, run_cli: Any
 ) -> None:
@@ -159,14 +173,23 @@ def test_a_field_the_target_lacks_is_removed_and_listed(
     sample["status"] = {"provisioningState": "Succeeded"}  # `kubectl get -o yaml` of the old one
     path = tmp_path / "mc.yaml"
     path.write_text(yaml.safe_dump(sample), encoding="utf-8")
-    result = run_cli(["migrate", "--aso-version", "v1api20250801", str(path)])
+    # A field the user set and the target lacks refuses the move unless --drop-removed says so.
+    refused = run_cli(["migrate", "--aso-version", "v1api20250801", str(path)])
+    assert refused.exit_code == 1
+    assert refused.stdout == ""
+    assert "1 field set in the input has no place in the target version" in refused.stderr
+    assert "--drop-removed" in refused.stderr
+    drop = ["--drop-removed"]
+    result = run_cli(["migrate", "--aso-version", "v1api20250801", str(path), *drop])
     assert result.exit_code == 0, result.stderr
     assert re.search(
         r"removed: .*mc\.yaml: ManagedCluster/\S+: spec\.schedulerProfile: not in the v1api20250801",
         result.stderr,
     )
     assert "schedulerProfile" not in docs(result.stdout)[0]["spec"]
-    as_json = run_cli(["migrate", "--aso-version", "v1api20250801", str(path), "--output", "json"])
+    as_json = run_cli(
+        ["migrate", "--aso-version", "v1api20250801", str(path), "--output", "json", *drop]
+    )
     data = json.loads(as_json.stdout)
     assert "schedulerProfile" not in docs(data["manifests"])[0]["spec"]
     assert [n["path"] for n in data["notes"] if n["category"] == "removed"] == [
@@ -292,6 +315,32 @@ def test_folder_in_place_is_all_or_nothing(
     result = run_cli(["migrate", "--aso-version", "v1api20250801", str(folder), "--in-place"])
     assert result.exit_code == 2, result.stderr
     assert _snapshot(folder) == before
+
+
+def test_a_file_edited_after_it_was_read_is_not_overwritten(
+    samples: Path, tmp_path: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between the read and the switch someone edits a file: nothing is written, exit 2."""
+    from generator.cli import migrate_aso
+
+    folder = _folder(tmp_path, samples)
+    victim = sorted((folder / "cluster").glob("*.yaml"))[0]
+    real_check = migrate_aso._unchanged_since_read
+
+    def edit_first(files: list[Any]) -> None:
+        victim.write_text(victim.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+        real_check(files)
+
+    monkeypatch.setattr(migrate_aso, "_unchanged_since_read", edit_first)
+    before = _snapshot(folder)
+    result = run_cli(["migrate", "--aso-version", "v1api20250801", str(folder), "--in-place"])
+    assert result.exit_code == 2, result.stderr
+    assert "changed since it was read; nothing was written" in result.stderr
+    after = _snapshot(folder)
+    assert after[victim.relative_to(folder).as_posix()].endswith(b"# edited\n")
+    assert {k: v for k, v in after.items() if k != victim.relative_to(folder).as_posix()} == {
+        k: v for k, v in before.items() if k != victim.relative_to(folder).as_posix()
+    }
 
 
 def test_an_invalid_file_in_a_folder_leaves_every_file(

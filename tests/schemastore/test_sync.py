@@ -103,10 +103,14 @@ def test_a_generated_file_comes_only_from_a_mirror(tmp_path: Path) -> None:
     with pytest.raises(SchemaStoreError, match="not published upstream") as caught:
         source_location(generated, None)
     assert "--from" in (caught.value.hint or "")
-    # sync refuses before downloading anything and writes nothing.
-    with pytest.raises(SchemaStoreError, match="not published upstream"):
-        sync([PIN, generated], mirror=None, cache_dir=tmp_path / "cache")
-    assert not (tmp_path / "cache").exists()
+    # Without a mirror sync leaves it to the bundle and says so; from a mirror it is fetched.
+    mirror = tmp_path / "mirror"
+    (mirror / "crds").mkdir(parents=True)
+    (mirror / "crds" / "a b.yaml").write_text("kind: [\n")
+    with pytest.raises(SchemaStoreError, match="sha256 mismatch"):
+        sync([generated], mirror=str(mirror), cache_dir=tmp_path / "cache")
+    result = sync([generated], mirror=None, cache_dir=tmp_path / "cache")
+    assert (result.files, result.not_fetched) == (0, ("x",))
 
 
 @pytest.mark.parametrize(

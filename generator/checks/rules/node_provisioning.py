@@ -1,9 +1,12 @@
 """Node auto-provisioning (NAP): what AKS needs of a cluster whose nodes Karpenter provisions.
 
 AKS refuses to create or update a cluster with ``nodeProvisioningProfile.mode: Auto`` whose
-network is not Azure CNI overlay with the Cilium dataplane, that has agent pools with the cluster
-autoscaler, or that has Windows agent pools (Microsoft Learn, "Node auto-provisioning":
+network plugin is not Azure CNI (kubenet, or none), whose network policy is Calico, that has agent
+pools with the cluster autoscaler, or that has Windows agent pools (Microsoft Learn, "Node
+auto-provisioning" and "Node auto-provisioning networking":
 https://learn.microsoft.com/azure/aks/node-autoprovision, Limitations and Unsupported features).
+Azure CNI overlay with the Cilium dataplane is what those pages recommend, not what they require,
+so it is not asked for here.
 An ``Automatic`` SKU cluster runs NAP whether or not the manifest says so (AKS Automatic
 preconfigures it: https://learn.microsoft.com/azure/aks/intro-aks-automatic), so a ManagedCluster
 of that SKU with no mode counts as ``Auto``.
@@ -55,17 +58,14 @@ def _auto_clusters(ms: ManifestSet) -> Iterator[tuple[AsoResource, JsonObject]]:
 
 
 # networkProfile field and the value NAP needs.
-_NETWORK = (
-    ("networkPlugin", "azure"),
-    ("networkPluginMode", "overlay"),
-    ("networkDataplane", "cilium"),
-)
+_NETWORK = (("networkPlugin", "azure"),)
+_REFUSED_POLICIES = ("calico",)
 
 NETWORK = Rule(
     "CAPZ-NAP-NETWORK",
     "A ManagedCluster with node auto-provisioning (nodeProvisioningProfile.mode Auto, or sku.name "
-    "Automatic) uses Azure CNI overlay with the Cilium dataplane (networkPlugin azure, "
-    "networkPluginMode overlay, networkDataplane cilium; networkPolicy, if set, cilium; §4.4)",
+    "Automatic) uses Azure CNI (networkPlugin azure, not kubenet or none) and no Calico network "
+    "policy; overlay with the Cilium dataplane is recommended, not required (§4.4)",
     Severity.ERROR,
     Gate.PROVISIONING,
     why="AKS refuses node auto-provisioning on any other network",
@@ -77,9 +77,8 @@ def _check_network(ms: ManifestSet) -> Iterator[Finding]:
     for res, spec in _auto_clusters(ms):
         automatic = dig(spec, "sku", "name") == AUTOMATIC_SKU
         profile = dig(spec, "networkProfile")
-        # Left out, a field is AKS's to choose: the Automatic SKU chooses what NAP needs, and
-        # with no plugin written at all the defaults are not judged here; with plugin azure
-        # written, AKS's defaults for the rest (no overlay, the Azure dataplane) do not fit.
+        # Left out, the plugin is AKS's to choose: the Automatic SKU chooses what NAP needs, and
+        # with no plugin written at all the defaults are not judged here.
         undecided = automatic or dig(profile, "networkPlugin") is None
         for field, needed in _NETWORK:
             value = dig(profile, field)
@@ -90,15 +89,15 @@ def _check_network(ms: ManifestSet) -> Iterator[Finding]:
                 res,
                 ("spec", "networkProfile", field),
                 f"{shown}; node auto-provisioning needs {needed}",
-                hint="set networkPlugin azure, networkPluginMode overlay and networkDataplane cilium",
+                hint="set networkPlugin azure (overlay with the Cilium dataplane is recommended)",
             )
         policy = known_str(dig(profile, "networkPolicy"))
-        if policy is not None and policy != "cilium":
+        if policy is not None and policy.lower() in _REFUSED_POLICIES:
             yield NETWORK.at(
                 res,
                 ("spec", "networkProfile", "networkPolicy"),
-                f"is {policy!r}; with node auto-provisioning the Cilium dataplane enforces "
-                "network policy (cilium, or leave it out)",
+                f"is {policy!r}; node auto-provisioning does not support Calico network policy "
+                "(cilium or azure, or leave it out)",
             )
 
 
