@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.errors import ExitCode, InputOutputError, UsageError
-from generator.history.revision import HistoryLimits, read_revision
+from generator.history.revision import HistoryLimits, _batch_header, _Entry, read_revision
 from tests.gitrepo import GitRepo
 
 ENV = {"PATH": os.environ.get("PATH", os.defpath)}
@@ -141,3 +141,22 @@ def test_pathspec_magic_is_literal(tmp_path: Path) -> None:
     repo.commit()
     files = read_revision(repo.root / ":(glob)x", "HEAD", environ=ENV).files
     assert [f.name for f in files] == [":(glob)x/a.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("out", "said"),
+    [
+        (b"", "no answer"),
+        (b"0123 missing\n", "missing"),
+        (b"0123 blob 99\nshort", "ended early"),
+        (b"0123 tree 4\nabcd\n", "tree"),
+    ],
+)
+def test_a_bad_batch_answer_names_the_file(out: bytes, said: str) -> None:
+    """cat-file --batch output that is not ``<oid> blob <size>`` and the bytes is an input
+    error naming REV:path (a damaged repository, a partial clone), never an IndexError."""
+    entry = _Entry("100644", "blob", "0123", 99, "clusters/a.yaml")
+    with pytest.raises(InputOutputError, match=said) as caught:
+        _batch_header(out, 0, entry, "HEAD")
+    assert caught.value.exit_code is ExitCode.USAGE
+    assert "HEAD:clusters/a.yaml" in str(caught.value)
