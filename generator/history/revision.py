@@ -4,9 +4,10 @@
 manifest with its previous version, and ``topology plan --against REV`` plans from it. The
 repository is the one holding the path (``git rev-parse --show-toplevel``), the files are listed
 with ``git ls-tree`` (so their sizes are known and bounded before any byte is read) and read in
-one ``git cat-file --batch``. Links are refused, not followed: a link blob names a path, possibly
-outside the repository, that the user did not name. Submodules are not entered. Hidden files and
-folders are skipped, as the folder walk of the working tree does.
+one ``git cat-file --batch``. Links are set aside unread and listed, never followed: a link blob
+names a path, possibly outside the repository, that the user did not name. Submodules are not
+entered. Hidden files and folders below the named path are skipped, as the folder walk of the
+working tree does; the named path itself may be hidden (``.config/clusters``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,17 @@ class OldFile:
 
 
 @dataclass(frozen=True)
+class Revision:
+    """What was read under a path at a revision: its files, the links set aside unread (their
+    display names; a link names a path the user did not name, so it is never followed), and
+    whether the path held anything at all then (a path created or moved since held nothing)."""
+
+    files: tuple[OldFile, ...]
+    links: tuple[str, ...] = ()
+    existed: bool = True
+
+
+@dataclass(frozen=True)
 class _Entry:
     mode: str
     kind: str
@@ -74,7 +86,8 @@ def _repository(path: Path, git: str, environ: Mapping[str, str], limits: Histor
         timeout=limits.timeout_seconds,
     )
     if result.returncode != 0 or not result.stdout.strip():
-        msg = "not inside a git repository"
+        said = result.stderr.splitlines()[0] if result.stderr else ""
+        msg = f"not inside a git repository ({said})" if said else "not inside a git repository"
         raise NotARepository(
             msg,
             location=Location(file=str(path)),
@@ -98,7 +111,7 @@ def _commit(
 ) -> str:
     """The commit ``rev`` names; an unknown revision is a usage error, exit 2."""
     if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
-        msg = f"not a revision: {rev!r}"
+        msg = f"--against {rev!r}: not a revision"
         raise UsageError(msg, hint="name a commit, branch or tag")
     result = run_git(
         git,
@@ -133,18 +146,22 @@ def _parse_entry(raw: bytes, rev: str) -> _Entry:
     return _Entry(mode, kind, oid, int(size) if size.isdigit() else 0, name)
 
 
-def _wanted(entry: _Entry, rev: str, single: bool) -> bool:
+@dataclass(frozen=True)
+class _Listing:
+    entries: tuple[_Entry, ...]
+    links: tuple[str, ...]
+    existed: bool
+
+
+def _wanted(entry: _Entry, rev: str, single: bool, relative: str) -> bool:
     """Whether ``entry`` is read: YAML blobs (any blob when a single file was named), no hidden
-    parts; a link among them is an error."""
-    parts = PurePosixPath(entry.name).parts
+    parts below ``relative``; links among them are set aside by :func:`_listing`. The folders the user named are
+    read even when hidden (``validate .config/d``), as the walk of the working tree does."""
+    named = 0 if relative == "." else len(PurePosixPath(relative).parts)
+    parts = PurePosixPath(entry.name).parts[named:] or PurePosixPath(entry.name).parts[-1:]
     if entry.kind != "blob" or any(part.startswith(".") for part in parts[:-1]):
         return False
-    if not single and (parts[-1].startswith(".") or not entry.name.endswith(YAML_SUFFIXES)):
-        return False
-    if entry.mode == LINK_MODE:
-        msg = "a symbolic link at this revision; capzgen does not follow links"
-        raise InputOutputError(msg, location=Location(file=f"{rev}:{entry.name}"))
-    return True
+    return single or not (parts[-1].startswith(".") or not entry.name.endswith(YAML_SUFFIXES))
 
 
 def _listing(
@@ -155,7 +172,7 @@ def _listing(
     git: str,
     environ: Mapping[str, str],
     limits: HistoryLimits,
-) -> tuple[_Entry, ...]:
+) -> _Listing:
     """The blobs read under ``relative`` at ``commit``, checked against the limits."""
     result = run_git(
         git,
@@ -169,9 +186,11 @@ def _listing(
         raise git_failed(msg, result)
     entries = [_parse_entry(raw, rev) for raw in result.stdout.split(b"\0") if raw]
     single = len(entries) == 1 and entries[0].name == relative
-    chosen = tuple(entry for entry in entries if _wanted(entry, rev, single))
+    wanted = [entry for entry in entries if _wanted(entry, rev, single, relative)]
+    chosen = tuple(entry for entry in wanted if entry.mode != LINK_MODE)
     _check_sizes(chosen, rev, limits)
-    return chosen
+    links = tuple(f"{rev}:{entry.name}" for entry in wanted if entry.mode == LINK_MODE)
+    return _Listing(chosen, links, bool(entries))
 
 
 def _check_sizes(entries: tuple[_Entry, ...], rev: str, limits: HistoryLimits) -> None:
@@ -215,12 +234,28 @@ def _contents(
     offset = 0
     out = result.stdout
     for entry in entries:
-        header_end = out.index(b"\n", offset)
-        size = int(out[offset:header_end].split()[2])
-        start = header_end + 1
+        size, start = _batch_header(out, offset, entry, rev)
         files.append(OldFile(entry.name, f"{rev}:{entry.name}", out[start : start + size]))
         offset = start + size + 1
     return tuple(files)
+
+
+def _batch_header(out: bytes, offset: int, entry: _Entry, rev: str) -> tuple[int, int]:
+    """The size and first byte of ``entry`` in ``cat-file --batch`` output at ``offset``: the
+    header is ``<oid> blob <size>``; anything else (``<oid> missing`` in a partial clone or a
+    damaged repository, short output) is an input error naming REV:path."""
+    header_end = out.find(b"\n", offset)
+    fields = out[offset:header_end].split() if header_end >= 0 else []
+    start = header_end + 1
+    if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
+        said = b" ".join(fields[1:]).decode("ascii", "replace") or "no answer"
+        msg = f"git cannot read this file ({said}); the repository may be incomplete"
+        raise InputOutputError(msg, location=Location(file=f"{rev}:{entry.name}"))
+    size = int(fields[2])
+    if start + size > len(out):
+        msg = "git's answer ended early"
+        raise InputOutputError(msg, location=Location(file=f"{rev}:{entry.name}"))
+    return size, start
 
 
 def read_revision(
@@ -229,9 +264,10 @@ def read_revision(
     limits: HistoryLimits = HistoryLimits(),
     *,
     environ: Mapping[str, str] | None = None,
-) -> tuple[OldFile, ...]:
+) -> Revision:
     """The files under ``path`` (a file or folder of a git work tree) as they were at ``rev``,
-    in the repository's order. A path that did not exist then gives no files. ``environ``
+    in the repository's order. A path that did not exist then gives no files (``existed`` is
+    false); symbolic links are listed in ``links``, not read. ``environ``
     supplies git's ``PATH`` (the CLI passes the run's settings; the core reads no environment).
     Errors: no git, not a repository, path outside it, unknown revision (exit 2 each)."""
     env = environ if environ is not None else {}
@@ -239,5 +275,6 @@ def read_revision(
     top = _repository(path, git, env, limits)
     relative = _relative(path, top)
     commit = _commit(rev, top, git, env, limits)
-    entries = _listing(relative, commit, rev, top, git, env, limits)
-    return _contents(entries, rev, top, git, env, limits)
+    listing = _listing(relative, commit, rev, top, git, env, limits)
+    files = _contents(listing.entries, rev, top, git, env, limits)
+    return Revision(files, listing.links, listing.existed)

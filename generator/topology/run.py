@@ -11,26 +11,26 @@ failing findings, or a patch the plan could not apply, raise
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.checks.context import CheckOptions
 from generator.checks.update import validate_changes
 from generator.documents import Document
-from generator.errors import InputOutputError, ValidationFailed
+from generator.errors import InputOutputError, TopologyError, ValidationFailed
 from generator.findings import Finding, fails, sort_findings, summarize
 from generator.jsontypes import JsonObject
 from generator.schemastore.store import SchemaStore
 from generator.settings import Settings
+from generator.topology.blueprint import topology_clusters
 from generator.topology.compare import ObjectChange, compare_plans
 from generator.topology.plan import Plan, plan_documents
-from generator.validate.against import old_sources
+from generator.validate.against import OldSide, old_sources, with_old_lines
 from generator.validate.check import SourceText, check_sources, with_lines
 from generator.validate.inputs import collect_inputs
 from generator.validate.kustomization import DEFAULT_RULES
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import load_documents
-from generator.yamlio.locate import LineLocator
 
 PLAN_SOURCE = "<topology plan>"
 
@@ -103,26 +103,18 @@ def plan_text(inputs: PlanInputs, request: PlanRequest, settings: Settings) -> P
     return PlanResult(text, tuple(plan.objects), tuple(findings), plan)
 
 
-def _old_inputs(against: str, paths: Sequence[str], settings: Settings) -> PlanInputs:
-    """The inputs as they were at revision ``against`` (or in the folder ``against``)."""
-    documents: list[Document] = []
-    texts: dict[str, str] = {}
-    for source in old_sources(against, paths, DEFAULT_RULES, settings.environ):
-        texts[source.name] = source.text
-        documents.extend(load_documents(source.text, source=source.name))
-    return PlanInputs(tuple(documents), texts)
-
-
-def _with_old_lines(findings: Sequence[Finding], texts: Mapping[str, str]) -> list[Finding]:
-    """Update findings with the line of the old place too."""
-    located = []
-    for finding in with_lines(findings, dict(texts)):
-        place = finding.old
-        if place is not None and place.document is not None and place.file in texts:
-            line = LineLocator(texts[place.file]).line_of(place.document, place.path)
-            finding = replace(finding, old=replace(place, line=line))
-        located.append(finding)
-    return located
+def _old_plan(against: str, paths: Sequence[str], settings: Settings) -> tuple[Plan, OldSide]:
+    """The plan of the inputs as they were at revision ``against`` (or in the folder
+    ``against``). Inputs that did not exist then, or held no topology Cluster, plan to nothing:
+    everything is added. Any other planning error names the ``--against`` value."""
+    old = old_sources(against, paths, DEFAULT_RULES, settings.environ)
+    if not topology_clusters(old.documents):
+        return Plan((), ()), old
+    try:
+        return plan_documents(old.documents), old
+    except TopologyError as error:
+        msg = f"--against {against}: {error.message}"
+        raise TopologyError(msg, location=error.location, hint=error.hint) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +132,7 @@ def run_against(request: PlanRequest, against: str, settings: Settings) -> Again
     the update and delete rules' verdicts on them. The new plan must validate (ValidationFailed
     otherwise); the old one is only planned, as it is what the cluster holds."""
     new = run_plan(request, settings)
-    old = plan_documents(_old_inputs(against, request.paths, settings).documents)
+    old, side = _old_plan(against, request.paths, settings)
     old_text = dump_documents(old.objects)
     old_source = f"{against}:{PLAN_SOURCE}"
     texts = {PLAN_SOURCE: new.text, old_source: old_text}
@@ -151,7 +143,7 @@ def run_against(request: PlanRequest, against: str, settings: Settings) -> Again
         store,
         request.checks.validation,
     )
-    verdicts = sort_findings(_with_old_lines(changes, texts))
+    verdicts = sort_findings([*side.notes, *with_old_lines(changes, texts)])
     return AgainstResult(
         tuple(compare_plans(old, new.plan, against)),
         (*new.findings, *verdicts),

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.checks import ValidationOptions
 from generator.checks.update import document_identity, validate_changes
 from generator.documents import Document
-from generator.errors import InputOutputError, Location, UsageError, YamlError
-from generator.findings import Finding, Operation, Severity, sort_findings
+from generator.errors import CapzgenError, InputOutputError, Location, UsageError, YamlError
+from generator.findings import Finding, Severity, Subject, sort_findings
 from generator.jsontypes import dig
 from generator.schemastore.types import SchemaLookup
 from generator.validate.check import CheckReport, SourceText, check_sources, with_lines
@@ -36,9 +36,19 @@ from generator.yamlio.source import STDIN, decode_source
 
 if TYPE_CHECKING:
     from generator.checks.update import Key
-    from generator.history.revision import OldFile
+    from generator.history.revision import Revision
 
 RATCHETED = ("schema", "cel")  # the API server's own checks, which ratchet on update
+
+
+@dataclass(frozen=True)
+class OldSide:
+    """The old revision as read: its texts (by display name), their documents, and warnings
+    about the reading (a PATH that did not exist at REV, links not read)."""
+
+    sources: tuple[SourceText, ...]
+    documents: tuple[Document, ...]
+    notes: tuple[Finding, ...] = ()
 
 
 def old_sources(
@@ -46,23 +56,73 @@ def old_sources(
     paths: Sequence[str],
     rules: InputRules,
     environ: Mapping[str, str],
-) -> list[SourceText]:
-    """The old revision's texts: OLD_PATH's files when ``against`` exists, else the files under
-    each PATH at the git revision ``against``. Anything that cannot be read is an error (exit 2):
-    comparing with half of the old revision would call kept objects new."""
+) -> OldSide:
+    """The old revision: OLD_PATH's files when ``against`` exists, else the files under each
+    PATH at the git revision ``against``. Anything that cannot be read or parsed is an error
+    (exit 2) naming the place: comparing with half of the old revision would call kept objects
+    new."""
     if os.path.lexists(against):
-        return _from_path(against, rules)
+        return _parsed(against, _from_path(against, rules), ())
     if STDIN in paths:
         msg = f"--against {against}: standard input has no git history; name OLD_PATH instead"
         raise UsageError(msg)
     texts: dict[str, str] = {}
+    notes: list[Finding] = []
     for path in paths:
-        for old in _revision_files(Path(path), against, environ):
-            texts.setdefault(old.display, decode_source(old.data, old.display))
-    return [SourceText(name, text) for name, text in texts.items()]
+        revision = _revision_files(Path(path), against, environ)
+        notes.extend(_revision_notes(path, against, revision))
+        for old in revision.files:
+            if old.display not in texts:
+                texts[old.display] = _old_text(old.data, old.display, against)
+    sources = [SourceText(name, text) for name, text in texts.items()]
+    return _parsed(against, sources, tuple(notes))
 
 
-def _revision_files(path: Path, rev: str, environ: Mapping[str, str]) -> tuple[OldFile, ...]:
+def _revision_notes(path: str, rev: str, revision: Revision) -> list[Finding]:
+    """Warnings on reading ``path`` at ``rev``: it held nothing then (so every object is new,
+    which the run must not pass over in silence), or links were set aside unread."""
+    notes = [_note(link, f"not read: symbolic link at {link}") for link in revision.links]
+    if not revision.existed:
+        message = f"{path} did not exist at {rev}; every object is checked as new"
+        notes.append(_note(path, message))
+    return notes
+
+
+def _note(file: str, message: str) -> Finding:
+    return Finding(
+        severity=Severity.WARNING,
+        rule="yaml",
+        message=message,
+        subject=Subject(file=file),
+    )
+
+
+def _old_text(data: bytes, name: str, against: str) -> str:
+    try:
+        return decode_source(data, name)
+    except YamlError as error:
+        raise old_input_error(error, against) from None
+
+
+def old_input_error(error: CapzgenError, against: str) -> InputOutputError:
+    """An old file that cannot be read or parsed, as the input error (exit 2) naming its place
+    and the ``--against`` value: the old side is input, not something to validate."""
+    return InputOutputError(
+        f"--against {against}: {error.message}", location=error.location, hint=error.hint
+    )
+
+
+def _parsed(against: str, sources: Sequence[SourceText], notes: tuple[Finding, ...]) -> OldSide:
+    documents: list[Document] = []
+    for source in sources:
+        try:
+            documents.extend(load_documents(source.text, source=source.name))
+        except YamlError as error:
+            raise old_input_error(error, against) from None
+    return OldSide(tuple(sources), tuple(documents), notes)
+
+
+def _revision_files(path: Path, rev: str, environ: Mapping[str, str]) -> Revision:
     # lazy: only --against REV runs git
     from generator.history.revision import NotARepository, UnknownRevision, read_revision
 
@@ -81,17 +141,20 @@ def _from_path(against: str, rules: InputRules) -> list[SourceText]:
     inputs = collect_inputs([against], rules)
     if inputs.failures:
         first = inputs.failures[0]
-        msg = f"--against: {first.message}"
+        msg = f"--against {against}: {first.message}"
         raise InputOutputError(msg, location=Location(file=first.subject.file))
     sources = []
     for path, name in zip(inputs.paths, inputs.names, strict=True):
-        sources.append(SourceText(name, inputs.read(path)))
+        try:
+            sources.append(SourceText(name, inputs.read(path)))
+        except (YamlError, InputOutputError) as error:
+            raise old_input_error(error, against) from None
     return sources
 
 
 def check_against(
     inputs: Inputs,
-    old: Sequence[SourceText],
+    old: OldSide,
     store: SchemaLookup | None,
     options: ValidationOptions,
 ) -> CheckReport:
@@ -104,26 +167,17 @@ def check_against(
         except (YamlError, InputOutputError) as error:
             unreadable.append(read_error_finding(error, name))
     report = check_sources(sources, store, options)
-    old_documents, problems = _parse(old)
-    changes = validate_changes(report.documents, old_documents, store, options)
-    texts = {source.name: source.text for source in (*sources, *old)}
-    located = [_old_line(f, texts) for f in with_lines(changes, texts)]
-    created = _ratchet(report.findings, report.documents, old_documents)
-    report.findings = sort_findings([*unreadable, *problems, *created, *located])
+    changes = validate_changes(report.documents, list(old.documents), store, options)
+    texts = {source.name: source.text for source in (*sources, *old.sources)}
+    located = with_old_lines(changes, texts)
+    created = _ratchet(report.findings, report.documents, old.documents)
+    report.findings = sort_findings([*unreadable, *old.notes, *created, *located])
     return report
 
 
-def _parse(old: Sequence[SourceText]) -> tuple[list[Document], list[Finding]]:
-    documents: list[Document] = []
-    problems: list[Finding] = []
-    for source in old:
-        try:
-            documents.extend(load_documents(source.text, source=source.name))
-        except YamlError as error:
-            problems.append(
-                replace(read_error_finding(error, source.name), operation=Operation.UPDATE)
-            )
-    return documents, problems
+def with_old_lines(findings: Sequence[Finding], texts: Mapping[str, str]) -> list[Finding]:
+    """Update and delete findings with their lines, in the new text and in the old one."""
+    return [_old_line(finding, texts) for finding in with_lines(findings, dict(texts))]
 
 
 def _old_line(finding: Finding, texts: Mapping[str, str]) -> Finding:

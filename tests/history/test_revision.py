@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.errors import ExitCode, InputOutputError, UsageError
-from generator.history.revision import HistoryLimits, read_revision
+from generator.history.revision import HistoryLimits, _batch_header, _Entry, read_revision
 from tests.gitrepo import GitRepo
 
 ENV = {"PATH": os.environ.get("PATH", os.defpath)}
@@ -30,7 +30,7 @@ def repo(tmp_path: Path) -> GitRepo:
 
 
 def test_a_folder_at_the_previous_revision(repo: GitRepo) -> None:
-    files = read_revision(repo.root / "clusters", "HEAD~1", environ=ENV)
+    files = read_revision(repo.root / "clusters", "HEAD~1", environ=ENV).files
     assert [(f.name, f.display, f.data) for f in files] == [
         ("clusters/a.yaml", "HEAD~1:clusters/a.yaml", b"kind: A\n"),
         ("clusters/b.yml", "HEAD~1:clusters/b.yml", b"kind: B\n"),
@@ -38,20 +38,21 @@ def test_a_folder_at_the_previous_revision(repo: GitRepo) -> None:
 
 
 def test_a_single_file_and_a_file_that_did_not_exist_then(repo: GitRepo) -> None:
-    (only,) = read_revision(repo.root / "clusters" / "a.yaml", "HEAD", environ=ENV)
+    (only,) = read_revision(repo.root / "clusters" / "a.yaml", "HEAD", environ=ENV).files
     assert only.data == b"kind: A2\n"
-    assert read_revision(repo.root / "clusters" / "new.yaml", "HEAD~1", environ=ENV) == ()
+    missing = read_revision(repo.root / "clusters" / "new.yaml", "HEAD~1", environ=ENV)
+    assert missing.files == () and not missing.existed
 
 
 def test_the_whole_repository_from_its_top(repo: GitRepo) -> None:
-    names = [f.name for f in read_revision(repo.root, "HEAD~1", environ=ENV)]
+    names = [f.name for f in read_revision(repo.root, "HEAD~1", environ=ENV).files]
     assert names == ["clusters/a.yaml", "clusters/b.yml", "other/d.yaml"]
 
 
 def test_the_work_tree_is_not_read(repo: GitRepo) -> None:
     """Uncommitted changes are invisible: the revision is what git stored."""
     repo.write("clusters/a.yaml", "kind: Uncommitted\n")
-    (only,) = read_revision(repo.root / "clusters" / "a.yaml", "HEAD", environ=ENV)
+    (only,) = read_revision(repo.root / "clusters" / "a.yaml", "HEAD", environ=ENV).files
     assert only.data == b"kind: A2\n"
 
 
@@ -75,16 +76,33 @@ def test_a_path_outside_any_repository(tmp_path: Path) -> None:
     assert caught.value.exit_code is ExitCode.USAGE
 
 
-def test_a_link_blob_is_refused_not_followed(tmp_path: Path) -> None:
+def test_a_link_blob_is_set_aside_not_followed(tmp_path: Path) -> None:
+    """A link names a path the user did not name: it is listed, never read, and the other
+    files are still read."""
     repo = GitRepo(tmp_path / "repo")
     secret = tmp_path / "secret.yaml"
     secret.write_text("kind: Secret\n")
     repo.write("clusters/a.yaml", "kind: A\n")
     (repo.root / "clusters" / "link.yaml").symlink_to(secret)
     repo.commit()
-    with pytest.raises(InputOutputError, match="symbolic link") as caught:
-        read_revision(repo.root / "clusters", "HEAD", environ=ENV)
-    assert "HEAD:clusters/link.yaml" in str(caught.value)
+    revision = read_revision(repo.root / "clusters", "HEAD", environ=ENV)
+    assert [f.name for f in revision.files] == ["clusters/a.yaml"]
+    assert revision.links == ("HEAD:clusters/link.yaml",)
+    assert revision.existed
+
+
+def test_a_named_hidden_folder_is_read(tmp_path: Path) -> None:
+    """Hidden parts are skipped only below the named path: ``.config/d`` itself is read."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write(".config/d/a.yaml", "kind: A\n")
+    repo.write(".config/d/.skip/b.yaml", "kind: B\n")
+    repo.write(".config/d/.c.yaml", "kind: C\n")
+    repo.commit()
+    files = read_revision(repo.root / ".config" / "d", "HEAD", environ=ENV).files
+    assert [f.name for f in files] == [".config/d/a.yaml"]
+    (only,) = read_revision(repo.root / ".config" / "d" / ".c.yaml", "HEAD", environ=ENV).files
+    assert only.data == b"kind: C\n"
+    assert read_revision(repo.root, "HEAD", environ=ENV).files == ()
 
 
 def test_sizes_are_bounded_before_reading(repo: GitRepo) -> None:
@@ -106,7 +124,7 @@ def test_git_config_cannot_run_a_program(tmp_path: Path, repo: GitRepo) -> None:
     script.write_text(f"#!/bin/sh\ntouch {marker}\n")
     script.chmod(0o755)
     repo.git("config", "core.fsmonitor", str(script))
-    assert len(read_revision(repo.root / "clusters", "HEAD", environ=ENV)) == 3
+    assert len(read_revision(repo.root / "clusters", "HEAD", environ=ENV).files) == 3
     assert not marker.exists()
 
 
@@ -121,5 +139,24 @@ def test_pathspec_magic_is_literal(tmp_path: Path) -> None:
     repo.write(":(glob)x/a.yaml", "kind: A\n")
     repo.write("other.yaml", "kind: O\n")
     repo.commit()
-    files = read_revision(repo.root / ":(glob)x", "HEAD", environ=ENV)
+    files = read_revision(repo.root / ":(glob)x", "HEAD", environ=ENV).files
     assert [f.name for f in files] == [":(glob)x/a.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("out", "said"),
+    [
+        (b"", "no answer"),
+        (b"0123 missing\n", "missing"),
+        (b"0123 blob 99\nshort", "ended early"),
+        (b"0123 tree 4\nabcd\n", "tree"),
+    ],
+)
+def test_a_bad_batch_answer_names_the_file(out: bytes, said: str) -> None:
+    """cat-file --batch output that is not ``<oid> blob <size>`` and the bytes is an input
+    error naming REV:path (a damaged repository, a partial clone), never an IndexError."""
+    entry = _Entry("100644", "blob", "0123", 99, "clusters/a.yaml")
+    with pytest.raises(InputOutputError, match=said) as caught:
+        _batch_header(out, 0, entry, "HEAD")
+    assert caught.value.exit_code is ExitCode.USAGE
+    assert "HEAD:clusters/a.yaml" in str(caught.value)

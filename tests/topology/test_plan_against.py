@@ -111,3 +111,43 @@ def test_invalid_new_plan_fails_before_comparing(run_cli: Any, repo: GitRepo) ->
     assert result.exit_code == 1
     assert result.stdout == ""
     assert "the planned objects are invalid" in result.stderr
+
+
+def test_inputs_new_since_the_revision_are_all_added(run_cli: Any, repo: GitRepo) -> None:
+    """A folder created (or moved) since REV plans to nothing there: every object is added."""
+    shutil.copytree(repo.root / "clusters", repo.root / "moved")
+    env = {"PATH": git_env(repo.root.parent)["PATH"]}
+    result = run_cli(["topology", "plan", str(repo.root / "moved"), "--against", "HEAD"], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert "0 objects changed" in result.stderr and " 0 added" not in result.stderr
+    assert "did not exist at HEAD" in result.stderr + result.stdout
+
+
+def test_no_topology_cluster_at_the_revision(run_cli: Any, repo: GitRepo) -> None:
+    text = (repo.root / "clusters" / "inputs.yaml").read_text(encoding="utf-8")
+    repo.write("clusters/inputs.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    repo.commit("no cluster yet")
+    repo.write("clusters/inputs.yaml", text)
+    result = plan_against(run_cli, repo, "--against", "HEAD")
+    assert result.exit_code == 0, result.stderr
+    assert " 0 added" not in result.stderr
+
+
+def test_an_old_side_planning_error_names_the_revision(run_cli: Any, repo: GitRepo) -> None:
+    text = (repo.root / "clusters" / "inputs.yaml").read_text(encoding="utf-8")
+    edit(repo, "kind: ClusterClass\n", "kind: NotAClusterClass\n")
+    repo.commit("class gone")
+    repo.write("clusters/inputs.yaml", text)
+    result = plan_against(run_cli, repo, "--against", "HEAD")
+    assert result.exit_code == 2, result.stderr
+    assert "--against HEAD: the Cluster's topology names ClusterClass" in result.stderr
+
+
+def test_an_unreadable_old_file_names_the_revision(run_cli: Any, repo: GitRepo) -> None:
+    text = (repo.root / "clusters" / "inputs.yaml").read_text(encoding="utf-8")
+    repo.write("clusters/inputs.yaml", "kind: A\nx: [\n")
+    repo.commit("broken")
+    repo.write("clusters/inputs.yaml", text)
+    result = plan_against(run_cli, repo, "--against", "HEAD")
+    assert result.exit_code == 2, result.stderr
+    assert "--against HEAD: " in result.stderr and "HEAD:clusters/inputs.yaml:" in result.stderr

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from generator.checks.changes import Removal
 from generator.checks.rules.base import LEGACY_POOLS, Rule
-from generator.checks.rules.update_capi import class_name
+from generator.checks.rules.update_capi import uses_class
 from generator.checks.views import views_of
 from generator.findings import Finding, Gate, Operation, Severity
 from generator.model import kinds
@@ -90,7 +90,7 @@ def _check_class(removal: Removal) -> Iterator[Finding]:
     users = [
         cluster.name or "?"
         for cluster in removal.new_set.objects_of(kinds.CLUSTER)
-        if class_name(cluster.obj) == removal.old.name
+        if uses_class(cluster, removal.old)
     ]
     if users:
         yield CLASS_IN_USE.at(

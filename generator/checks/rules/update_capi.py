@@ -40,6 +40,19 @@ def class_name(cluster: JsonObject) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def uses_class(cluster: TopObject, cluster_class: TopObject) -> bool:
+    """Whether ``cluster``'s topology names ``cluster_class``: by name and by namespace, the
+    reference's (v1beta2 ``classRef.namespace``, v1beta1 ``classNamespace``) or else the
+    Cluster's own, as CAPI resolves it. A namespace left out of a file is the one it is applied
+    to, so it matches any."""
+    if class_name(cluster.obj) != cluster_class.name:
+        return False
+    topology = dig(cluster.obj, "spec", "topology")
+    named = dig(topology, "classRef", "namespace") or dig(topology, "classNamespace")
+    namespace = named if isinstance(named, str) and named else cluster.namespace
+    return namespace is None or cluster_class.namespace in (None, namespace)
+
+
 @CLUSTER_UPDATE.checks_update
 def _check_cluster(change: Change) -> Iterator[Finding]:
     if change.new.kind != kinds.CLUSTER:
@@ -162,14 +175,13 @@ def _check_class(change: Change) -> Iterator[Finding]:
         return
     for _where, message in incompatible(change.old.obj, change.new.obj):
         yield CLASS_UPDATE.at(change, ("spec",), f"{message} (incompatible with Clusters using it)")
-    name = change.new.name
     for workers in ("machineDeployments", "machinePools"):
         kept = {
             dig(item, "class") or dig(item, "name")
             for item in dig(change.new.obj, "spec", "workers", workers) or []
         }
         for cluster in change.new_set.objects_of(kinds.CLUSTER):
-            if class_name(cluster.obj) != name:
+            if not uses_class(cluster, change.new):
                 continue
             for item in dig(cluster.obj, "spec", "topology", "workers", workers) or []:
                 used = dig(item, "class")
