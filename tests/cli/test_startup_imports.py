@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,13 +48,9 @@ NOT_FOR_VERSION = [
 ]
 
 
-def loaded_after(argv: list[str], cwd: Path, cache: Path) -> tuple[int, set[str]]:
-    script = (
-        "import json, sys\n"
-        "from generator.cli import main\n"
-        f"code = main({argv!r}, environ={{'CAPZGEN_CACHE_DIR': {str(cache)!r}, 'HOME': '/nonexistent'}})\n"
-        "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n"
-    )
+def run_script(script: str, cwd: Path) -> tuple[Any, str]:
+    """Run ``script`` in a fresh interpreter on this checkout; the JSON its last stderr line
+    holds, and its stdout."""
     result = _run(
         [sys.executable, "-c", script],
         capture_output=True,
@@ -62,7 +59,17 @@ def loaded_after(argv: list[str], cwd: Path, cache: Path) -> tuple[int, set[str]
         cwd=cwd,
         env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
     )
-    code, modules = json.loads(result.stderr.strip().splitlines()[-1])
+    return json.loads(result.stderr.strip().splitlines()[-1]), result.stdout
+
+
+def loaded_after(argv: list[str], cwd: Path, cache: Path) -> tuple[int, set[str]]:
+    script = (
+        "import json, sys\n"
+        "from generator.cli import main\n"
+        f"code = main({argv!r}, environ={{'CAPZGEN_CACHE_DIR': {str(cache)!r}, 'HOME': '/nonexistent'}})\n"
+        "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n"
+    )
+    (code, modules), _ = run_script(script, cwd)
     return code, set(modules)
 
 
@@ -104,18 +111,10 @@ def test_the_console_script_answers_version_before_loading_click(tmp_path: Path)
         "code = main(['--version'])\n"
         "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n"
     )
-    result = _run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    code, modules = json.loads(result.stderr.strip().splitlines()[-1])
+    (code, modules), stdout = run_script(script, tmp_path)
     assert code == 0
     assert sorted({"click", "generator.cli"} & set(modules)) == []
-    assert result.stdout == version_text() + "\n"
+    assert stdout == version_text() + "\n"
 
 
 def test_the_console_script_hands_everything_else_to_the_cli(
@@ -139,15 +138,7 @@ def test_a_command_freezes_its_imports_and_collects_the_young_less_often(tmp_pat
         "print(json.dumps([code, defaults, gc.get_threshold(), YOUNG_COLLECTION_EVERY,"
         " gc.get_freeze_count()]), file=sys.stderr)\n"
     )
-    result = _run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    code, defaults, after, young, frozen = json.loads(result.stderr.strip().splitlines()[-1])
+    (code, defaults, after, young, frozen), _ = run_script(script, tmp_path)
     assert code == 0
     assert after == [young, *defaults[1:]]
     assert young > defaults[0]
@@ -173,15 +164,7 @@ def test_the_console_script_freezes_the_heap_it_leaves_only_when_it_owns_the_pro
         "counts.append(gc.get_freeze_count())\n"
         "print(json.dumps([codes, counts]), file=sys.stderr)\n"
     )
-    result = _run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    codes, (given, again, own) = json.loads(result.stderr.strip().splitlines()[-1])
+    (codes, (given, again, own)), _ = run_script(script, tmp_path)
     assert codes == [0, 0, 0]
     assert abs(again - given) < 1000  # frozen objects freed since, nothing frozen
     assert own - again >= 10000  # everything alive, ``held`` included

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.flavors.flavor_testing import load_objects, render_aks
+from tests.flavors.test_render_checks import generate
 
 FLEET_ID = (
     "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/fleets"
@@ -29,27 +29,6 @@ NAP = {
 }
 SYSTEM = {"name": "system", "mode": "System"}
 WARNING_FREE = "0 errors, 0 warnings"
-
-
-def generate(run_cli: Any, tmp_path: Path, flavor: str, values: dict[str, Any], *extra: str) -> Any:
-    values_file = tmp_path / "values.yaml"
-    values_file.write_text(yaml.safe_dump(values), encoding="utf-8")
-    return run_cli(
-        [
-            "generate",
-            "cluster",
-            "my-cluster",
-            "--flavor",
-            flavor,
-            "--kubernetes-version",
-            "v1.33.1",
-            "--var",
-            "AZURE_LOCATION=eastus",
-            "--values",
-            str(values_file),
-            *extra,
-        ]
-    )
 
 
 def _problems(result: Any, flavor: str, kind: str = "values") -> list[str]:
