@@ -111,6 +111,15 @@ def validated_line(warnings: int = 0) -> str:
     )
 
 
+# A fleet file of one valid cluster, the main job's values (the CI and pre-commit tests).
+DEMO_FLEET = """\
+defaults:
+  flavor: aks
+  kubernetesVersion: v1.31.1
+  values: {AZURE_LOCATION: westeurope}
+clusters:
+  - name: east
+"""
 GENERATE_DEMO = [
     "generate",
     "cluster",

@@ -104,33 +104,27 @@ def _walk_mapping(
     old_props = _schema(source.get("properties"))
     renames = _renames(old_props, known)
     for key in list(value):
-        if key in known:
-            _walk(
-                value[key],
-                _schema(old_props.get(key)),
-                _schema(known[key]),
-                (*path, key),
-                result,
-                depth + 1,
-            )
-            continue
-        new = renames.get(key)
-        if new is not None and new not in value:
-            value[new] = value.pop(key)
-            result.moves.append(FieldMove(RENAMED, (*path, key), new))
-            _walk(
-                value[new],
-                _schema(old_props.get(key)),
-                _schema(known[new]),
-                (*path, new),
-                result,
-                depth + 1,
-            )
+        name = key if key in known else _rename(value, key, renames.get(key), path, result)
+        if name is not None:
+            old_schema, new_schema = _schema(old_props.get(key)), _schema(known[name])
+            _walk(value[name], old_schema, new_schema, (*path, name), result, depth + 1)
         elif target.get("x-kubernetes-preserve-unknown-fields") or isinstance(extra, dict):
             result.carried += 1
         else:
             del value[key]
             result.moves.append(FieldMove(REMOVED, (*path, key)))
+
+
+def _rename(
+    value: JsonObject, key: str, new: str | None, path: tuple[PathPart, ...], result: MoveResult
+) -> str | None:
+    """Move ``key`` to the name the schemas show it renamed to, unless that name is taken;
+    the name it now has, or None when it has no place in the target."""
+    if new is None or new in value:
+        return None
+    value[new] = value.pop(key)
+    result.moves.append(FieldMove(RENAMED, (*path, key), new))
+    return new
 
 
 def _renames(source: JsonObject, target: JsonObject) -> dict[str, str]:

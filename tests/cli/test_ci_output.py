@@ -12,7 +12,7 @@ import jsonschema_rs
 import pytest
 from junitparser import JUnitXml
 
-from tests.conftest import GENERATE_DEMO
+from tests.conftest import DEMO_FLEET, GENERATE_DEMO
 
 SARIF_SCHEMA = json.loads(
     (Path(__file__).parents[1] / "data" / "schemastore" / "sarif-2.1.0.json").read_text()
@@ -123,16 +123,13 @@ def test_a_bad_report_value_is_a_usage_error(run_cli: Any, value: str) -> None:
     assert "--report" in result.stderr
 
 
-FLEET = """\
-defaults:
-  flavor: aks
-  kubernetesVersion: v1.31.1
-  values: {AZURE_LOCATION: westeurope}
-clusters:
-  - name: east
+FLEET = (
+    DEMO_FLEET
+    + """\
   - name: typo
     values: {AZURE_LOCATION: westeurop}
 """
+)
 
 
 def test_fail_on_warning_makes_the_fleet_write_nothing(

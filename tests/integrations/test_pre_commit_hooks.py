@@ -14,18 +14,11 @@ import pytest
 import yaml
 
 from generator.errors import ExitCode
+from tests.conftest import DEMO_FLEET
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = REPO / "tests" / "data" / "schemastore"
 HOOKS = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-FLEET = """\
-defaults:
-  flavor: aks
-  kubernetesVersion: v1.31.1
-  values: {AZURE_LOCATION: westeurope}
-clusters:
-  - name: east
-"""
 
 
 def _hook(hook_id: str) -> dict[str, Any]:
@@ -65,7 +58,7 @@ def test_the_drift_hook_fails_on_a_hand_edit(
     run_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # pre-commit runs hooks at the repository's root
-    (tmp_path / "fleet.yaml").write_text(FLEET)
+    (tmp_path / "fleet.yaml").write_text(DEMO_FLEET)
     assert run_cli(["generate", "fleet", "fleet.yaml", "--output-dir", "clusters"]).exit_code == 0
     hook = _hook("capzgen-fleet-drift")
     assert run_cli(_as_pre_commit_runs(hook, ["ignored.yaml"])).exit_code == ExitCode.OK

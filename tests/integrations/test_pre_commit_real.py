@@ -19,20 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import DEMO_FLEET
 from tests.processes import run_reaped
 
 REPO = Path(__file__).resolve().parents[2]
 CPU_SECONDS = 600  # pip installing the clone, and the hook itself
 BAD = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n"
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\n"
-FLEET = """\
-defaults:
-  flavor: aks
-  kubernetesVersion: v1.31.1
-  values: {AZURE_LOCATION: westeurope}
-clusters:
-  - name: east
-"""
 
 
 def _pre_commit() -> str:
@@ -90,7 +83,7 @@ def test_the_validate_hook_passes_good_files_and_fails_bad_ones(
 
 def test_the_drift_hook_fails_on_a_hand_edit(project: tuple[Path, dict[str, str]]) -> None:
     root, env = project
-    (root / "fleet.yaml").write_text(FLEET)
+    (root / "fleet.yaml").write_text(DEMO_FLEET)
     generate = [sys.executable, "-m", "generator", "generate", "fleet", "fleet.yaml"]
     written = run_reaped(
         [*generate, "--output-dir", "clusters"], cwd=root, env=env, cpu_seconds=CPU_SECONDS

@@ -20,6 +20,7 @@ from generator.checks.report import rule_rows
 from generator.checks.sarif import artifact_uri, fingerprint, render_sarif
 from generator.checks.workflow_commands import escape_data, escape_property, render_github
 from generator.findings import Finding, Gate, Severity, Subject
+from tests.validate.test_report import windows_pool_name
 
 SCHEMAS = Path(__file__).parents[1] / "data" / "schemastore"
 
@@ -29,16 +30,7 @@ EMBEDDED = DOC.embedded(
 )
 OTHER = Subject(file="clusters/d,e:f.yaml", document=0, kind="Cluster", name="demo")
 FINDINGS = [
-    Finding(
-        Severity.ERROR,
-        "CAPZ-POOL-NAME",
-        "'winpool1' is 8 characters; a Windows pool name has at most 6",
-        EMBEDDED,
-        ("spec", "resources", 0, "spec", "azureName"),
-        line=12,
-        gate=Gate.PROVISIONING,
-        why="AKS refuses the pool name",
-    ),
+    windows_pool_name(EMBEDDED),
     Finding(Severity.ERROR, "schema", "100% wrong:\nsecond line, too", DOC, ("spec",), line=3),
     Finding(
         Severity.WARNING,

@@ -13,17 +13,24 @@ DOC = Subject(file="c.yaml", document=1, kind="AzureASOManagedMachinePool", name
 EMBEDDED = DOC.embedded(
     ("spec", "resources", 0), {"kind": "ManagedClustersAgentPool", "metadata": {"name": "p"}}
 )
-FINDINGS = [
-    Finding(
+
+
+def windows_pool_name(where: Subject) -> Finding:
+    """A provisioning error on an embedded agent pool's azureName, with a line."""
+    return Finding(
         Severity.ERROR,
         "CAPZ-POOL-NAME",
         "'winpool1' is 8 characters; a Windows pool name has at most 6",
-        EMBEDDED,
+        where,
         ("spec", "resources", 0, "spec", "azureName"),
         line=12,
         gate=Gate.PROVISIONING,
         why="AKS refuses the pool name",
-    ),
+    )
+
+
+FINDINGS = [
+    windows_pool_name(EMBEDDED),
     Finding(Severity.WARNING, "CAPZ-NS-MIXED", "has no namespace", DOC, ("metadata",)),
 ]
 
