@@ -15,7 +15,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from generator import __version__
-from generator.checks.report import rule_rows, shown_findings
+from generator.checks.report import shown_findings
+from generator.checks.rule_table import rule_rows
 from generator.findings import Finding, Operation, Severity, clip, format_path
 from generator.jsontypes import JsonObject
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import click
 
 from generator.checks.formats import REPORT_FORMATS, render_report
-from generator.checks.report import describe_rules, render_error_json, render_json
 from generator.cli.completion import complete_paths
 from generator.cli.environment import current_settings, environ
 from generator.cli.options import (
@@ -148,8 +147,7 @@ def validate_command(
     kubeconform binary and the schemas are unchanged. --no-cache turns all of this off.
     """
     if list_rules:
-        click.echo(describe_rules(), nl=False)
-        return int(ExitCode.OK)
+        return _list_rules()
     settings = current_settings()
     checks = check_options(
         settings,
@@ -167,8 +165,23 @@ def validate_command(
         return _validate(paths, schema_dirs, checks, output, settings, run)
     except CapzgenError as error:
         if output == "json":  # scripts parse stdout: it is JSON on every exit status
-            click.echo(render_error_json(error), nl=False)
+            _echo_error_json(error)
         raise
+
+
+def _list_rules() -> int:
+    # lazy: the rule list loads every rule; a run leaves that to its workers (after the fork)
+    from generator.checks.rule_table import describe_rules
+
+    click.echo(describe_rules(), nl=False)
+    return int(ExitCode.OK)
+
+
+def _echo_error_json(error: CapzgenError) -> None:
+    # lazy: the report module loads every rule (for their descriptions)
+    from generator.checks.report import render_error_json
+
+    click.echo(render_error_json(error), nl=False)
 
 
 @dataclass(frozen=True)
@@ -243,6 +256,9 @@ def _print_report(
     """The report on stdout in the ``--output`` format; a JSON one also carries the errors of
     inputs that could not be read, as scripts parse stdout alone."""
     if output == "json":
+        # lazy: the report module loads every rule (for their descriptions)
+        from generator.checks.report import render_error_json, render_json
+
         text = render_json(findings, documents)
         if failures:  # the report of every input read, and the error (as render_error_json)
             payload = json.loads(text)

@@ -11,7 +11,7 @@ import click
 import pytest
 
 from generator.checks.references import public_text
-from generator.checks.report import describe_rules, render_rules_markdown
+from generator.checks.rule_table import describe_rules, render_rules_markdown
 from generator.cli import cli
 
 REFERENCE_ID = re.compile(r"§\s?\d|\b[RCOKWP]\d{1,2}\b")

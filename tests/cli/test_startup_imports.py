@@ -90,6 +90,33 @@ def test_validating_a_clean_fleet_file_defers_what_it_does_not_need(tmp_path: Pa
         assert sorted(loaded & set(NOT_FOR_VALIDATE)) == [], run
 
 
+def test_a_parallel_run_forks_its_workers_before_loading_the_rulebook(tmp_path: Path) -> None:
+    """With ``-j 2`` the rules load in each worker (while the others parse) instead of in the
+    parent before the fork, where every millisecond of import is serial; the parent itself never
+    needs them for a clean input."""
+    template = REPO_ROOT / "tests/data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
+    text = template.read_text(encoding="utf-8")
+    fleet = "---\n".join(cluster_text(text, f"c{n:03}") for n in range(100))
+    assert len(fleet) > 256 << 10  # above Tuning.parallel_from: workers are forked
+    (tmp_path / "fleet.yaml").write_text(fleet, encoding="utf-8")
+    script = (
+        "import json, os, sys\n"
+        "from generator.cli import main\n"
+        "seen = []\n"
+        "fork = os.fork\n"
+        "def watched():\n"
+        "    seen.append('generator.checks.rules' in sys.modules)\n"
+        "    return fork()\n"
+        "os.fork = watched\n"
+        "code = main(['validate', '--no-cache', '-j', '2', 'fleet.yaml'])\n"
+        "print(json.dumps([code, seen, 'generator.checks.rules' in sys.modules]), file=sys.stderr)\n"
+    )
+    (code, seen, after), _ = run_script(script, tmp_path)
+    assert code == 0
+    assert seen == [False, False]  # two workers, forked before the rules were imported
+    assert after is False  # and a clean run never needed them in the parent
+
+
 def test_a_finding_loads_the_line_finder_and_pyyaml(tmp_path: Path) -> None:
     """The other side of the deferral: a finding needs its line, and gets it."""
     (tmp_path / "bad.yaml").write_text(

@@ -16,7 +16,7 @@ from junitparser import Failure, JUnitXml
 
 from generator.checks.formats import REPORT_FORMATS, render_report
 from generator.checks.junit import render_junit
-from generator.checks.report import rule_rows
+from generator.checks.rule_table import rule_rows
 from generator.checks.sarif import artifact_uri, fingerprint, render_sarif
 from generator.checks.workflow_commands import escape_data, escape_property, render_github
 from generator.findings import Finding, Gate, Severity, Subject

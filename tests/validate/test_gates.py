@@ -19,7 +19,8 @@ import pytest
 
 from generator.checks import ValidationOptions, validate_documents
 from generator.checks.clusterclass.rule_ids import DESCRIPTIONS as CLASS_PATCH_RULES
-from generator.checks.report import render_json, rule_rows, shown_findings
+from generator.checks.report import render_json, shown_findings
+from generator.checks.rule_table import rule_rows
 from generator.checks.rules import RULES
 from generator.checks.rules.base import LEGACY_POOLS, Rule
 from generator.findings import Finding, Gate, Severity, Subject

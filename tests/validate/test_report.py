@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from generator.checks import known_rule_ids
-from generator.checks.report import describe_rules, render_json, render_text
+from generator.checks.report import render_json, render_text
+from generator.checks.rule_table import describe_rules
 from generator.checks.rules import RULES
 from generator.findings import Finding, Gate, Severity, Subject
 

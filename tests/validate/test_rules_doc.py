@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from generator.checks.report import render_rules_markdown, rule_rows
+from generator.checks.rule_table import render_rules_markdown, rule_rows
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
