@@ -1,16 +1,19 @@
 """``make bench``: the figures issue targets are set in, measured end to end and printed as one
-table beside their targets (and beside kubeconform when a ``kubeconform`` binary is on PATH).
+table beside their targets, and beside kubeconform and kubectl-validate when they are on PATH or
+among the peers.
 
 Speed targets live here, never in the test suite: the numbers depend on the machine, and a slow
 CI neighbour must not fail a build. Each measurement runs the installed ``capzgen`` in a fresh
 process, like a user or a pipeline does, and reports the median of several runs. On a shared
-machine absolute times are noisy; ratios measured in the same run (capzgen/kubeconform, -j 2/-j 1)
-are the figures that count.
+machine absolute times are noisy; the ratios are the figures that count, and every ratio to a
+peer (and to ``python -c pass``) comes from commands run round after round in one contest
+(:mod:`benchmarks.interleaved`), never from runs made minutes apart.
 """
 
 from __future__ import annotations
 
 import compileall
+import contextlib
 import itertools
 import os
 import shutil
@@ -32,6 +35,7 @@ from benchmarks.inputs import (
     make_fleet,
     make_fleet_file,
 )
+from benchmarks.interleaved import Command, Contest, Sample, contest
 from tests.peers import Peers, find_peers
 
 CAPZGEN = str(Path(sys.executable).with_name("capzgen"))
@@ -144,8 +148,7 @@ def validate_rows(env: dict[str, str]) -> list[Row]:
             )
         )
     rerun = rerun_figures(env, fleet)
-    rows += kubeconform_rows(env, fleet, parallel.seconds, rerun)
-    rows += kubectl_validate_rows(env, fleet, parallel.seconds)
+    rows += peer_rows(env, fleet, rerun)
     return rows
 
 
@@ -195,143 +198,14 @@ def peer_binary(name: str, env: dict[str, str]) -> str | None:
     return None if binary is None else str(binary)
 
 
-def kubectl_validate_rows(env: dict[str, str], fleet: Path, capzgen_seconds: float) -> list[Row]:
-    """kubectl-validate (the API server's own validation code, run offline on the vendored CRDs)
-    on the same fleet, when it is among the peers."""
-    binary = peer_binary("kubectl-validate", env)
-    if binary is None:
-        return [Row("  kubectl-validate, same fleet", "not at hand", "-", None)]
-    crds = REPO / "tests/data/upstream/crds"
-    local = ",".join(str(crds / name) for name in ("capz-v1.26.0", "capi-v1.13.3"))
-    argv = [binary, "--local-crds", local, "--version", "1.33", "-o", "json", str(fleet)]
-    seconds = timed(argv, env, runs=3).seconds
-    return [
-        Row(
-            "  kubectl-validate alone, same fleet",
-            f"{seconds:.2f} s",
-            "-",
-            None,
-        ),
-        Row(
-            "  capzgen (--no-cache) vs kubectl-validate",
-            f"{capzgen_seconds / seconds:.2f}x",
-            "<= 0.2x",
-            capzgen_seconds <= 0.2 * seconds,
-        ),
-    ]
+ROUNDS = 7  # rounds of the peer contest (kubectl-validate takes seconds a run)
 
 
-def _against(seconds: float, peer: float | None) -> str:
-    """``seconds``, and its ratio to kubeconform's when there is one."""
-    return f"{seconds:.2f} s" + (f" ({seconds / peer:.2f}x kubeconform)" if peer else "")
-
-
-def kubeconform_rows(
-    env: dict[str, str], fleet: Path, capzgen_seconds: float, rerun: Reruns
-) -> list[Row]:
-    """capzgen beside kubeconform on the same fleet (when kubeconform is installed), and the
-    reruns with the result cache."""
-    binary = peer_binary("kubeconform", env)
-    alone = second_cold = flat = floor = None
-    again: Reruns | None = None
-    if binary is not None:
-        # lazy: the benchmark's own imports stay out of the timed processes
-        from generator.kubeconform.process import schema_location, store_layout
-        from generator.schemastore.store import SchemaStore
-        from generator.settings import Settings
-
-        store = SchemaStore.from_search_path([], Settings(environ=env))
-        argv = [binary, "-strict", "-summary", "-output", "json", "-schema-location"]
-        with store_layout(store) as layout:
-            alone = timed([*argv, schema_location(layout), str(fleet)], env, runs=5).seconds
-            lower = [sys.executable, str(REPO / "benchmarks/floor.py"), str(layout), str(fleet)]
-            floor = timed(lower, env, runs=5).seconds
-        flat = flattened(fleet, store, [*argv, schema_location(WORK / "flat" / "schemas")], env)
-        cold = [CAPZGEN, "validate", "--kubeconform", "--no-cache", str(fleet)]
-        second_cold = timed(cold, env, runs=3).seconds
-        again = rerun_figures(env, fleet, ("--kubeconform",))
-    rows = [
-        Row(
-            "  kubeconform alone, same fleet (7,000 documents)",
-            "not on PATH" if alone is None else f"{alone:.2f} s",
-            "-",
-            None,
-        ),
-        Row(
-            "  floor: the YAML parse and JSON Schemas alone, in Python, every core",
-            _against(floor, alone) if floor is not None else "not measured",
-            "-",
-            None,
-        ),
-        Row(
-            "  capzgen (--no-cache) vs kubeconform",
-            _against(capzgen_seconds, alone),
-            "<= 1.0x",
-            None if alone is None else capzgen_seconds <= alone,
-        ),
-        Row(
-            "  rerun with the result cache, nothing changed",
-            _against(rerun.unchanged.seconds, alone),
-            "-",
-            None,
-        ),
-        Row(
-            "  rerun with the result cache, one cluster changed",
-            _against(rerun.one_changed.seconds, alone),
-            "-",
-            None,
-        ),
-    ]
-    if again is not None and second_cold is not None and alone is not None and flat is not None:
-        rows.append(
-            Row(
-                "validate --kubeconform --no-cache vs kubeconform alone",
-                f"{second_cold:.2f} s ({second_cold / alone:.2f}x; "
-                f"{second_cold / flat:.2f}x kubeconform on what it is sent)",
-                "<= 1.5x what it is sent",
-                second_cold <= 1.5 * flat,
-            )
-        )
-        rows.append(
-            Row(
-                "  kubeconform alone on what --kubeconform sends it (fleet + embedded)",
-                f"{flat:.2f} s ({flat / alone:.2f}x kubeconform on the fleet)",
-                "-",
-                None,
-            )
-        )
-        rows.append(
-            Row(
-                "  capzgen (--no-cache) vs kubeconform on equal work (fleet + embedded)",
-                f"{capzgen_seconds / flat:.2f}x",
-                "<= 0.5x",
-                capzgen_seconds <= 0.5 * flat,
-            )
-        )
-        rows.append(
-            Row(
-                "  validate --kubeconform rerun, nothing changed",
-                f"{again.unchanged.seconds:.2f} s ({again.unchanged.seconds / alone:.2f}x)",
-                "-",
-                None,
-            )
-        )
-        rows.append(
-            Row(
-                "  validate --kubeconform rerun, one cluster changed",
-                f"{again.one_changed.seconds:.2f} s ({again.one_changed.seconds / alone:.2f}x)",
-                "-",
-                None,
-            )
-        )
-    return rows
-
-
-def flattened(fleet: Path, store: Any, argv: list[str], env: dict[str, str]) -> float:
+def _flat(kubeconform: str, fleet: Path, store: Any) -> Command:
     """kubeconform alone on what ``validate --kubeconform`` sends it: the fleet file itself and
     one stream of its embedded ASO resources (each a document of its own)."""
     # lazy: the benchmark's own imports stay out of the timed processes
-    from generator.kubeconform.process import sent_objects, write_schemas
+    from generator.kubeconform.process import schema_location, sent_objects, write_schemas
     from generator.kubeconform.stream import write_stream
     from generator.yamlio.load import load_documents
 
@@ -342,36 +216,160 @@ def flattened(fleet: Path, store: Any, argv: list[str], env: dict[str, str]) -> 
     sent = list(sent_objects(documents))
     write_schemas(root / "schemas", (item.gvk for item in sent), store)
     write_stream(root / "embedded.yaml", [item for item in sent if item.prefix])
-    return timed([*argv, str(fleet), str(root / "embedded.yaml")], env, runs=5).seconds
+    location = schema_location(root / "schemas")
+    argv = [kubeconform, "-strict", "-summary", "-output", "json", "-schema-location", location]
+    return Command([*argv, str(fleet), str(root / "embedded.yaml")], (0, 1))
+
+
+def _peer_commands(
+    env: dict[str, str], fleet: Path, stack: contextlib.ExitStack
+) -> dict[str, Command]:
+    """capzgen and every peer at hand, on the same fleet and the same schemas."""
+    commands = {"capzgen": Command([CAPZGEN, "validate", "--no-cache", str(fleet)])}
+    kubeconform = peer_binary("kubeconform", env)
+    if kubeconform is not None:
+        # lazy: the benchmark's own imports stay out of the timed processes
+        from generator.kubeconform.process import schema_location, store_layout
+        from generator.schemastore.store import SchemaStore
+        from generator.settings import Settings
+
+        store = SchemaStore.from_search_path([], Settings(environ=env))
+        layout = stack.enter_context(store_layout(store))
+        argv = [kubeconform, "-strict", "-summary", "-output", "json", "-schema-location"]
+        commands["kubeconform"] = Command([*argv, schema_location(layout), str(fleet)], (0, 1))
+        commands["flat"] = _flat(kubeconform, fleet, store)
+        beside = [CAPZGEN, "validate", "--kubeconform", "--no-cache", str(fleet)]
+        commands["beside"] = Command(beside)
+        floor = [sys.executable, str(REPO / "benchmarks/floor.py"), str(layout), str(fleet)]
+        commands["floor"] = Command(floor)
+    kubectl_validate = peer_binary("kubectl-validate", env)
+    if kubectl_validate is not None:
+        crds = REPO / "tests/data/upstream/crds"
+        local = ",".join(str(crds / name) for name in ("capz-v1.26.0", "capi-v1.13.3"))
+        argv = [kubectl_validate, "--local-crds", local, "--version", "1.33", "-o", "json"]
+        commands["kubectl-validate"] = Command([*argv, str(fleet)], (0, 1))
+    return commands
+
+
+def _seconds_row(work: str, run: Sample) -> Row:
+    return Row(work, f"{run.wall:.2f} s wall, {run.cpu:.2f} s CPU", "-", None)
+
+
+def _ratio_row(work: str, result: Contest, pair: tuple[str, str], limit: float | None) -> Row:
+    """A row of one command over another from the contest: the wall ratio (and the CPU
+    ratio), beside the target."""
+    ratio = result.ratio(*pair)
+    return Row(
+        work,
+        f"{ratio.wall:.2f}x wall, {ratio.cpu:.2f}x CPU",
+        "-" if limit is None else f"<= {limit}x",
+        None if limit is None else ratio.wall <= limit,
+    )
+
+
+def _kubeconform_rows(result: Contest, rerun: Reruns) -> list[Row]:
+    mine, alone = result.median("capzgen"), result.median("kubeconform").wall
+    rows = [
+        _seconds_row(
+            "  kubeconform v0.7.0 alone, same fleet (7,000 documents)", result.median("kubeconform")
+        ),
+        _seconds_row("  capzgen (--no-cache), same rounds", mine),
+        _ratio_row(
+            "  capzgen (--no-cache) vs kubeconform", result, ("capzgen", "kubeconform"), 1.0
+        ),
+        _ratio_row(
+            "  floor: the YAML parse and JSON Schemas alone, in Python, every core",
+            result,
+            ("floor", "kubeconform"),
+            None,
+        ),
+        _ratio_row(
+            "  capzgen (--no-cache) vs kubeconform on equal work (fleet + embedded)",
+            result,
+            ("capzgen", "flat"),
+            0.5,
+        ),
+        _ratio_row(
+            "validate --kubeconform --no-cache vs kubeconform on what it is sent",
+            result,
+            ("beside", "flat"),
+            1.5,
+        ),
+    ]
+    for label, run in (
+        ("nothing changed", rerun.unchanged),
+        ("one cluster changed", rerun.one_changed),
+    ):
+        figure = f"{run.seconds:.2f} s ({run.seconds / alone:.2f}x kubeconform)"
+        rows.append(Row(f"  rerun with the result cache, {label}", figure, "-", None))
+    return rows
+
+
+def peer_rows(env: dict[str, str], fleet: Path, rerun: Reruns) -> list[Row]:
+    """capzgen beside kubeconform (on the fleet, on the fleet plus its embedded resources, and
+    run by ``--kubeconform``) and kubectl-validate, all in one interleaved contest
+    (:mod:`benchmarks.interleaved`), so that every ratio compares runs made under the same
+    load; then the reruns with the result cache beside kubeconform's time."""
+    kubeconform = peer_binary("kubeconform", env)
+    if kubeconform is not None:  # validate --kubeconform finds it on PATH, as a user's does
+        env = {**env, "PATH": os.pathsep.join([str(Path(kubeconform).parent), env.get("PATH", "")])}
+    with contextlib.ExitStack() as stack:
+        result = contest(_peer_commands(env, fleet, stack), env, rounds=ROUNDS)
+    rows = []
+    if "kubeconform" in result.samples:
+        rows += _kubeconform_rows(result, rerun)
+    else:
+        rows.append(Row("  kubeconform, same fleet", "not at hand", "-", None))
+    if "kubectl-validate" in result.samples:
+        rows.append(
+            _seconds_row("  kubectl-validate alone, same fleet", result.median("kubectl-validate"))
+        )
+        rows.append(
+            _ratio_row(
+                "  capzgen (--no-cache) vs kubectl-validate",
+                result,
+                ("capzgen", "kubectl-validate"),
+                0.2,
+            )
+        )
+    else:
+        rows.append(Row("  kubectl-validate, same fleet", "not at hand", "-", None))
+    return rows
 
 
 def start_rows(env: dict[str, str]) -> list[Row]:
-    """Cold start: the main job and --version."""
-    generate = timed([CAPZGEN, *DEMO], env, runs=11)
-    version = timed([CAPZGEN, "--version"], env, runs=11)
-    python = timed([sys.executable, "-c", "pass"], env, runs=11)  # the interpreter alone
+    """Cold start: the main job and --version, beside the interpreter alone, interleaved."""
     # Peer in the same run: the same schemas from the vendored upstream copies via --schema-dir
     # (conversions memoised in the cache after the first run), to show what the bundle costs.
     upstream = REPO / "tests/data/upstream"
     dirs = [upstream / "crds/capz-v1.26.0", upstream / "crds/capi-v1.13.3", upstream / "schemas"]
     peer_argv = [CAPZGEN, *DEMO, *(arg for d in dirs for arg in ("--schema-dir", str(d)))]
     run_once(peer_argv, env)  # memoise the conversions, as a user's second run has them
-    peer = timed(peer_argv, env, runs=11)
+    commands = {
+        "generate": Command([CAPZGEN, *DEMO]),
+        "version": Command([CAPZGEN, "--version"]),
+        "python": Command([sys.executable, "-c", "pass"]),  # the interpreter alone
+        "schema-dir": Command(peer_argv),
+    }
+    result = contest(commands, env, rounds=11)
+    generate, version = result.median("generate"), result.median("version")
+    python = result.median("python").wall
     return [
         Row(
             "cold generate cluster --flavor aks",
-            f"{generate.seconds:.3f} s (built-in bundle/--schema-dir {generate.seconds / peer.seconds:.2f}x; "
-            f"{generate.seconds / python.seconds:.1f}x python -c pass)",
+            f"{generate.wall:.3f} s (built-in bundle/--schema-dir "
+            f"{result.ratio('generate', 'schema-dir').wall:.2f}x; "
+            f"{result.ratio('generate', 'python').wall:.1f}x python -c pass)",
             "<= 0.2 s",
-            generate.seconds <= 0.2,
+            generate.wall <= 0.2,
         ),
         Row(
             "capzgen --version",
-            f"{version.seconds:.3f} s ({version.seconds / python.seconds:.1f}x python -c pass)",
+            f"{version.wall:.3f} s ({result.ratio('version', 'python').wall:.1f}x python -c pass)",
             "<= 0.05 s",
-            version.seconds <= 0.05,
+            version.wall <= 0.05,
         ),
-        Row("  python -c pass", f"{python.seconds:.3f} s", "-", None),
+        Row("  python -c pass", f"{python:.3f} s", "-", None),
     ]
 
 
@@ -423,7 +421,11 @@ def main() -> int:
     # Warm the caches once (core kinds, CEL trees, Jinja), as they are for a user after first use.
     run_once([CAPZGEN, "validate", str(make_fleet(1))], env)
     run_once([CAPZGEN, *DEMO], env)
-    print(f"make bench on {os.cpu_count()} cores (medians of 3-11 fresh processes)", flush=True)
+    print(
+        f"make bench on {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} (medians of 3-11 "
+        "fresh processes; ratios: medians of per-round ratios, commands interleaved)",
+        flush=True,
+    )
     rows = [*start_rows(env), *validate_rows(env), *fleet_rows(env)]
     print_table(rows)
     print("\nCPU of validate's stages on the 1,000-cluster fleet, in one process (-j 1):")

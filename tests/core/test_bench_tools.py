@@ -4,6 +4,7 @@ must run every stage it names (the timings themselves live in the bench, never h
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 from benchmarks import floor, stages
 from benchmarks.inputs import TEMPLATE, cluster_text
+from benchmarks.interleaved import Command, contest
 from generator.kubeconform.process import store_layout
 
 
@@ -44,3 +46,20 @@ def test_the_stage_breakdown_runs_every_stage(
     for stage in ("start-up", "parse (ryaml)", "partition keys", "union-find", "CEL", "total"):
         assert stage in printed
     assert len(printed.splitlines()) == 10
+
+
+def test_a_contest_runs_every_command_once_a_round_and_compares_them_round_by_round() -> None:
+    """Ratios come from runs of the same round; a validator's exit status 1 (findings) is an
+    answer when allowed, and any other failure stops the benchmark with the command named."""
+    spin = "import time\nend = time.process_time() + 0.02\nwhile time.process_time() < end: pass"
+    commands = {
+        "idle": Command([sys.executable, "-c", "pass"]),
+        "busy": Command([sys.executable, "-c", spin]),
+        "findings": Command([sys.executable, "-c", "raise SystemExit(1)"], (0, 1)),
+    }
+    result = contest(commands, {}, rounds=3)
+    assert {name: len(runs) for name, runs in result.samples.items()} == dict.fromkeys(commands, 3)
+    assert result.ratio("busy", "idle").cpu > 1.0  # CPU of the child process, from wait4
+    assert result.median("busy").cpu >= 0.02
+    with pytest.raises(SystemExit, match="raise SystemExit"):
+        contest({"broken": Command([sys.executable, "-c", "raise SystemExit(1)"])}, {}, rounds=1)
