@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 
 from generator.jsontypes import Json, JsonObject
 from generator.kubeconform.report import Sent
 
 STREAM = "objects.yaml"
+MAX_IMPLICIT_KEY = 1000  # characters; YAML allows 1024, with the quotes and the colon
 
 
 def write_stream(path: Path, sent: Sequence[Sent]) -> dict[tuple[str, str, str], int]:
@@ -46,7 +49,10 @@ def _block(value: JsonObject | list[Json], pad: str, lines: list[str]) -> None:
     inner = pad + "  "
     if isinstance(value, dict):
         for key, item in value.items():
-            head = f"{pad}{_scalar(key if isinstance(key, str) else str(key))}:"
+            text = _scalar(key if isinstance(key, str) else str(key))
+            # an implicit key is at most 1024 characters in YAML (go-yaml, libyaml): a longer
+            # one (a long non-ASCII key, six times its length escaped) is an explicit "? key"
+            head = f"{pad}{text}:" if len(text) <= MAX_IMPLICIT_KEY else f"{pad}? {text}\n{pad}:"
             if isinstance(item, (dict, list)) and item:
                 lines.append(head + "\n")
                 _block(item, inner, lines)
@@ -61,18 +67,42 @@ def _block(value: JsonObject | list[Json], pad: str, lines: list[str]) -> None:
             lines.append(f"{pad}- {_scalar(item)}\n")
 
 
+# A character beyond the BMP as JSON writes it: a surrogate pair of \u escapes, not preceded by
+# an escaped backslash (group 1 keeps any pairs of backslashes before it).
+_PAIR = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
+
+
+def _astral(match: re.Match[str]) -> str:
+    high, low = int(match.group(2), 16), int(match.group(3), 16)
+    return f"{match.group(1)}\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08x}"
+
+
+def quoted(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar in ASCII: JSON's escapes (what json.dumps writes,
+    from the same C function), except that a character beyond the BMP is YAML's ``\\U``
+    escape: go-yaml refuses JSON's surrogate pairs ("invalid Unicode character escape code"),
+    which failed kubeconform's whole stream on one emoji."""
+    out = encode_basestring_ascii(text)
+    return _PAIR.sub(_astral, out) if "\\ud" in out else out
+
+
 def _scalar(value: Json) -> str:
+    # Strings first, and without json.dumps' encoder object: most of a stream is short strings.
+    if isinstance(value, str):
+        return quoted(value)
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else ("true" if value else "false")
+    if isinstance(value, int):
+        return int.__repr__(value)
     if isinstance(value, float) and not math.isfinite(value):
         return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
     if isinstance(value, float):
         text = json.dumps(value)
         # YAML 1.1 (go-yaml v2) reads 1e-30 as a string: its floats need a dot
         return text if "." in text or "e" not in text else text.replace("e", ".0e", 1)
-    if isinstance(value, (str, bool, int)) or value is None:
-        return json.dumps(value, ensure_ascii=True)
     if isinstance(value, (dict, list)):  # empty: {} or []
         return "{}" if isinstance(value, dict) else "[]"
-    return json.dumps(str(value), ensure_ascii=True)
+    return quoted(str(value))
 
 
 def unique_object(

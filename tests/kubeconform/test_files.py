@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 import yaml
+from hypothesis import strategies as st
 
 from generator.kubeconform.files import (
     MAX_GUESSED_PAIRS,
@@ -315,6 +317,33 @@ def test_block_yaml_reads_back_as_the_same_object(value: dict[str, Any]) -> None
     assert yaml.safe_load(block_yaml(value)) == value
 
 
+def _typed(value: Any) -> Any:
+    """``value`` with each scalar's type beside it, so that True and 1 (and 1 and 1.0) differ."""
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    return (type(value).__name__, value)
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.text() | st.floats(allow_nan=False)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@hypothesis.settings(max_examples=200, deadline=None)
+@hypothesis.given(st.dictionaries(st.text(), _VALUES, min_size=1, max_size=6))
+def test_block_yaml_reads_back_as_the_same_object_with_the_same_types(
+    value: dict[str, Any],
+) -> None:
+    """Any JSON value, control characters and every integer size included (kubeconform's YAML
+    reading is go-yaml's; PyYAML reads double-quoted scalars and plain numbers the same way)."""
+    assert _typed(yaml.safe_load(block_yaml(value))) == _typed(value)
+
+
 def test_block_yaml_writes_what_json_cannot() -> None:
     loaded = yaml.safe_load(block_yaml({"nan": math.nan, "inf": math.inf, "neg": -math.inf}))
     assert math.isnan(loaded["nan"]) and loaded["inf"] == math.inf and loaded["neg"] == -math.inf
@@ -338,6 +367,22 @@ def test_real_kubeconform_on_files_names_the_right_documents(
         (2, ("spec", "resources", 0, "spec", "location")),
     ], result.findings
     assert result.notes == []
+
+
+@pytest.mark.usefixtures("real_kubeconform")
+def test_real_kubeconform_reads_an_embedded_emoji_and_a_long_non_ascii_key(
+    store: SchemaStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The embedded stream is ASCII: a character beyond the BMP is written as YAML's \\U escape
+    (go-yaml refused JSON's surrogate pair, failing the whole stream) and a key longer than an
+    implicit YAML key may be, once escaped, is written as an explicit "? key"."""
+    control_plane = copy.deepcopy(CONTROL_PLANE)
+    managed = control_plane["spec"]["resources"][0]
+    managed["spec"]["tags"] = {"owner": "team \U0001f600", "\u00e9" * 300: "long key"}
+    file = dump(tmp_path / "cluster.yaml", control_plane)
+    result, _ = run_files([file], store, cli_env)
+    assert result.ran, result.notes
+    assert (result.findings, result.notes) == ([], [])
 
 
 # --- remembered verdicts ----------------------------------------------------------------------
