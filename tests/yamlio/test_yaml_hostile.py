@@ -15,6 +15,7 @@ import pytest
 
 from generator.errors import YamlError
 from generator.yamlio import MAX_BYTES, MAX_DEPTH, LineLocator, load_documents, read_source
+from generator.yamlio.source import decode_source
 
 BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{','.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(9)
@@ -145,6 +146,17 @@ def test_nul_byte_position_is_reported(tmp_path: Path) -> None:
     error = expect_error(lambda: read_source(str(path)), r"control character 0x00 at byte offset 9")
     assert error.location is not None
     assert (error.location.line, error.location.column) == (2, 5)
+
+
+@pytest.mark.parametrize("byte", range(0x80))
+def test_every_ascii_control_but_tab_and_line_breaks_is_refused(byte: int) -> None:
+    """The quick check (bytes.translate) and the regex that names the place agree on which
+    bytes are controls: each is refused with its code, and the others pass."""
+    data = b"a: 1\nb: x" + bytes([byte]) + b"y\n"
+    if byte in (0x09, 0x0A, 0x0D) or 0x20 <= byte < 0x7F:
+        assert decode_source(data, "one.yaml") == data.decode()
+    else:
+        expect_error(lambda: decode_source(data, "one.yaml"), f"control character 0x{byte:02X}")
 
 
 def test_invalid_utf8_is_rejected(tmp_path: Path) -> None:
