@@ -28,8 +28,8 @@ from generator.validate.workers import (
     Failure,
     Found,
     Owners,
-    Parsed,
     Piece,
+    PieceKeys,
     Span,
     Workers,
     forget_text,
@@ -213,18 +213,17 @@ class _Pipeline:
 
 
 def _add(
-    pipeline: _Pipeline, entry: _File, progress: _Progress, found: list[Parsed], piece: slice
+    pipeline: _Pipeline, entry: _File, progress: _Progress, found: PieceKeys, piece: slice
 ) -> None:
     """The workers' keys of the ``piece`` of ``entry``'s chunks added in input order (and to
     the file's index for the result cache, if it keeps one)."""
     spans, digests = entry.spans[piece], entry.digests[piece]
-    for (start, end, line), digest, chunk_found in zip(spans, digests, found, strict=True):
-        if not chunk_found.keys:
+    for (start, end, line), digest, keys in zip(spans, digests, found.chunks(), strict=True):
+        if not keys.objects:
             continue
         chunk = Chunk(entry.source, start, end, progress.documents, line)
-        keyed = list(zip(chunk_found.keys, chunk_found.objects, strict=True))
-        add_chunk(pipeline.index, pipeline.report, chunk, keyed, digest, progress.recording)
-        progress.documents += len(chunk_found.keys)
+        add_chunk(pipeline.index, pipeline.report, chunk, keys, digest, progress.recording)
+        progress.documents += len(keys.objects)
 
 
 def _error(failure: Failure, name: str, before: int) -> YamlError:

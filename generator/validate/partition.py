@@ -24,15 +24,27 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
-from generator.model import kinds
-from generator.validate.partition_keys import DocumentKeys, anywhere, document_keys
+from generator.validate.partition_keys import (
+    HUB_KINDS,
+    DocumentKeys,
+    PackedKeys,
+    document_keys,
+    pack_keys,
+)
 from generator.validate.partition_tables import Everywhere, IntTable, Multimap, UnionFind
 
-__all__ = ["HUB_REFERRERS", "Batch", "DocumentKeys", "Part", "Partitioner", "document_keys"]
+__all__ = [
+    "HUB_KINDS",
+    "HUB_REFERRERS",
+    "Batch",
+    "DocumentKeys",
+    "PackedKeys",
+    "Part",
+    "Partitioner",
+    "document_keys",
+    "pack_keys",
+]
 
-HUB_KINDS = frozenset(
-    {"Secret", "ConfigMap", "Namespace", kinds.CLUSTER_IDENTITY, kinds.CLUSTER_CLASS}
-)
 HUB_REFERRERS = 8  # a shareable object referred to by more documents than this is a hub
 MAX_GUEST_DOCUMENTS = 256  # a larger hub component is joined instead of copied
 
@@ -127,32 +139,51 @@ class Partitioner:
 
     def add(self, keys: DocumentKeys) -> int:
         """Register the next document; returns its number (0, 1, ... in input order)."""
-        doc = self._sets.add()
-        if keys.kind is not None:
-            self.kinds.add(keys.kind)
-        if keys.namespaced is not None:
-            self._namespaced[keys.namespaced] = True
-        for key in keys.declares:
-            code = hash(key)
-            if (namefree := anywhere(key)) is not None:
-                self._everywhere.add(hash(namefree), doc)
-            first = self._declared.setdefault(code, doc)
-            if first != doc:
-                self._sets.union(first, doc)
-            for waiting in self._pending.pop(code):
-                self._sets.union(doc, waiting)
-            self._unresolved.pop(code, None)  # resolved after all: no need to look elsewhere
-        for key in keys.refers:
-            code = hash(key)
-            hub = key[0] == "obj" and key[2] in HUB_KINDS
-            declarer = None if hub else self._declared.get(code)
-            if declarer is not None:
-                self._sets.union(declarer, doc)
-                continue
-            (self._hub_referrers if hub else self._pending).add(code, doc)
-            if code not in self._unresolved and (namefree := anywhere(key)) is not None:
-                self._unresolved[code] = hash(namefree)
-        return doc
+        return self.add_packed(pack_keys([keys]))[0]
+
+    def add_packed(self, packed: PackedKeys, start: int = 0, end: int | None = None) -> list[int]:
+        """Register the documents packed in ``packed.codes[start:end]``, in order; returns
+        their numbers."""
+        codes, names = packed.codes, packed.kinds
+        stop = len(codes) if end is None else end
+        at, docs = start, []
+        while at < stop:
+            doc = self._sets.add()
+            docs.append(doc)
+            kind, namespaced, declared = codes[at], codes[at + 1], codes[at + 2]
+            if kind >= 0:
+                self.kinds.add(names[kind])
+            if namespaced >= 0:
+                self._namespaced[namespaced] = True
+            first = at + 3
+            for k in range(first, first + 3 * declared, 3):
+                self._declare(codes[k], codes[k + 2] if codes[k + 1] else None, doc)
+            at = first + 3 * declared
+            referred, first = codes[at], at + 1
+            for k in range(first, first + 3 * referred, 3):
+                flags = codes[k + 1]
+                self._refer(codes[k], flags & 1, codes[k + 2] if flags & 2 else None, doc)
+            at = first + 3 * referred
+        return docs
+
+    def _declare(self, code: int, namefree: int | None, doc: int) -> None:
+        if namefree is not None:
+            self._everywhere.add(namefree, doc)
+        first = self._declared.setdefault(code, doc)
+        if first != doc:
+            self._sets.union(first, doc)
+        for waiting in self._pending.pop(code):
+            self._sets.union(doc, waiting)
+        self._unresolved.pop(code, None)  # resolved after all: no need to look elsewhere
+
+    def _refer(self, code: int, hub: int, namefree: int | None, doc: int) -> None:
+        declarer = None if hub else self._declared.get(code)
+        if declarer is not None:
+            self._sets.union(declarer, doc)
+            return
+        (self._hub_referrers if hub else self._pending).add(code, doc)
+        if code not in self._unresolved and namefree is not None:
+            self._unresolved[code] = namefree
 
     def _join_elsewhere(self) -> None:
         """A reference unresolved in its namespace joins the same name in every namespace."""

@@ -25,6 +25,7 @@ from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
@@ -36,7 +37,14 @@ from generator.validate.cache.store import FileIndex, IndexedChunk
 from generator.validate.check import CheckReport
 from generator.validate.inputs import read_error_finding
 from generator.validate.outcome import BatchResult
-from generator.validate.partition import Batch, DocumentKeys, Partitioner, document_keys
+from generator.validate.partition import (
+    Batch,
+    DocumentKeys,
+    PackedKeys,
+    Partitioner,
+    document_keys,
+    pack_keys,
+)
 from generator.validate.results import NoResults
 from generator.validate.tuning import Tuning
 from generator.yamlio.chunks import (
@@ -116,6 +124,9 @@ class RunInputs:
     tuning: Tuning
     held: Mapping[str, str] = field(default_factory=dict)  # see Inputs.held: read once
     keep_parsed: bool = False  # keep pass 1's documents for pass 2 (small inputs)
+    # Files smaller than this get a file index in the result cache, which stores their keys
+    # themselves: a worker sends those too (0: no result cache, only the packed keys).
+    index_keys_below: int = 0
 
     def first_read(self, source: int) -> str:
         """The text of ``source`` for pass 1: as read once, or read now."""
@@ -224,11 +235,30 @@ def index_sources(
             report.findings.append(read_error_finding(error, name))
 
 
+class ChunkKeys(NamedTuple):
+    """One chunk's documents as pass 1 adds them: their keys packed (``packed.codes[start:end]``),
+    whether each is an object (true) or empty, and the keys themselves where a file index for
+    the result cache is recorded (else None)."""
+
+    packed: PackedKeys
+    start: int
+    end: int
+    objects: Sequence[int]
+    keys: Sequence[DocumentKeys] | None = None
+
+
+def chunk_keys(documents: Sequence[tuple[DocumentKeys, bool]]) -> ChunkKeys:
+    """A chunk's documents' keys (with whether each is an object), packed."""
+    packed = pack_keys(keys for keys, _ in documents)
+    objects = [is_object for _, is_object in documents]
+    return ChunkKeys(packed, 0, len(packed.codes), objects, [keys for keys, _ in documents])
+
+
 def add_chunk(
     index: SourceIndex,
     report: CheckReport,
     chunk: Chunk,
-    documents: Sequence[tuple[DocumentKeys, bool]],
+    found: ChunkKeys,
     digest: bytes,
     recording: FileIndex | None = None,
 ) -> list[int]:
@@ -236,16 +266,18 @@ def add_chunk(
     documents' digests for the result cache, and the chunk in the file index being
     ``recording``); returns the documents' numbers."""
     number = index.places.add_chunk(chunk)
-    docs = []
-    for offset, (keys, is_object) in enumerate(documents):
-        docs.append(index.partition.add(keys))
+    docs = index.partition.add_packed(found.packed, found.start, found.end)
+    for offset in range(len(docs)):
         index.places.add_document(number, offset)
-        report.counted_documents += is_object
         if digest:
-            index.document_digests.extend(document_digest(digest, offset, len(documents)))
+            index.document_digests.extend(document_digest(digest, offset, len(docs)))
+    report.counted_documents += sum(1 for is_object in found.objects if is_object)
     if recording is not None:
-        found = IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, tuple(documents))
-        recording.chunks.append(found)
+        assert found.keys is not None, "a recorded file's keys come with it (index_keys_below)"
+        documents = tuple(zip(found.keys, map(bool, found.objects), strict=True))
+        recording.chunks.append(
+            IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, documents)
+        )
     return docs
 
 
@@ -259,7 +291,7 @@ def add_known_file(
     """Pass 1 for a file from its stored index (``digests``: its chunks' digests)."""
     for c, digest in zip(known.chunks, digests, strict=True):
         chunk = Chunk(source, c.start, c.end, c.index, c.line)
-        add_chunk(index, report, chunk, c.documents, digest)
+        add_chunk(index, report, chunk, chunk_keys(c.documents), digest)
 
 
 def _index_source(
@@ -279,7 +311,7 @@ def _index_source(
     for chunk, documents in pairs:
         keyed = [(document_keys(d.obj), d.obj is not None) for d in documents]
         (digest,) = results.chunk_digests(name, text, [(chunk.start, chunk.end)])
-        docs = add_chunk(index, report, chunk, keyed, digest, recording)
+        docs = add_chunk(index, report, chunk, chunk_keys(keyed), digest, recording)
         if run.keep_parsed:
             index.kept.update(zip(docs, documents, strict=True))
 

@@ -48,6 +48,11 @@ class NoResults:
         """An empty index to record a file of ``size`` characters in, if it is to be kept."""
         return None
 
+    @property
+    def index_files_below(self) -> int:
+        """Files of fewer characters than this are recorded (:meth:`recording`): none."""
+        return 0
+
     def remember_file(self, digest: str, recording: FileIndex | None) -> None:
         """Keep a file's pass-1 index (recorded in :meth:`recording`'s value)."""
 
@@ -107,6 +112,11 @@ class CachedResults(NoResults):
         """Small files only: a repository of many files gains, and a large file's index would
         cost memory."""
         return FileIndex() if size < self._index_below else None
+
+    @property
+    def index_files_below(self) -> int:
+        """Files of fewer characters than this are recorded (:meth:`recording`)."""
+        return self._index_below
 
     def remember_file(self, digest: str, recording: FileIndex | None) -> None:
         """Store a file's pass-1 index under its text's hash, if one was recorded."""

@@ -210,6 +210,7 @@ def _stream(
         tuning,
         held=inputs.held,
         keep_parsed=size < tuning.keep_parsed_below,
+        index_keys_below=results.index_files_below,
     )
     index = SourceIndex()
     jobs = settings.jobs

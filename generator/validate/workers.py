@@ -34,8 +34,10 @@ from generator.documents import Document
 from generator.errors import YamlError
 from generator.validate.lifeline import held_signals, how_ended, worker_died
 from generator.validate.outcome import BatchResult
-from generator.validate.partition import Batch, DocumentKeys, Part, document_keys
+from generator.validate.partition import Batch, DocumentKeys, PackedKeys, Part, document_keys
+from generator.validate.partition_keys import KeyPacker
 from generator.validate.passes import (
+    ChunkKeys,
     PassTwo,
     Places,
     RunInputs,
@@ -146,15 +148,56 @@ def _doing(argument: object) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Parsed:
-    """What a worker found in one chunk: each document's keys and whether it is an object."""
+class PieceKeys:
+    """What a worker found in one piece: every document's keys packed in one array (see
+    :class:`~generator.validate.partition_keys.PackedKeys` for why hashes), where each chunk's
+    documents end in it and how many each chunk has, whether each document is an object (1) or
+    empty (0), and the keys themselves where the parent keeps a file index for the result cache
+    (``RunInputs.index_keys_below``), else None."""
 
-    keys: list[DocumentKeys]
-    objects: list[bool]
+    packed: PackedKeys
+    ends: array[int]
+    counts: array[int]
+    objects: bytes
+    keys: list[DocumentKeys] | None
 
-    def __reduce__(self) -> tuple[type[Parsed], tuple[list[DocumentKeys], list[bool]]]:
-        """Pickled as its two fields (one per chunk: 7,000 for a 1,000-cluster fleet)."""
-        return Parsed, (self.keys, self.objects)
+    def __reduce__(self) -> tuple[type[PieceKeys], tuple[object, ...]]:
+        """Pickled as its fields (flat arrays and bytes: no object per document)."""
+        return PieceKeys, (self.packed, self.ends, self.counts, self.objects, self.keys)
+
+    def chunks(self) -> Iterator[ChunkKeys]:
+        """Each chunk's share, in order."""
+        start = first = 0
+        for end, count in zip(self.ends, self.counts, strict=True):
+            last = first + count
+            keys = None if self.keys is None else self.keys[first:last]
+            yield ChunkKeys(self.packed, start, end, self.objects[first:last], keys)
+            start, first = end, last
+
+
+class _PieceKeysBuilder:
+    """A piece's :class:`PieceKeys`, chunk by chunk."""
+
+    def __init__(self, with_keys: bool) -> None:
+        self.packer = KeyPacker()
+        self.ends: array[int] = array("q")
+        self.counts: array[int] = array("q")
+        self.objects = bytearray()
+        self.keys: list[DocumentKeys] | None = [] if with_keys else None
+
+    def add_chunk(self, documents: Sequence[Document]) -> None:
+        for document in documents:
+            keys = document_keys(document.obj)
+            self.packer.add(keys)
+            self.objects.append(document.obj is not None)
+            if self.keys is not None:
+                self.keys.append(keys)
+        self.ends.append(len(self.packer.codes))
+        self.counts.append(len(documents))
+
+    def built(self) -> PieceKeys:
+        packed = self.packer.packed()
+        return PieceKeys(packed, self.ends, self.counts, bytes(self.objects), self.keys)
 
 
 class Failure(NamedTuple):
@@ -180,7 +223,7 @@ class Piece(NamedTuple):
     spans: list[Span]
 
 
-Found = list[Parsed] | Failure  # a piece's chunks, or its first error
+Found = PieceKeys | Failure  # a piece's chunks' keys, or its first error
 
 
 def index_pieces(task: list[Piece]) -> list[Found]:
@@ -198,19 +241,17 @@ def _index_piece(piece: Piece) -> Found:
     worker.digests[source] = digest
     text = worker.texts.text(source)
     name = worker.run.names[source]
-    whole = _piece_at_once(worker, source, text, name, spans)
-    if whole is not None:
-        return whole
-    found: list[Parsed] = []
+    found = _PieceKeysBuilder(len(text) < worker.run.index_keys_below)
+    if _piece_at_once(worker, source, text, name, spans, found):
+        return found.built()
     for start, end, line in spans:
         try:
             documents = parse_chunk(Chunk(source, start, end, 0, line), text, name)
         except YamlError as error:
-            before = sum(len(chunk.keys) for chunk in found)  # this piece's documents so far
-            return _failure(error, before)
+            return _failure(error, len(found.objects))  # this piece's documents so far
         _keep(worker, source, start, documents)
-        found.append(_parsed(documents))
-    return found
+        found.add_chunk(documents)
+    return found.built()
 
 
 def _keep(worker: WorkerContext, source: int, start: int, documents: list[Document]) -> None:
@@ -249,10 +290,6 @@ def _kept(worker: WorkerContext, places: SomePlaces, docs: Sequence[int]) -> dic
     return found
 
 
-def _parsed(documents: Sequence[Document]) -> Parsed:
-    return Parsed([document_keys(d.obj) for d in documents], [d.obj is not None for d in documents])
-
-
 def _failure(error: YamlError, before: int) -> Failure:
     loc = error.location
     return Failure(
@@ -265,22 +302,29 @@ def _failure(error: YamlError, before: int) -> Failure:
 
 
 def _piece_at_once(
-    worker: WorkerContext, source: int, text: str, name: str, spans: Sequence[Span]
-) -> list[Parsed] | None:
-    """The chunks of ``spans`` parsed together, if that gives exactly one document per chunk;
-    None (parse them one by one) otherwise, errors included."""
+    worker: WorkerContext,
+    source: int,
+    text: str,
+    name: str,
+    spans: Sequence[Span],
+    found: _PieceKeysBuilder,
+) -> bool:
+    """Whether the chunks of ``spans`` parsed together gave exactly one document per chunk (then
+    each is kept and added to ``found``); False (parse them one by one) otherwise, errors
+    included."""
     if not spans:
-        return []
+        return True
     (start, _, line), (_, end, _) = spans[0], spans[-1]
     try:
         documents = parse_chunk(Chunk(source, start, end, 0, line), text, name)
     except YamlError:
-        return None
+        return False
     if not one_per_chunk(spans, documents, text):
-        return None
+        return False
     for (first, _, _), document in zip(spans, documents, strict=True):
         _keep(worker, source, first, [document])
-    return [_parsed([document]) for document in documents]
+        found.add_chunk([document])
+    return True
 
 
 # --- pass 2 ---------------------------------------------------------------------------------------

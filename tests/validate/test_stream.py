@@ -7,6 +7,7 @@ is exercised across batch boundaries: references, duplicates, hubs shared by man
 
 from __future__ import annotations
 
+import pickle
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -24,6 +25,7 @@ from generator.validate.passes import RunInputs
 from generator.validate.stream import PoolFactory, RunSettings, fork_pool, stream_paths
 from generator.validate.tuning import Tuning
 from generator.validate.workers import Workers, index_pieces
+from generator.yamlio.load import load_documents
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 ALL_EXAMPLES = sorted(EXAMPLES.glob("**/*.yaml"))
@@ -363,3 +365,33 @@ def test_workers_inherit_the_text_the_caller_read_instead_of_reading_it_again(
             later.submit(held_text).result()
     finally:
         workers.stop()
+
+
+def _batches(partitioner: Partitioner) -> list[tuple[list[int], list[int]]]:
+    return [(list(b.home), list(b.guests)) for b in partitioner.batches(5)]
+
+
+def test_keys_packed_by_a_worker_partition_as_the_keys_do() -> None:
+    """What a worker sends back (the keys' hashes, packed per piece, sliced per chunk) joins
+    the documents exactly as adding their keys one by one does: hubs, duplicates, references
+    in other namespaces and a document declaring nothing included; and it pickles."""
+    parts = [_cluster(f"c{i}", "fleet") for i in range(HUB_REFERRERS + 3)]
+    parts += [_cluster("c3", "fleet"), _cluster("lone", "other", identity="nope"), IDENTITY]
+    documents = load_documents("---\n".join(parts) + "---\n# empty\n", source="f.yaml")
+    keys = [document_keys(d.obj) for d in documents]
+    one_by_one = Partitioner()
+    for each in keys:
+        one_by_one.add(each)
+    builder = workers._PieceKeysBuilder(with_keys=True)
+    for at in range(0, len(documents), 3):  # chunks of three documents
+        builder.add_chunk(documents[at : at + 3])
+    piece = pickle.loads(pickle.dumps(builder.built()))
+    packed = Partitioner()
+    numbers = [n for chunk in piece.chunks() for n in packed.add_packed(*chunk[:3])]
+    assert numbers == list(range(len(documents)))
+    assert _batches(packed) == _batches(one_by_one)
+    assert packed.kinds == one_by_one.kinds
+    assert [k for chunk in piece.chunks() for k in chunk.keys or ()] == keys
+    assert bytes(o for chunk in piece.chunks() for o in chunk.objects) == bytes(
+        d.obj is not None for d in documents
+    )
