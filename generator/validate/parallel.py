@@ -32,9 +32,8 @@ from generator.validate.workers import (
     PieceKeys,
     Span,
     Workers,
-    forget_text,
     index_pieces,
-    inherit_text,
+    prepare,
     warm_up,
 )
 from generator.yamlio.chunks import Chunk, spans_of, text_digest
@@ -239,16 +238,13 @@ def _error(failure: Failure, name: str, before: int) -> YamlError:
     return YamlError(failure.message, location=where, hint=failure.hint)
 
 
-def _read(pipeline: _Pipeline, source: int, *, inherited: bool) -> _File:
-    """Read, hash and cut one source (or find it in the result cache, or fail to read it);
-    ``inherited``: the workers, not forked yet, will inherit its text."""
+def _read(pipeline: _Pipeline, source: int) -> _File:
+    """Read, hash and cut one source (or find it in the result cache, or fail to read it)."""
     run, results = pipeline.run, pipeline.results
     name = run.names[source]
     entry = _File(source)
     try:
         text = run.first_read(source)
-        if inherited:
-            inherit_text(source, text)
         entry.digest = text_digest(text)
         pipeline.index.digests[source] = entry.digest
         entry.size = len(text)
@@ -270,12 +266,13 @@ def index_sources(
     """Pass 1 on the workers: the same places, keys and findings as the serial pass; which
     worker parsed which chunks."""
     pipeline = _Pipeline(run, index, report, results, workers)
+    for worker in range(workers.count):  # forks them: they load the engine while this reads
+        workers.submit(worker, prepare, None)
     last = len(run.paths) - 1
     for source in range(len(run.paths)):
-        pipeline.push(_read(pipeline, source, inherited=not pipeline.submitted))
+        pipeline.push(_read(pipeline, source))
         if source < last:  # the last file's pieces all go out first (see send_rest)
             pipeline.drain(limit=run.tuning.tasks_per_job * workers.count)
     pipeline.send_rest()
-    forget_text()  # every worker is forked by now: this process need not hold the text
     pipeline.drain(limit=-1)
     return pipeline.owners

@@ -176,10 +176,6 @@ class TextCache:
         self._source = -1
         self._text = ""
 
-    def hold(self, source: int, text: str) -> None:
-        """Hold ``text``, just read and hashed by the caller, as the text of ``source``."""
-        self._text, self._source = text, source
-
     def forget(self) -> None:
         """Drop the text held (it is read again when next asked for)."""
         self._text, self._source = "", -1

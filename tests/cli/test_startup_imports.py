@@ -91,9 +91,9 @@ def test_validating_a_clean_fleet_file_defers_what_it_does_not_need(tmp_path: Pa
 
 
 def test_a_parallel_run_forks_its_workers_before_loading_the_rulebook(tmp_path: Path) -> None:
-    """With ``-j 2`` the rules load in each worker (while the others parse) instead of in the
-    parent before the fork, where every millisecond of import is serial; the parent itself never
-    needs them for a clean input."""
+    """With ``-j 2`` the rules load in each worker, while the parent reads and cuts the input,
+    instead of in the parent before the fork, where every millisecond of import is serial; the
+    parent itself never needs them for a clean input."""
     template = REPO_ROOT / "tests/data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
     text = template.read_text(encoding="utf-8")
     fleet = "---\n".join(cluster_text(text, f"c{n:03}") for n in range(100))
@@ -102,18 +102,24 @@ def test_a_parallel_run_forks_its_workers_before_loading_the_rulebook(tmp_path: 
     script = (
         "import json, os, sys\n"
         "from generator.cli import main\n"
-        "seen = []\n"
-        "fork = os.fork\n"
+        "import builtins\n"
+        "seen, opened = [], []\n"
+        "fork, open_ = os.fork, builtins.open\n"
         "def watched():\n"
-        "    seen.append('generator.checks.rules' in sys.modules)\n"
+        "    seen.append(['generator.checks.rules' in sys.modules, bool(opened)])\n"
         "    return fork()\n"
-        "os.fork = watched\n"
+        "def watched_open(file, *args, **kwargs):\n"
+        "    opened.extend([file] if str(file).endswith('fleet.yaml') else [])\n"
+        "    return open_(file, *args, **kwargs)\n"
+        "os.fork, builtins.open = watched, watched_open\n"
         "code = main(['validate', '--no-cache', '-j', '2', 'fleet.yaml'])\n"
         "print(json.dumps([code, seen, 'generator.checks.rules' in sys.modules]), file=sys.stderr)\n"
     )
     (code, seen, after), _ = run_script(script, tmp_path)
     assert code == 0
-    assert seen == [False, False]  # two workers, forked before the rules were imported
+    # two workers, forked before the rules were imported and before the input was read: they
+    # load the rules while the parent reads and cuts the file
+    assert seen == [[False, False], [False, False]]
     assert after is False  # and a clean run never needed them in the parent
 
 

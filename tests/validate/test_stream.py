@@ -21,7 +21,6 @@ from generator.errors import InputOutputError
 from generator.validate import workers
 from generator.validate.check import CheckReport, check_paths
 from generator.validate.partition import HUB_REFERRERS, Partitioner, document_keys
-from generator.validate.passes import RunInputs
 from generator.validate.stream import PoolFactory, RunSettings, fork_pool, stream_paths
 from generator.validate.tuning import Tuning
 from generator.validate.workers import Workers, index_pieces
@@ -338,33 +337,6 @@ def test_what_the_forked_workers_freeze_stays_in_the_workers(tmp_path: Path, sto
     report = stream_paths([str(tmp_path)], store, OPTIONS, on(2, batch=3))
     assert report.document_count > 0
     assert gc.get_freeze_count() == before
-
-
-def test_workers_inherit_the_text_the_caller_read_instead_of_reading_it_again(
-    tmp_path: Path,
-) -> None:
-    """What a worker started after ``inherit_text`` holds: the caller's text, even once the file
-    is gone, and still after the caller's ``forget_text`` (its memory is its own); a worker
-    started after ``forget_text`` reads the file itself (and notices it is gone)."""
-    path = tmp_path / "fleet.yaml"
-    path.write_text(_cluster("held", "fleet"))
-    run = RunInputs((str(path),), (str(path),), None, OPTIONS, Tuning())
-
-    def held_text() -> str:
-        return workers.context().texts.text(0)
-
-    workers.start(run)
-    try:
-        workers.inherit_text(0, path.read_text())
-        path.unlink()
-        with ThreadPoolExecutor(max_workers=1) as first:
-            assert "name: held" in first.submit(held_text).result()
-            workers.forget_text()
-            assert "name: held" in first.submit(held_text).result()
-        with ThreadPoolExecutor(max_workers=1) as later, pytest.raises(InputOutputError):
-            later.submit(held_text).result()
-    finally:
-        workers.stop()
 
 
 def _batches(partitioner: Partitioner) -> list[tuple[list[int], list[int]]]:
