@@ -14,7 +14,6 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.inputs import TEMPLATE, cluster_text
 from generator.yamlio import block
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import layout, load_documents
@@ -54,9 +53,24 @@ def test_demo_output_is_accepted(blockyaml: ModuleType, path: Path) -> None:
     assert agreement(blockyaml, path.read_text(encoding="utf-8")) is not None
 
 
+TEMPLATE = REPO / "tests/data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
+VALUES = {
+    "${WORKER_MACHINE_COUNT:=2}": "2",
+    "${KUBERNETES_VERSION}": "v1.31.1",
+    "${AZURE_LOCATION}": "westeurope",
+    "${ASO_CREDENTIAL_SECRET_NAME}": "aso-credentials",
+    "${AZURE_NODE_MACHINE_TYPE}": "Standard_D2s_v3",
+}
+
+
 def fleet_text(clusters: int) -> str:
+    """``clusters`` copies of CAPZ's aks-aso template, substituted as the benchmark fleet is."""
     template = TEMPLATE.read_text(encoding="utf-8")
-    return "---\n".join(cluster_text(template, f"fleet-{i:05d}") for i in range(clusters))
+    for key, value in VALUES.items():
+        template = template.replace(key, value)
+    return "---\n".join(
+        template.replace("${CLUSTER_NAME}", f"fleet-{i:05d}") for i in range(clusters)
+    )
 
 
 def test_the_generated_fleet_is_accepted(blockyaml: ModuleType) -> None:
@@ -68,7 +82,9 @@ def test_the_generated_fleet_is_accepted(blockyaml: ModuleType) -> None:
 
 def test_the_loader_uses_the_reader(blockyaml: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     text = "# fleet\n" + fleet_text(3) + "---\n---\n# empty\n"
+    monkeypatch.setattr(block, "_READER", None)
     before = load_documents(text, source="f.yaml")
+    assert block.block_documents(text) is None
     monkeypatch.setattr(block, "_READER", blockyaml)
     calls: list[str] = []
     monkeypatch.setattr("generator.yamlio.load.needs_precise", calls.append)
@@ -80,8 +96,17 @@ def test_the_loader_uses_the_reader(blockyaml: ModuleType, monkeypatch: pytest.M
     assert same(objects(after), objects(before))
     assert after[-1].obj is None
     assert block.block_documents("a: yes\n") is None
-    monkeypatch.undo()
-    assert block.block_documents("a: 1\n") is None  # a pure install has no reader
+
+
+def test_the_loader_reads_refused_texts_as_before(
+    blockyaml: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One document outside the subset: the whole text goes the old way, per document."""
+    monkeypatch.setattr(block, "_READER", blockyaml)
+    text = "a: 1\n---\nb: yes\n"
+    assert blockyaml.load_all(text) is None
+    documents = load_documents(text, source="t.yaml")
+    assert [d.obj for d in documents] == [{"a": 1}, {"b": True}]
 
 
 # Values on which the two schemas part, or that look like syntax.
