@@ -303,6 +303,72 @@ clearly_string(const char *t, Py_ssize_t len)
     return is_digit(t[0]) && digits_and_dots && dots >= 2; /* 10.0.0.1, 1.31.1 */
 }
 
+/* A word starting like null, true, false, yes, no, on, off: the value both schemas give it, the
+ * string itself, or NULL ("not in the subset": YAML 1.1 booleans, odd casings, non-string keys). */
+static PyObject *
+word_value(P *p, Py_ssize_t start, Py_ssize_t len, int is_key)
+{
+    const char *t = p->s + start;
+    char low[6];
+    if (len > 5) {
+        return cached_str(p, start, len);
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        low[i] = (char)(t[i] >= 'A' && t[i] <= 'Z' ? t[i] + 32 : t[i]);
+    }
+    low[len] = 0;
+    int special = same(low, len, "null") || same(low, len, "true") || same(low, len, "false");
+    if (!special && !same(low, len, "y") && !same(low, len, "n") && !same(low, len, "yes") &&
+        !same(low, len, "no") && !same(low, len, "on") && !same(low, len, "off")) {
+        return cached_str(p, start, len);
+    }
+    if (is_key || !special) {
+        return NULL;
+    }
+    /* only three spellings of each are in both schemas: null, Null, NULL */
+    int lower = memcmp(t, low, (size_t)len) == 0, upper = 1, title = t[0] >= 'A' && t[0] <= 'Z';
+    for (Py_ssize_t i = 0; i < len; i++) {
+        upper &= t[i] >= 'A' && t[i] <= 'Z';
+        title &= i == 0 || (t[i] >= 'a' && t[i] <= 'z');
+    }
+    if (!(lower || upper || title)) {
+        return NULL;
+    }
+    if (low[0] == 'n') {
+        Py_RETURN_NONE;
+    }
+    return PyBool_FromLong(low[0] == 't');
+}
+
+/* A token starting with [-.0-9]: an int, a float, a string, or NULL when unsure. */
+static PyObject *
+number_value(P *p, Py_ssize_t start, Py_ssize_t len, int is_key)
+{
+    const char *t = p->s + start;
+    int form = number_form(t, len);
+    if (form != 0 && is_key) {
+        return NULL;
+    }
+    if (form == 1) {
+        long long value = 0;
+        for (Py_ssize_t i = t[0] == '-' ? 1 : 0; i < len; i++) {
+            value = value * 10 + (t[i] - '0'); /* at most 18 digits: no overflow */
+        }
+        return PyLong_FromLongLong(t[0] == '-' ? -value : value);
+    }
+    if (form == 2) {
+        char buf[48]; /* number_form allows at most 40 characters */
+        memcpy(buf, t, (size_t)len);
+        buf[len] = 0;
+        double value = PyOS_string_to_double(buf, NULL, NULL); /* correctly rounded */
+        if (value == -1.0 && PyErr_Occurred()) {
+            return NULL;
+        }
+        return PyFloat_FromDouble(value);
+    }
+    return clearly_string(t, len) ? cached_str(p, start, len) : NULL;
+}
+
 /* A plain scalar's value: NULL without an exception means "not in the subset". */
 static PyObject *
 plain_value(P *p, Py_ssize_t start, Py_ssize_t len, int is_key)
@@ -315,72 +381,14 @@ plain_value(P *p, Py_ssize_t start, Py_ssize_t len, int is_key)
         }
         Py_RETURN_NONE;
     }
-    if (c == 'n' || c == 'N' || c == 't' || c == 'T' || c == 'f' || c == 'F' || c == 'y' ||
-        c == 'Y' || c == 'o' || c == 'O') {
-        if (len <= 5) {
-            char low[6];
-            for (Py_ssize_t i = 0; i < len; i++) {
-                low[i] = (char)(t[i] >= 'A' && t[i] <= 'Z' ? t[i] + 32 : t[i]);
-            }
-            low[len] = 0;
-            int special = same(low, len, "null") || same(low, len, "true") ||
-                          same(low, len, "false");
-            if (special || same(low, len, "y") || same(low, len, "n") || same(low, len, "yes") ||
-                same(low, len, "no") || same(low, len, "on") || same(low, len, "off")) {
-                if (is_key || !special) {
-                    return NULL;
-                }
-                /* only three spellings of each are in both schemas */
-                int lower = memcmp(t, low, (size_t)len) == 0;
-                int upper = 1, title = t[0] >= 'A' && t[0] <= 'Z';
-                for (Py_ssize_t i = 0; i < len; i++) {
-                    upper &= t[i] >= 'A' && t[i] <= 'Z';
-                    if (i > 0) {
-                        title &= t[i] >= 'a' && t[i] <= 'z';
-                    }
-                }
-                if (!(lower || upper || title)) {
-                    return NULL;
-                }
-                if (low[0] == 'n') {
-                    Py_RETURN_NONE;
-                }
-                return PyBool_FromLong(low[0] == 't');
-            }
-        }
-        return cached_str(p, start, len);
+    if (strchr("nNtTfFyYoO", c) != NULL) {
+        return word_value(p, start, len, is_key);
     }
-    if (c == '<' && len >= 2 && t[1] == '<') {
-        return NULL; /* merge keys */
-    }
-    if (c == '+') {
-        return NULL;
+    if (c == '+' || (c == '<' && len >= 2 && t[1] == '<')) {
+        return NULL; /* signs, merge keys */
     }
     if (c == '-' || c == '.' || is_digit(c)) {
-        int form = number_form(t, len);
-        if (form != 0 && is_key) {
-            return NULL;
-        }
-        if (form == 1) {
-            long long value = 0;
-            for (Py_ssize_t i = t[0] == '-' ? 1 : 0; i < len; i++) {
-                value = value * 10 + (t[i] - '0'); /* at most 18 digits: no overflow */
-            }
-            return PyLong_FromLongLong(t[0] == '-' ? -value : value);
-        }
-        if (form == 2) {
-            char buf[48];
-            memcpy(buf, t, (size_t)len);
-            buf[len] = 0;
-            double value = PyOS_string_to_double(buf, NULL, NULL);
-            if (value == -1.0 && PyErr_Occurred()) {
-                return NULL;
-            }
-            return PyFloat_FromDouble(value);
-        }
-        if (!clearly_string(t, len)) {
-            return NULL;
-        }
+        return number_value(p, start, len, is_key);
     }
     return cached_str(p, start, len);
 }
@@ -529,14 +537,46 @@ skip_spaces(P *p, Py_ssize_t q)
     return q;
 }
 
+/* One entry of a flow collection at *q (a key, ": " and a value in a mapping); -1 when not in
+ * the subset, 0 when added. */
+static int
+flow_entry(P *p, PyObject *coll, Py_ssize_t *q)
+{
+    const char *s = p->s;
+    PyObject *key = NULL, *item;
+    int bad;
+    if (PyDict_Check(coll)) {
+        key = flow_scalar(p, q, 1);
+        if (key == NULL || !PyUnicode_Check(key) || *q + 1 >= p->eol || s[*q] != ':' ||
+            s[*q + 1] != ' ' || (*q = skip_spaces(p, *q + 1)) >= p->eol) {
+            Py_XDECREF(key);
+            return -1;
+        }
+    }
+    item = flow_scalar(p, q, 0);
+    if (item == NULL) {
+        Py_XDECREF(key);
+        return -1;
+    }
+    if (key != NULL) {
+        Py_ssize_t before = PyDict_GET_SIZE(coll);
+        bad = PyDict_SetItem(coll, key, item) < 0 || PyDict_GET_SIZE(coll) == before;
+        Py_DECREF(key);
+    }
+    else {
+        bad = PyList_Append(coll, item) < 0;
+    }
+    Py_DECREF(item);
+    return bad ? -1 : 0;
+}
+
 /* The flow collection starting at *at; *at moves past its closing bracket. */
 static PyObject *
 flow_value(P *p, Py_ssize_t *at)
 {
     const char *s = p->s;
-    int is_map = s[*at] == '{';
-    char close = is_map ? '}' : ']';
-    PyObject *coll = is_map ? PyDict_New() : PyList_New(0);
+    char close = s[*at] == '{' ? '}' : ']';
+    PyObject *coll = close == '}' ? PyDict_New() : PyList_New(0);
     Py_ssize_t q = skip_spaces(p, *at + 1);
     if (coll == NULL) {
         return NULL;
@@ -546,40 +586,8 @@ flow_value(P *p, Py_ssize_t *at)
         return coll;
     }
     for (;;) {
-        if (q >= p->eol) {
-            goto fail;
-        }
-        PyObject *key = NULL;
-        if (is_map) {
-            key = flow_scalar(p, &q, 1);
-            if (key == NULL || !PyUnicode_Check(key) || q >= p->eol || s[q] != ':' ||
-                q + 1 >= p->eol || s[q + 1] != ' ') {
-                Py_XDECREF(key);
-                goto fail;
-            }
-            q = skip_spaces(p, q + 1);
-            if (q >= p->eol) {
-                Py_DECREF(key);
-                goto fail;
-            }
-        }
-        PyObject *item = flow_scalar(p, &q, 0);
-        if (item == NULL) {
-            Py_XDECREF(key);
-            goto fail;
-        }
-        int bad;
-        if (is_map) {
-            Py_ssize_t before = PyDict_GET_SIZE(coll);
-            bad = PyDict_SetItem(coll, key, item) < 0 || PyDict_GET_SIZE(coll) == before;
-            Py_DECREF(key);
-        }
-        else {
-            bad = PyList_Append(coll, item) < 0;
-        }
-        Py_DECREF(item);
-        if (bad) {
-            goto fail;
+        if (q >= p->eol || flow_entry(p, coll, &q) < 0) {
+            break;
         }
         q = skip_spaces(p, q);
         if (q < p->eol && s[q] == close) {
@@ -587,14 +595,13 @@ flow_value(P *p, Py_ssize_t *at)
             return coll;
         }
         if (q >= p->eol || s[q] != ',') {
-            goto fail;
+            break;
         }
         q = skip_spaces(p, q + 1);
         if (q < p->eol && s[q] == close) {
-            goto fail; /* a trailing comma: leave it to the full parsers */
+            break; /* a trailing comma: leave it to the full parsers */
         }
     }
-fail:
     Py_DECREF(coll);
     return NULL;
 }
@@ -602,74 +609,86 @@ fail:
 /* --------------------------------------------------------------------------------------------
  * Block literals: | |- |+ (no indentation indicator, no folding). */
 
-static PyObject *
-literal_value(P *p, Py_ssize_t q, Py_ssize_t parent)
+typedef struct {
+    Py_ssize_t from;         /* first line after the header */
+    Py_ssize_t stop;         /* first line after the region */
+    Py_ssize_t indent;       /* content indentation, -1 when there is no content */
+    Py_ssize_t last_content; /* end of the last content line, -1 when none */
+    Py_ssize_t trailing;     /* blank lines after it */
+    Py_ssize_t size;         /* characters of the content with its inner line breaks */
+} Region;
+
+/* The lines of a literal: blank, or indented at least as its first non-blank one (which must be
+ * deeper than the parent). 0 when they are not in the subset. */
+static int
+literal_region(P *p, Py_ssize_t parent, Region *r)
 {
     const char *s = p->s;
-    char chomp = 0;
-    q++;
-    if (q < p->eol && (s[q] == '-' || s[q] == '+')) {
-        chomp = s[q++];
-    }
-    if (q < p->eol && s[q] != ' ') {
-        return NULL;
-    }
-    q = skip_spaces(p, q);
-    if ((q < p->eol && s[q] != '#') || p->eol == p->n) {
-        return NULL;
-    }
-    /* The region: lines blank or indented at least as the first non-blank one. */
-    Py_ssize_t from = p->eol + 1, at = from, indent = -1, widest = 0;
-    Py_ssize_t last_content = -1, trailing = 0, size = 0;
+    Py_ssize_t at = p->eol + 1, widest = 0;
+    r->from = at;
+    r->indent = r->last_content = -1;
+    r->trailing = r->size = 0;
     while (at < p->end) {
         Py_ssize_t eol = line_end(p, at), i = at;
         while (i < eol && s[i] == ' ') {
             i++;
         }
-        if (i == eol) { /* blank */
+        if (i == eol) {
             widest = i - at > widest ? i - at : widest;
-            trailing++;
+            r->trailing++;
         }
         else {
-            if (indent < 0) {
-                indent = i - at;
-                if (indent <= parent) {
-                    indent = -1;
-                    break;
-                }
+            if (r->indent < 0 && i - at <= parent) {
+                break; /* no content at all */
             }
-            if (i - at < indent) {
+            r->indent = r->indent < 0 ? i - at : r->indent;
+            if (i - at < r->indent) {
                 break;
             }
-            last_content = eol;
-            size += eol - at - indent + 1 + trailing;
-            trailing = 0;
+            r->last_content = eol;
+            r->size += eol - at - r->indent + 1 + r->trailing;
+            r->trailing = 0;
         }
         if (eol == p->n) {
-            return NULL; /* no final line break: leave the edge cases to the parsers */
+            return 0; /* no final line break: leave the edge cases to the parsers */
         }
         at = eol + 1;
     }
-    if (widest > (indent < 0 ? parent : indent) || (indent < 0 && chomp == '+')) {
+    r->stop = at;
+    /* a blank line wider than the content's indentation holds spaces: leave it to the parsers */
+    return widest <= (r->indent < 0 ? parent : r->indent);
+}
+
+static PyObject *
+literal_value(P *p, Py_ssize_t q, Py_ssize_t parent)
+{
+    const char *s = p->s;
+    char chomp = 0;
+    Region r;
+    q++;
+    if (q < p->eol && (s[q] == '-' || s[q] == '+')) {
+        chomp = s[q++];
+    }
+    if (q < p->eol && s[q] != ' ') {
+        return NULL; /* an indentation indicator, or anything else */
+    }
+    q = skip_spaces(p, q);
+    if ((q < p->eol && s[q] != '#') || p->eol == p->n || !literal_region(p, parent, &r) ||
+        (r.indent < 0 && chomp == '+')) {
         return NULL;
     }
-    if (chomp == '+') {
-        size += trailing;
-    }
-    else if (chomp == '-' && size > 0) {
-        size--;
-    }
+    Py_ssize_t size = r.size + (chomp == '+' ? r.trailing : 0) - (chomp == '-' && r.size > 0);
     PyObject *str = PyUnicode_New(size, 127);
     if (str == NULL) {
         return NULL;
     }
     char *out = (char *)PyUnicode_1BYTE_DATA(str), *stop = out + size;
-    for (Py_ssize_t line = from; last_content >= 0 && line <= last_content && out < stop;) {
+    for (Py_ssize_t line = r.from; line <= r.last_content && out < stop;) {
         Py_ssize_t eol = line_end(p, line);
         if (!is_blank_to(s, line, eol)) {
-            Py_ssize_t len = eol - line - indent;
+            Py_ssize_t len = eol - line - r.indent;
             len = len < stop - out ? len : stop - out;
-            memcpy(out, s + line + indent, (size_t)len);
+            memcpy(out, s + line + r.indent, (size_t)len);
             out += len;
         }
         if (out < stop) {
@@ -680,7 +699,7 @@ literal_value(P *p, Py_ssize_t q, Py_ssize_t parent)
     while (out < stop) {
         *out++ = '\n';
     }
-    seek_line(p, at);
+    seek_line(p, r.stop);
     if (!p->eof && p->col > parent) {
         Py_DECREF(str);
         return NULL;
