@@ -490,13 +490,19 @@ quoted_value(P *p, Py_ssize_t q, Py_ssize_t e)
 }
 
 /* --------------------------------------------------------------------------------------------
- * Flow collections of scalars on one line: [a, "b"], {a: 1}. */
+ * Flow collections on one line: [a, "b", [c]], {a: 1, b: {c: d}}. */
 
+static PyObject *flow_value(P *p, Py_ssize_t *at, int depth);
+
+/* A key or an entry of a flow collection at *at (a nested collection only as an entry). */
 static PyObject *
-flow_scalar(P *p, Py_ssize_t *at, int is_key)
+flow_scalar(P *p, Py_ssize_t *at, int is_key, int depth)
 {
     const char *s = p->s;
     Py_ssize_t q = *at;
+    if (!is_key && (s[q] == '[' || s[q] == '{')) {
+        return flow_value(p, at, depth + 1);
+    }
     if (s[q] == '"' || s[q] == '\'') {
         Py_ssize_t e = quoted_end(p, q);
         if (e < 0) {
@@ -540,20 +546,20 @@ skip_spaces(P *p, Py_ssize_t q)
 /* One entry of a flow collection at *q (a key, ": " and a value in a mapping); -1 when not in
  * the subset, 0 when added. */
 static int
-flow_entry(P *p, PyObject *coll, Py_ssize_t *q)
+flow_entry(P *p, PyObject *coll, Py_ssize_t *q, int depth)
 {
     const char *s = p->s;
     PyObject *key = NULL, *item;
     int bad;
     if (PyDict_Check(coll)) {
-        key = flow_scalar(p, q, 1);
+        key = flow_scalar(p, q, 1, depth);
         if (key == NULL || !PyUnicode_Check(key) || *q + 1 >= p->eol || s[*q] != ':' ||
             s[*q + 1] != ' ' || (*q = skip_spaces(p, *q + 1)) >= p->eol) {
             Py_XDECREF(key);
             return -1;
         }
     }
-    item = flow_scalar(p, q, 0);
+    item = flow_scalar(p, q, 0, depth);
     if (item == NULL) {
         Py_XDECREF(key);
         return -1;
@@ -572,10 +578,13 @@ flow_entry(P *p, PyObject *coll, Py_ssize_t *q)
 
 /* The flow collection starting at *at; *at moves past its closing bracket. */
 static PyObject *
-flow_value(P *p, Py_ssize_t *at)
+flow_value(P *p, Py_ssize_t *at, int depth)
 {
     const char *s = p->s;
     char close = s[*at] == '{' ? '}' : ']';
+    if (depth > MAX_NEST) {
+        return NULL;
+    }
     PyObject *coll = close == '}' ? PyDict_New() : PyList_New(0);
     Py_ssize_t q = skip_spaces(p, *at + 1);
     if (coll == NULL) {
@@ -586,7 +595,7 @@ flow_value(P *p, Py_ssize_t *at)
         return coll;
     }
     for (;;) {
-        if (q >= p->eol || flow_entry(p, coll, &q) < 0) {
+        if (q >= p->eol || flow_entry(p, coll, &q, depth) < 0) {
             break;
         }
         q = skip_spaces(p, q);
@@ -714,7 +723,7 @@ static PyObject *block_node(P *p, Py_ssize_t parent, int depth);
 
 /* A value written on the current line from q; moves to the next line. */
 static PyObject *
-inline_value(P *p, Py_ssize_t q, Py_ssize_t parent, int allow_literal)
+inline_value(P *p, Py_ssize_t q, Py_ssize_t parent, int depth)
 {
     const char *s = p->s;
     char c = s[q];
@@ -729,10 +738,10 @@ inline_value(P *p, Py_ssize_t q, Py_ssize_t parent, int allow_literal)
     }
     else if (c == '[' || c == '{') {
         e = q;
-        value = flow_value(p, &e);
+        value = flow_value(p, &e, depth);
     }
     else if (c == '|') {
-        return allow_literal ? literal_value(p, q, parent) : NULL;
+        return literal_value(p, q, parent);
     }
     else {
         if (is_indicator(c) && !(c == '-' && q + 1 < p->eol && s[q + 1] != ' ')) {
@@ -817,7 +826,7 @@ block_map(P *p, Py_ssize_t indent, int depth)
             value = NULL;
         }
         else {
-            value = inline_value(p, q, indent, 1);
+            value = inline_value(p, q, indent, depth + 1);
         }
         if (value == NULL) {
             Py_DECREF(key);
@@ -888,7 +897,7 @@ block_node(P *p, Py_ssize_t parent, int depth)
     if (is_key_line(p)) {
         return block_map(p, p->col, depth);
     }
-    return inline_value(p, p->pos, parent, 1);
+    return inline_value(p, p->pos, parent, depth);
 }
 
 /* --------------------------------------------------------------------------------------------

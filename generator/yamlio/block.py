@@ -11,6 +11,16 @@ None for anything outside its conservative subset or anything either parser woul
 go-yaml v2 could disagree (``yes``, ``010``, ``1_000``, ``0x1F``, ``.inf``, timestamps, ...),
 anchors, aliases, tags, merge and complex keys all make it answer None.
 
+The subset (``_blockyaml.c`` has the details): ASCII text without tabs, carriage returns or
+control characters; ``---`` lines with at most a comment after them; comments; block mappings
+and sequences as Kubernetes writes them (``key:`` followed by ``- item`` at the key's column
+too); one-line plain, single- and double-quoted scalars (common escapes only); flow collections
+on one line; literal blocks ``|``, ``|-``, ``|+``; plain scalars resolved only where both
+schemas agree (``null``/``~``/``true``/``False``..., decimal ints up to 18 digits, simple
+decimals, and strings that no number form of either schema could match). Refused: folded
+blocks, indentation indicators, multi-line scalars, anchors, aliases, tags, complex and merge
+keys, directives, ``...``, keys that are not strings, scalar documents, nesting beyond 100.
+
 The extension is built only into compiled wheels (``hatch_build.py``); pure installs (editable,
 sdist) have no compiler step and read every text the way they always did.
 """

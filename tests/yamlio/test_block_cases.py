@@ -11,6 +11,15 @@ import pytest
 
 from tests.yamlio.blockyaml_support import agreement, same
 
+
+def nested(depth: int) -> list[Any]:
+    """``[[[...]]]``, ``depth`` lists deep."""
+    value: list[Any] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 ACCEPTED: list[tuple[str, list[Any]]] = [
     # documents, separators, comments
     ("a: 1\n", [{"a": 1}]),
@@ -91,11 +100,23 @@ ACCEPTED: list[tuple[str, list[Any]]] = [
             }
         ],
     ),
-    # flow collections of scalars
+    (
+        "a: 1.2.\nb: 9.9.9-rc1\nc: 1.5e+5-a\nd: 3-\ne: 0.0.0.0/0\n",
+        [{"a": "1.2.", "b": "9.9.9-rc1", "c": "1.5e+5-a", "d": "3-", "e": "0.0.0.0/0"}],
+    ),
+    ("\"<<\": 1\n'k': {}\n", [{"<<": 1, "k": {}}]),
+    ('a:b: c\nx: "<<"\n', [{"a:b": "c", "x": "<<"}]),
+    ("-  a: 1\n   b: 2\n- \n", [[{"a": 1, "b": 2}, None]]),
+    # flow collections on one line
     ("a: {}\nb: []\nc: [ ]\n", [{"a": {}, "b": [], "c": []}]),
     ('a: [1, b, "c", x y]\n', [{"a": [1, "b", "c", "x y"]}]),
     ("a: {x: 1, 'y': two}\n", [{"a": {"x": 1, "y": "two"}}]),
     ("- []\n- {}\n", [[[], {}]]),
+    (
+        "a: [[1], [], {x: [z, {}]}]\nb: {c: {d: e}, f: [1.5]}\n",
+        [{"a": [[1], [], {"x": ["z", {}]}], "b": {"c": {"d": "e"}, "f": [1.5]}}],
+    ),
+    ("a: " + "[" * 40 + "]" * 40 + "\n", [{"a": nested(40)}]),
     # literal blocks
     ("a: |\n  x\n  y\n\nb: 2\n", [{"a": "x\ny\n", "b": 2}]),
     ("a: |-\n  x\n\n", [{"a": "x"}]),
@@ -104,6 +125,9 @@ ACCEPTED: list[tuple[str, list[Any]]] = [
     ("a: |\nb: 1\n", [{"a": "", "b": 1}]),
     ("a: |\n  # not a comment\n  x\n# a comment\nb: 1\n", [{"a": "# not a comment\nx\n", "b": 1}]),
     ("- |\n  t\n- |-\n t\n", [["t\n", "t"]]),
+    ("a: |+\n  x\n\n# c\n\nb: 1\n", [{"a": "x\n\n", "b": 1}]),
+    ("a: |+\n  x\n\n\n---\nb: 1\n", [{"a": "x\n\n\n"}, {"b": 1}]),
+    ("a: |-\n\n  x\n\n\nb: 1\n", [{"a": "\nx", "b": 1}]),
     ("top:\n  k: | # why\n    x\n  j: 1\n", [{"top": {"k": "x\n", "j": 1}}]),
 ]
 
@@ -181,7 +205,9 @@ REFUSED: list[str] = [
     "a: |\n    \n  x\n",
     "a: |\n  x\n    \n  y\n",
     "a: |\n   x\n  y\n",
-    "a: [[1]]\n",
+    "a: " + "[" * 150 + "]" * 150 + "\n",
+    "a: [[1], ]\n",
+    "a: {[x]: 1}\n",
     "a: [1, ]\n",
     "a: [-1]\n",
     "a: {x: }\n",
@@ -202,7 +228,9 @@ REFUSED: list[str] = [
 
 @pytest.mark.parametrize(("text", "expected"), ACCEPTED)
 def test_accepted(blockyaml: ModuleType, text: str, expected: list[Any]) -> None:
-    assert same(agreement(blockyaml, text), expected)
+    found = agreement(blockyaml, text)
+    assert found is not None
+    assert same(found, expected)
 
 
 @pytest.mark.parametrize("text", REFUSED)

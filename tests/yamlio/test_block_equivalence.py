@@ -226,6 +226,7 @@ def test_mutated_manifests_never_mislead(blockyaml: ModuleType) -> None:
     rng = random.Random(29)
     seeds = [path.read_text(encoding="utf-8") for path in DEMO]
     seeds.append("a: |\n  x\n\n  y\nb:\n- 'q''s'\n- \"e\\n\"\n- [1, x]\n- {k: v}\nc: |+\n  z\n\n")
+    seeds.append("a: [[1], [], {x: [z, {}]}]\nb: {c: {d: e}, f: [1.5, 'q', \"r\"]}\n")
     refused = 0
     for _ in range(1500):
         text = _mutated(rng.choice(seeds), rng)
