@@ -7,6 +7,9 @@ where mypy (mypyc), setuptools and a C compiler are installed (``pip wheel --no-
 as ``make test-compiled`` does) carries them as extension modules beside their sources; Python
 imports an extension before a source of the same name, so the sources are only the fallback.
 
+The same build compiles the hand-written C extensions listed under ``c-extensions`` (the block
+YAML reader, ``generator/yamlio/_blockyaml.c``) beside them; a pure install never needs them.
+
 Compiling is asked for, never guessed: a build that merely happens to see mypy (pre-commit's
 ``pip install`` of a clone, a developer's venv) must not spend minutes type-checking or fail
 where the libraries are not visible to mypy. So every other build stays pure Python and needs no
@@ -37,7 +40,9 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         self._scratch: Path | None = None
         if self.target_name != "wheel" or version == "editable" or os.environ.get(SWITCH) != "1":
             return
-        built = self._compile(list(self.config.get("modules", [])))
+        built = self._compile(
+            list(self.config.get("modules", [])), list(self.config.get("c-extensions", []))
+        )
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
         for path, inside in built.items():
@@ -48,12 +53,12 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if getattr(self, "_scratch", None) is not None:
             shutil.rmtree(str(self._scratch), ignore_errors=True)
 
-    def _compile(self, modules: list[str]) -> dict[Path, str]:
-        """Build ``modules`` (paths relative to the project root); the extension files made, each
-        with its path inside the wheel."""
+    def _compile(self, modules: list[str], sources: list[str]) -> dict[Path, str]:
+        """Build ``modules`` with mypyc and the C ``sources`` as they are (paths relative to the
+        project root); the extension files made, each with its path inside the wheel."""
         # lazy: only a compiling build needs mypyc and setuptools, never a pure one
         from mypyc.build import mypycify
-        from setuptools import Distribution
+        from setuptools import Distribution, Extension
         from setuptools.command.build_ext import build_ext
 
         self._scratch = Path(tempfile.mkdtemp(prefix="capzgen-mypyc-"))
@@ -63,6 +68,14 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             extensions = mypycify(
                 modules, opt_level="3", group_name="capzgen", target_dir=str(self._scratch / "c")
             )
+            extensions += [
+                Extension(
+                    source.removesuffix(".c").replace("/", "."),
+                    [source],
+                    extra_compile_args=["-O2"],
+                )
+                for source in sources
+            ]
             command = build_ext(Distribution({"name": "capzgen", "ext_modules": extensions}))
             command.build_lib = str(self._scratch / "lib")
             command.build_temp = str(self._scratch / "temp")

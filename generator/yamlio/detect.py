@@ -5,6 +5,10 @@ rules. The two agree on almost every real manifest, so the fast path is used unl
 contains something on which they could disagree. The scan is deliberately generous: a false
 alarm only costs speed, a miss would give a wrong value.
 
+Where the compiled C reader (:mod:`generator.yamlio.block`) accepts a text, this scan does not run
+at all: that reader answers only for texts inside a subset on which both parsers provably agree
+(it refuses every spelling listed below itself), which is what makes it worth having.
+
 Speed matters as much as coverage (the scan runs before every fast load): every pattern starts
 with a literal character so the regex engine skips through the text at C speed, and rare
 characters are checked with ``in`` (memchr) before any regex runs. About 30 ms for 3 MB,

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from generator.yamlio import block
+from generator.yamlio.load import load_documents
+
 TESTS = Path(__file__).resolve().parent.parent
 PYPROJECT = TESTS.parent / "pyproject.toml"
 
@@ -29,6 +32,13 @@ def compiled_modules() -> list[str]:
     config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
     paths = config["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["custom"]["modules"]
     return [path.removesuffix(".py").replace("/", ".") for path in paths]
+
+
+def c_extensions() -> list[str]:
+    """Dotted names of the hand-written C extensions the wheel build compiles."""
+    config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    paths = config["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["custom"]["c-extensions"]
+    return [path.removesuffix(".c").replace("/", ".") for path in paths]
 
 
 def _module_aliases(tree: ast.Module, compiled: set[str]) -> dict[str, str]:
@@ -121,3 +131,22 @@ def test_the_run_uses_the_build_it_claims(module: str) -> None:
     origin = importlib.import_module(module).__file__ or ""
     compiled = origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
     assert compiled == expected, origin
+
+
+@pytest.mark.parametrize("module", c_extensions())
+def test_the_c_extensions_are_there_only_when_compiled(module: str) -> None:
+    """Importable from the compiled wheel; absent from the sources, whose loader then reads
+    every text as before (the pure build needs no compiler)."""
+    expected = os.environ.get("CAPZGEN_EXPECT_COMPILED") == "1"
+    assert (importlib.util.find_spec(module) is not None) == expected
+    package, _, name = module.rpartition(".")
+    folder = Path(importlib.import_module(package).__file__ or "").parent
+    assert (folder / f"{name}.c").is_file()  # the source ships with the package, both ways
+
+
+def test_the_loader_works_with_or_without_the_block_reader() -> None:
+    compiled = os.environ.get("CAPZGEN_EXPECT_COMPILED") == "1"
+    assert (block.VERSION is not None) == compiled
+    assert (block.block_documents("a: 1\n") is not None) == compiled
+    documents = load_documents("a: 1\n---\nb: [x]\n", source="t.yaml")
+    assert [d.obj for d in documents] == [{"a": 1}, {"b": ["x"]}]

@@ -31,12 +31,15 @@ from generator.errors import CapzgenError
 from generator.output.fsio import write_atomically
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.types import SchemaCatalog, SchemaLookup
+from generator.yamlio.block import VERSION as BLOCK_READER
 from generator.yamlio.walk import ignore, walk_folders
 
 DIGEST_BYTES = 16
 FORMAT = b"capzgen-results-1"  # bump when what is stored, or how keys are made, changes
 
-# The libraries whose behaviour decides a result: the parsers, the validators, the CEL engine.
+# The libraries whose behaviour decides a result: the parsers, the validators, the CEL engine
+# (and capzgen's own C block reader, keyed by its VERSION in code_fingerprint: a fixed reader
+# must not reuse verdicts reached with an older one).
 LIBRARIES = ("ryaml", "yaml", "jsonschema_rs", "kubernetes_validate", "celpy", "lark", "re2")
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -78,6 +81,7 @@ def code_fingerprint() -> bytes:
         digest.update(str(root).encode("utf-8", "surrogateescape"))
         for line in _tree_lines(root):
             digest.update(line)
+    digest.update(f"blockyaml={BLOCK_READER}".encode())  # which C block reader ran, if any
     for library in LIBRARIES:
         spec = importlib.util.find_spec(library)
         origin = spec.origin if spec is not None else None
