@@ -25,15 +25,17 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import zipfile
 import zlib
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from generator.errors import Location, SchemaStoreError
 from generator.jsontypes import Json, JsonObject
 from generator.schemastore.types import GroupVersionKind
+
+if TYPE_CHECKING:
+    import zipfile
 
 MANIFEST_NAME = "manifest.json"
 ARCHIVE_NAME = "schemas.zip"
@@ -231,6 +233,10 @@ class SchemaBundle:
 
     def read_bytes(self, schema: BundledSchema) -> bytes:
         """The member's bytes, checked against the manifest's digest."""
+        # lazy: zipfile (~4 ms) loads where a schema is read: in a -j N run the workers, never
+        # the parent before it forks them
+        import zipfile
+
         location = Location(file=f"{self.archive_path}:{schema.member}")
         try:
             data = self._open().read(schema.member)
@@ -264,6 +270,9 @@ class SchemaBundle:
     def _open(self) -> zipfile.ZipFile:
         """The archive, its directory read on first use (raises what ``zipfile`` raises)."""
         if self._archive is None:
+            # lazy: as in read_bytes, the only caller
+            import zipfile
+
             self._archive = zipfile.ZipFile(io.BytesIO(self.archive_path.read_bytes()))
         return self._archive
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from types import ModuleType
-from typing import NoReturn, cast
-
-import jsonschema_rs
+from typing import TYPE_CHECKING, NoReturn, cast
 
 from generator.errors import Location, SchemaStoreError
 from generator.jsontypes import Json, JsonObject
 from generator.schemastore.formats import KUBERNETES_FORMATS, FormatChecker
+
+if TYPE_CHECKING:
+    import jsonschema_rs
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +123,10 @@ def compile_schema(
     fetch. ``formats`` adds checkers for the schema's own ``format`` names (a flavor's
     ``azure-vm-size``), so a value is judged by the same Python function wherever capzgen meets it.
     """
+    # lazy: jsonschema-rs (~12 ms with what it imports) loads where a schema is compiled: in a
+    # -j N run the workers, never the parent before it forks them
+    import jsonschema_rs
+
     pattern_options = (
         jsonschema_rs.FancyRegexOptions(backtrack_limit=ECMA_BACKTRACK_LIMIT)
         if ecma_patterns

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from generator.jsontypes import Json, JsonObject
 from generator.schemastore.types import GroupVersionKind, SchemaViolation
-from generator.schemastore.violations import violations
 
 if TYPE_CHECKING:
     import jsonschema_rs
@@ -33,4 +32,9 @@ class CompiledSchema:
 
     def iter_violations(self, obj: Json) -> Iterator[SchemaViolation]:
         """Every schema violation of ``obj``, located by its path (see :mod:`.violations`)."""
+        # The module reads jsonschema-rs's error kinds as it loads, which the parent of a -j N
+        # run never needs.
+        # lazy: only an invalid object needs its violations described
+        from generator.schemastore.violations import violations
+
         return violations(self.validator.iter_errors(obj))

@@ -248,13 +248,16 @@ def _keep(worker: WorkerContext, source: int, start: int, documents: list[Docume
 
 
 def prepare(_: None) -> None:
-    """Worker, first task: load the validation engine (every rule, CEL, the admission chain:
-    ~30 ms) while the caller still reads and cuts the first file, instead of in the warm-up
-    after pass 1, when the caller is waiting for it."""
+    """Worker, first task: load the validation engine (every rule, CEL, the admission chain) and
+    jsonschema-rs, ~40 ms, while the caller still reads and cuts the first file, instead of in
+    the warm-up after pass 1, when the caller is waiting for it."""
     # lazy: loaded in each worker after the fork (see generator.checks.validate_documents)
+    import jsonschema_rs
+
+    # lazy: as the line above
     from generator.checks import engine
 
-    del engine
+    del engine, jsonschema_rs
 
 
 def warm_up(options: ValidationOptions) -> None:
