@@ -38,22 +38,39 @@ class _Unknown:
 UNKNOWN: Final = _Unknown()
 
 
-@dataclass(slots=True)
 class Field(Generic[T]):
     """One setting: the raw value as written, its typed value, and where it is written.
 
     ``value`` is ``None`` when the setting is absent, unknown or of the wrong type; ``raw`` tells
     those apart. A field is a place a finding can be made at (``Rule.at(field, (), ...)``).
 
-    A value: nothing assigns to a field once read. It is not declared frozen because the views
-    of a thousand-cluster fleet read some 76,000 fields, and a frozen dataclass's constructor
-    (one ``object.__setattr__`` per attribute) costs three times a plain one.
+    A value: nothing assigns to a field once read. The views of a thousand-cluster fleet read
+    some 76,000 fields, so it is a plain class with slots, compiled with the views (mypyc; a
+    generic dataclass it refuses), rather than a frozen dataclass, whose constructor (one
+    ``object.__setattr__`` per attribute) costs three times a plain one.
     """
 
-    raw: Json
-    value: T | None
-    owner: Owner
-    rel: JsonPath  # path inside ``owner``
+    __slots__ = ("owner", "raw", "rel", "value")
+
+    def __init__(self, raw: Json, value: T | None, owner: Owner, rel: JsonPath) -> None:
+        self.raw = raw
+        self.value = value
+        self.owner = owner
+        self.rel = rel  # path inside ``owner``
+
+    def __eq__(self, other: object) -> bool:
+        """Fields are equal when all four parts are (as values, not by identity)."""
+        if not isinstance(other, Field):
+            return NotImplemented
+        mine = (self.raw, self.value, self.owner, self.rel)
+        return mine == (other.raw, other.value, other.owner, other.rel)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value yet not frozen: no hash
+
+    def __repr__(self) -> str:
+        return (
+            f"Field(raw={self.raw!r}, value={self.value!r}, owner={self.owner!r}, rel={self.rel!r})"
+        )
 
     @property
     def subject(self) -> Subject:
