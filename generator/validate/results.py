@@ -15,6 +15,7 @@ from pathlib import Path
 from generator.checks import ValidationOptions
 from generator.schemastore.types import SchemaLookup
 from generator.validate import reuse
+from generator.validate.batches import Batch
 from generator.validate.cache.keys import (
     chunk_digest,
     code_fingerprint,
@@ -24,7 +25,6 @@ from generator.validate.cache.keys import (
 )
 from generator.validate.cache.store import CacheLimits, FileIndex, ResultCache
 from generator.validate.inputs import Inputs
-from generator.validate.partition import Batch
 
 log = logging.getLogger(__name__)
 

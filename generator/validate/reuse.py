@@ -1,7 +1,7 @@
 """Pass 2 with a result cache: skip the parts validated clean before, remember the new clean ones.
 
 Each batch packs parts (components with the hub documents they need; see
-:class:`generator.validate.partition.Part`). Validating a part alone gives the findings about it
+:class:`generator.validate.batches.Part`). Validating a part alone gives the findings about it
 that validating everything gives, so a part whose key (its documents' digests, with capzgen's
 code, the schema sources and the options: :mod:`generator.validate.cache.keys`) was remembered clean is
 left out of its batch, and a batch with nothing left is not run. After a batch ran, a part none
@@ -22,11 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from generator.errors import InputOutputError, YamlError
+from generator.validate.batches import Batch, Part
 from generator.validate.cache.keys import part_key
 from generator.validate.cache.store import ResultCache
 from generator.validate.inputs import Inputs
 from generator.validate.outcome import BatchResult
-from generator.validate.partition import Batch, Part
 from generator.yamlio.chunks import text_digest
 
 DigestOf = Callable[[int], bytes]  # a document's number -> its digest (16 bytes)

@@ -20,10 +20,10 @@ from generator.checks import ValidationOptions
 from generator.findings import Finding, sort_findings
 from generator.schemastore.types import SchemaLookup
 from generator.validate import lifeline, parallel, workers
+from generator.validate.batches import Batch
 from generator.validate.check import CheckReport
 from generator.validate.inputs import Inputs, collect_inputs
 from generator.validate.outcome import BatchResult
-from generator.validate.partition import Batch
 from generator.validate.passes import (
     PassTwo,
     RunInputs,

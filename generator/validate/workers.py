@@ -32,9 +32,10 @@ from typing import NamedTuple, TypeVar
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.errors import YamlError
+from generator.validate.batches import Batch, Part
 from generator.validate.lifeline import held_signals, how_ended, worker_died
 from generator.validate.outcome import BatchResult
-from generator.validate.partition import Batch, DocumentKeys, PackedKeys, Part, document_keys
+from generator.validate.partition import DocumentKeys, PackedKeys, document_keys
 from generator.validate.partition_keys import KeyPacker
 from generator.validate.passes import (
     ChunkKeys,

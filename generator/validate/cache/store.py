@@ -9,7 +9,7 @@ things are remembered, in one SQLite file below the cache root:
   validated with no finding at all: how many documents it has, so a rerun on an unchanged
   repository only reads and hashes its files;
 * for each *part* (one component with the hub documents it needs, under one configuration; see
-  :class:`generator.validate.partition.Part`) that was validated with **no finding at all**:
+  :class:`generator.validate.batches.Part`) that was validated with **no finding at all**:
   its key (:func:`generator.validate.cache.keys.part_key`).
 
 Only clean parts are remembered: a part with any finding, even a warning, is validated again on
