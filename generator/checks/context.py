@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from generator.documents import Document
 from generator.findings import Finding, Severity
-from generator.model.manifests import ManifestSet
 from generator.schemastore.types import SchemaLookup
 
-if TYPE_CHECKING:  # only runs with --kubeconform load the wrapper (~6 ms of start-up)
+# Only runs with --kubeconform load the wrapper (~6 ms of start-up); the document model is the
+# workers' (the parent of a -j N run never builds one).
+if TYPE_CHECKING:
     from generator.kubeconform.process import KubeconformOptions
+    from generator.model.manifests import ManifestSet
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ import click
 from click.shell_completion import CompletionItem, get_completion_class, split_arg_string
 
 from generator.errors import CapzgenError
-from generator.generate.request import DEFAULT_FLAVOR
 
 if TYPE_CHECKING:
     from generator.flavors.catalog import FlavorCatalog
@@ -60,6 +59,9 @@ def complete_var_names(
     nothing once the ``=`` is typed (values are the user's)."""
     if "=" in incomplete:
         return []
+    # lazy: the generate request (~4 ms) is for generate and completion, not every start-up
+    from generator.generate.request import DEFAULT_FLAVOR
+
     try:
         flavor = _flavor_catalog(ctx).get(ctx.params.get("flavor") or DEFAULT_FLAVOR)
     except CapzgenError:
