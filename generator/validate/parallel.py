@@ -22,7 +22,7 @@ from generator.findings import Finding
 from generator.validate.cache.store import FileIndex
 from generator.validate.check import CheckReport
 from generator.validate.inputs import read_error_finding, yaml_error_finding
-from generator.validate.passes import RunInputs, SourceIndex, add_chunk, add_known_file
+from generator.validate.passes import RunInputs, SourceIndex, add_known_file, place_chunk
 from generator.validate.results import NoResults
 from generator.validate.workers import (
     Failure,
@@ -215,13 +215,16 @@ def _add(
     pipeline: _Pipeline, entry: _File, progress: _Progress, found: PieceKeys, piece: slice
 ) -> None:
     """The workers' keys of the ``piece`` of ``entry``'s chunks added in input order (and to
-    the file's index for the result cache, if it keeps one)."""
+    the file's index for the result cache, if it keeps one): the partitioner takes the whole
+    piece in one call, then each chunk is placed."""
+    index, report = pipeline.index, pipeline.report
+    index.partition.add_packed(found.packed)
     spans, digests = entry.spans[piece], entry.digests[piece]
     for (start, end, line), digest, keys in zip(spans, digests, found.chunks(), strict=True):
         if not keys.objects:
             continue
         chunk = Chunk(entry.source, start, end, progress.documents, line)
-        add_chunk(pipeline.index, pipeline.report, chunk, keys, digest, progress.recording)
+        place_chunk(index, report, chunk, keys, digest, progress.recording)
         progress.documents += len(keys.objects)
 
 

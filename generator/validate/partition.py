@@ -74,9 +74,11 @@ class Partitioner:
     def add_packed(self, packed: PackedKeys, start: int = 0, end: int | None = None) -> list[int]:
         """Register the documents packed in ``packed.codes[start:end]``, in order; returns
         their numbers."""
-        codes, names = packed.codes, packed.kinds
-        stop = len(codes) if end is None else end
-        at, docs = start, []
+        names = packed.kinds
+        # a list of the codes, not the array: compiled, indexing a list[int] is a native load
+        codes: list[int] = packed.codes[start:end].tolist()
+        stop = len(codes)
+        at, docs = 0, []
         while at < stop:
             doc = self._sets.add()
             docs.append(doc)

@@ -261,12 +261,27 @@ def add_chunk(
     """Record a chunk and its documents' keys (and, given the chunk's ``digest``, the
     documents' digests for the result cache, and the chunk in the file index being
     ``recording``); returns the documents' numbers."""
-    number = index.places.add_chunk(chunk)
     docs = index.partition.add_packed(found.packed, found.start, found.end)
-    for offset in range(len(docs)):
+    place_chunk(index, report, chunk, found, digest, recording)
+    return docs
+
+
+def place_chunk(
+    index: SourceIndex,
+    report: CheckReport,
+    chunk: Chunk,
+    found: ChunkKeys,
+    digest: bytes,
+    recording: FileIndex | None = None,
+) -> None:
+    """:func:`add_chunk` for a chunk whose documents' keys the partitioner has already (a
+    worker's piece is added in one call: :func:`generator.validate.parallel.index_sources`)."""
+    number = index.places.add_chunk(chunk)
+    count = len(found.objects)
+    for offset in range(count):
         index.places.add_document(number, offset)
         if digest:
-            index.document_digests.extend(document_digest(digest, offset, len(docs)))
+            index.document_digests.extend(document_digest(digest, offset, count))
     report.counted_documents += sum(1 for is_object in found.objects if is_object)
     if recording is not None:
         assert found.keys is not None, "a recorded file's keys come with it (index_keys_below)"
@@ -274,7 +289,6 @@ def add_chunk(
         recording.chunks.append(
             IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, documents)
         )
-    return docs
 
 
 def add_known_file(
