@@ -14,6 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.inputs import TEMPLATE, cluster_text
 from generator.yamlio import block
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import layout, load_documents
@@ -53,24 +54,10 @@ def test_demo_output_is_accepted(blockyaml: ModuleType, path: Path) -> None:
     assert agreement(blockyaml, path.read_text(encoding="utf-8")) is not None
 
 
-TEMPLATE = REPO / "tests/data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
-VALUES = {
-    "${WORKER_MACHINE_COUNT:=2}": "2",
-    "${KUBERNETES_VERSION}": "v1.31.1",
-    "${AZURE_LOCATION}": "westeurope",
-    "${ASO_CREDENTIAL_SECRET_NAME}": "aso-credentials",
-    "${AZURE_NODE_MACHINE_TYPE}": "Standard_D2s_v3",
-}
-
-
 def fleet_text(clusters: int) -> str:
     """``clusters`` copies of CAPZ's aks-aso template, substituted as the benchmark fleet is."""
     template = TEMPLATE.read_text(encoding="utf-8")
-    for key, value in VALUES.items():
-        template = template.replace(key, value)
-    return "---\n".join(
-        template.replace("${CLUSTER_NAME}", f"fleet-{i:05d}") for i in range(clusters)
-    )
+    return "---\n".join(cluster_text(template, f"fleet-{i:05d}") for i in range(clusters))
 
 
 def test_the_generated_fleet_is_accepted(blockyaml: ModuleType) -> None:
