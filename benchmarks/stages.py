@@ -46,22 +46,29 @@ def stages(fleet: Path) -> Iterator[tuple[str, float]]:
     from generator.model.manifests import ManifestSet
     from generator.schemastore.store import SchemaStore
     from generator.settings import Settings
-    from generator.validate.partition import Partitioner, document_keys
+    from generator.validate.partition import Partitioner, document_keys, pack_keys
     from generator.validate.tuning import Tuning
-    from generator.yamlio import load
+    from generator.yamlio import block, load
 
     text = fleet.read_text(encoding="utf-8")
     found = load.layout(text, str(fleet))
-    yield (
-        "YAML: cutting at --- lines, go-yaml ambiguity scan",
-        _cpu(lambda: (load.layout(text, str(fleet)), load.needs_precise(text)))[0],
-    )
-    yield "YAML: parse (ryaml)", _cpu(lambda: load._fast_documents(text, str(fleet), found))[0]
+    if block.VERSION is not None:  # the compiled build's C reader: no ambiguity scan needed
+        yield "YAML: cutting at --- lines", _cpu(lambda: load.layout(text, str(fleet)))[0]
+        parse = _cpu(lambda: load._block_documents(text, str(fleet), found))[0]
+        yield "YAML: parse (C block reader)", parse
+    else:
+        yield (
+            "YAML: cutting at --- lines, go-yaml ambiguity scan",
+            _cpu(lambda: (load.layout(text, str(fleet)), load.needs_precise(text)))[0],
+        )
+        parse = _cpu(lambda: load._fast_documents(text, str(fleet), found))[0]
+        yield "YAML: parse (ryaml)", parse
     documents = load.load_documents(text, source=str(fleet))
-    seconds, keys = _cpu(lambda: [document_keys(d.obj) for d in documents])
-    yield "partition keys", seconds
+    # as a worker does: every document's keys, hashed and packed (partition_keys.PackedKeys)
+    seconds, packed = _cpu(lambda: pack_keys(document_keys(d.obj) for d in documents))
+    yield "partition keys (packed)", seconds
     partitioner = Partitioner()
-    yield "union-find", _cpu(lambda: [partitioner.add(k) for k in keys])[0]
+    yield "union-find", _cpu(lambda: partitioner.add_packed(packed))[0]
     store = SchemaStore.from_search_path([], Settings())  # the built-in bundle, no cache
     options = ValidationOptions(present_kinds=frozenset(partitioner.kinds))
     size = Tuning().batch_documents  # documents per batch, as the run cuts them

@@ -43,7 +43,7 @@ def test_the_stage_breakdown_runs_every_stage(
     fleet.write_text("---\n".join(cluster_text(template, f"s-{i}") for i in range(2)))
     assert stages.main([str(fleet)]) == 0
     printed = capsys.readouterr().out
-    for stage in ("start-up", "parse (ryaml)", "partition keys", "union-find", "CEL", "total"):
+    for stage in ("start-up", "YAML: parse (", "partition keys", "union-find", "CEL", "total"):
         assert stage in printed
     assert len(printed.splitlines()) == 10
 
