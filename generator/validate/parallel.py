@@ -269,8 +269,8 @@ def index_sources(
     """Pass 1 on the workers: the same places, keys and findings as the serial pass; which
     worker parsed which chunks."""
     pipeline = _Pipeline(run, index, report, results, workers)
-    for worker in range(workers.count):  # forks them: they load the engine while this reads
-        workers.submit(worker, prepare, None)
+    # forks them: they load the engine while this process reads
+    prepared = [workers.submit(worker, prepare, None) for worker in range(workers.count)]
     last = len(run.paths) - 1
     for source in range(len(run.paths)):
         pipeline.push(_read(pipeline, source))
@@ -278,4 +278,6 @@ def index_sources(
             pipeline.drain(limit=run.tuning.tasks_per_job * workers.count)
     pipeline.send_rest()
     pipeline.drain(limit=-1)
+    for done in prepared:  # a worker that could not load the engine fails the run here
+        done.result()
     return pipeline.owners

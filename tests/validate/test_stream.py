@@ -367,3 +367,19 @@ def test_keys_packed_by_a_worker_partition_as_the_keys_do() -> None:
     assert bytes(o for chunk in piece.chunks() for o in chunk.objects) == bytes(
         d.obj is not None for d in documents
     )
+
+
+def test_a_worker_that_cannot_load_the_engine_fails_the_run(
+    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers' first task loads the engine; its failure is not lost with its future."""
+    import generator.validate.parallel
+
+    def broken(_: None) -> None:
+        msg = "the engine did not load"
+        raise RuntimeError(msg)
+
+    monkeypatch.setattr(generator.validate.parallel, "prepare", broken)
+    (tmp_path / "one.yaml").write_text(_cluster("a", "fleet"))
+    with pytest.raises(RuntimeError, match="the engine did not load"):
+        in_process([str(tmp_path)], store, jobs=2, batch=3)
