@@ -24,11 +24,16 @@ from generator.checks import ValidationOptions
 from generator.checks.update import document_identity, validate_changes
 from generator.documents import Document
 from generator.errors import CapzgenError, InputOutputError, Location, UsageError, YamlError
-from generator.findings import Finding, Severity, Subject, sort_findings
+from generator.findings import Finding, Severity, sort_findings
 from generator.jsontypes import dig
 from generator.schemastore.types import SchemaLookup
 from generator.validate.check import CheckReport, SourceText, check_sources, with_lines
-from generator.validate.inputs import Inputs, collect_inputs, read_error_finding
+from generator.validate.inputs import (
+    Inputs,
+    collect_inputs,
+    read_error_finding,
+    unreadable_finding,
+)
 from generator.validate.kustomization import InputRules
 from generator.yamlio.load import load_documents
 from generator.yamlio.locate import LineLocator
@@ -81,20 +86,14 @@ def old_sources(
 def _revision_notes(path: str, rev: str, revision: Revision) -> list[Finding]:
     """Warnings on reading ``path`` at ``rev``: it held nothing then (so every object is new,
     which the run must not pass over in silence), or links were set aside unread."""
-    notes = [_note(link, f"not read: symbolic link at {link}") for link in revision.links]
+    notes = [
+        unreadable_finding(link, f"not read: symbolic link at {link}", Severity.WARNING)
+        for link in revision.links
+    ]
     if not revision.existed:
         message = f"{path} did not exist at {rev}; every object is checked as new"
-        notes.append(_note(path, message))
+        notes.append(unreadable_finding(path, message, Severity.WARNING))
     return notes
-
-
-def _note(file: str, message: str) -> Finding:
-    return Finding(
-        severity=Severity.WARNING,
-        rule="yaml",
-        message=message,
-        subject=Subject(file=file),
-    )
 
 
 def _old_text(data: bytes, name: str, against: str) -> str:

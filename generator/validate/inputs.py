@@ -223,10 +223,11 @@ def read_error_finding(error: YamlError | InputOutputError, label: str) -> Findi
     return unreadable_finding(label, error.message)
 
 
-def unreadable_finding(label: str, message: str) -> Finding:
-    """A file that could not be read, as an error finding on that file."""
+def unreadable_finding(label: str, message: str, severity: Severity = Severity.ERROR) -> Finding:
+    """A file that could not be read (or, with a lower ``severity``, was read only in part or
+    not at all on purpose), as a finding on that file."""
     return Finding(
-        severity=Severity.ERROR,
+        severity=severity,
         rule="yaml",
         message=message,
         subject=Subject(file=label),

@@ -29,6 +29,7 @@ from generator.kubeconform.stream import block_yaml
 from generator.schemastore.store import SchemaStore
 from generator.validate.cache.verdicts import Verdicts
 from tests.kubeconform.conftest import CONTROL_PLANE, RESOURCE_GROUP, SECRET, FakeKubeconform
+from tests.yamlio.yamlio_support import same
 
 Fake = Callable[[str], FakeKubeconform]
 
@@ -317,15 +318,6 @@ def test_block_yaml_reads_back_as_the_same_object(value: dict[str, Any]) -> None
     assert yaml.safe_load(block_yaml(value)) == value
 
 
-def _typed(value: Any) -> Any:
-    """``value`` with each scalar's type beside it, so that True and 1 (and 1 and 1.0) differ."""
-    if isinstance(value, dict):
-        return {key: _typed(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_typed(item) for item in value]
-    return (type(value).__name__, value)
-
-
 _SCALARS = st.none() | st.booleans() | st.integers() | st.text() | st.floats(allow_nan=False)
 _VALUES = st.recursive(
     _SCALARS,
@@ -341,7 +333,7 @@ def test_block_yaml_reads_back_as_the_same_object_with_the_same_types(
 ) -> None:
     """Any JSON value, control characters and every integer size included (kubeconform's YAML
     reading is go-yaml's; PyYAML reads double-quoted scalars and plain numbers the same way)."""
-    assert _typed(yaml.safe_load(block_yaml(value))) == _typed(value)
+    assert same(yaml.safe_load(block_yaml(value)), value)
 
 
 def test_block_yaml_writes_what_json_cannot() -> None:

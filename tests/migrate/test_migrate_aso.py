@@ -40,6 +40,11 @@ def docs(text: str) -> list[Any]:
     return [d for d in yaml.safe_load_all(text) if d is not None]
 
 
+def aso_sample(samples: Path, version: str, kind: str) -> str:
+    """ASO's own sample of ``kind`` (lower-case file name) at ``version``."""
+    return (samples / version / f"{version}_{kind}.yaml").read_text(encoding="utf-8")
+
+
 def with_version(text: str, old: str, new: str) -> str:
     return text.replace(f"{CS}/{old}", f"{CS}/{new}")
 
@@ -120,9 +125,7 @@ def test_capz_template_moves_to_v1api20250801(
 def test_fleets_member_preview_to_v1api20250301(
     samples: Path, tmp_path: Path, run_cli: Any
 ) -> None:
-    sample = (samples / "v1api20250301" / "v1api20250301_fleetsmember.yaml").read_text(
-        encoding="utf-8"
-    )
+    sample = aso_sample(samples, "v1api20250301", "fleetsmember")
     old = tmp_path / "member.yaml"
     old.write_text(with_version(sample, "v1api20250301", "v1api20230315preview"), encoding="utf-8")
     result = run_cli(["migrate", "--aso-version", "FleetsMember=v1api20250301", str(old)])
@@ -164,11 +167,7 @@ def test_a_templated_api_version_is_left_as_written(tmp_path: Path, run_cli: Any
 def test_a_field_the_target_lacks_is_removed_and_listed(
     samples: Path, tmp_path: Path, run_cli: Any
 ) -> None:
-    sample = yaml.safe_load(
-        (samples / "v20251002preview" / "v20251002preview_managedcluster.yaml").read_text(
-            encoding="utf-8"
-        )
-    )
+    sample = yaml.safe_load(aso_sample(samples, "v20251002preview", "managedcluster"))
     sample["spec"]["schedulerProfile"] = {"schedulerInstanceProfiles": {}}
     sample["status"] = {"provisioningState": "Succeeded"}  # `kubectl get -o yaml` of the old one
     path = tmp_path / "mc.yaml"
@@ -242,9 +241,7 @@ def test_renames_by_description_are_one_to_one() -> None:
 def test_a_value_the_target_refuses_is_reported_and_nothing_written(
     samples: Path, tmp_path: Path, run_cli: Any
 ) -> None:
-    text = (samples / "v1api20250801" / "v1api20250801_managedclustersagentpool.yaml").read_text(
-        encoding="utf-8"
-    )
+    text = aso_sample(samples, "v1api20250801", "managedclustersagentpool")
     path = tmp_path / "pool.yaml"
     path.write_text(re.sub(r"mode: \w+", "mode: Gateway", text), encoding="utf-8")
     before = path.read_bytes()
@@ -395,10 +392,7 @@ def test_a_file_with_nothing_to_move_keeps_its_text(
     tmp_path: Path, run_cli: Any, samples: Path
 ) -> None:
     path = tmp_path / "mc.yaml"
-    text = (
-        "# a comment\n"
-        + (samples / "v1api20250801" / "v1api20250801_managedcluster.yaml").read_text()
-    )
+    text = "# a comment\n" + aso_sample(samples, "v1api20250801", "managedcluster")
     path.write_text(text)
     result = run_cli(["migrate", "--aso-version", "v1api20250801", str(path), "--in-place"])
     assert result.exit_code == 0, result.stderr
@@ -442,7 +436,7 @@ def test_bad_flags_are_usage_errors(args: list[str], samples: Path, run_cli: Any
 
 
 def test_stdin_is_read_but_not_in_place(samples: Path, run_cli: Any) -> None:
-    text = (samples / "v1api20250301" / "v1api20250301_fleetsmember.yaml").read_text()
+    text = aso_sample(samples, "v1api20250301", "fleetsmember")
     old = with_version(text, "v1api20250301", "v1api20230315preview")
     result = run_cli(["migrate", "--aso-version", "served", "-"], stdin=old)
     assert result.exit_code == 0, result.stderr

@@ -36,6 +36,11 @@ def edit(repo: GitRepo, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+def headers(result: Any) -> list[str]:
+    """The ``# changed|added|removed KIND ns/name`` lines of a plan's diff."""
+    return [line for line in result.stdout.splitlines() if line.startswith("# ")]
+
+
 def test_no_change(run_cli: Any, repo: GitRepo) -> None:
     result = plan_against(run_cli, repo, "--against", "HEAD")
     assert result.exit_code == 0, result.stderr
@@ -51,8 +56,7 @@ def test_class_change_shows_per_object(run_cli: Any, repo: GitRepo) -> None:
     result = plan_against(run_cli, repo, "--against", "HEAD")
     assert result.exit_code == 1, result.stderr
     assert result.stderr.count("(CAPZ-UPDATE-AKS-IMMUTABLE) [provisioning: ") == 2
-    headers = [line for line in result.stdout.splitlines() if line.startswith("# ")]
-    assert headers == [
+    assert headers(result) == [
         "# changed AzureASOManagedMachinePool default/my-cluster-mp-0-00000",
         "# changed AzureASOManagedMachinePool default/my-cluster-mp-1-00000",
     ]
@@ -74,9 +78,8 @@ def test_refused_change_fails(run_cli: Any, repo: GitRepo) -> None:
 def test_added_and_removed_pool(run_cli: Any, repo: GitRepo) -> None:
     edit(repo, "name: mp-1", "name: mp-2")
     result = plan_against(run_cli, repo, "--against", "HEAD")
-    headers = [line for line in result.stdout.splitlines() if line.startswith("# ")]
-    assert "# added MachinePool default/my-cluster-mp-2-00000" in headers
-    assert "# removed MachinePool default/my-cluster-mp-1-00000" in headers
+    assert "# added MachinePool default/my-cluster-mp-2-00000" in headers(result)
+    assert "# removed MachinePool default/my-cluster-mp-1-00000" in headers(result)
     assert "3 added, 3 removed" in result.stderr
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import math
 import shlex
 import sysconfig
 from pathlib import Path
@@ -17,7 +16,7 @@ import ryaml
 
 from generator.yamlio.block import VERSION
 from tests.processes import run_reaped
-from tests.yamlio.yamlio_support import objects, precise
+from tests.yamlio.yamlio_support import objects, precise, same
 
 SOURCE = Path(__file__).resolve().parents[2] / "generator" / "yamlio" / "_blockyaml.c"
 
@@ -46,20 +45,6 @@ def built_reader(folder: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def same(left: Any, right: Any) -> bool:
-    """Equal values of the same types: ``True != 1``, ``1 != 1.0``, ``-0.0 != 0.0``, key order
-    counts."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return list(left) == list(right) and all(same(left[k], right[k]) for k in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right, strict=True))
-    if isinstance(left, float):
-        return left == right and math.copysign(1.0, left) == math.copysign(1.0, right)
-    return bool(left == right)
 
 
 def agreement(reader: ModuleType, text: str) -> list[Any] | None:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.yamlio.blockyaml_support import agreement, same
+from tests.yamlio.blockyaml_support import agreement
+from tests.yamlio.yamlio_support import same
 
 
 def nested(depth: int) -> list[Any]:

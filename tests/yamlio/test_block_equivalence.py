@@ -18,8 +18,8 @@ from benchmarks.inputs import TEMPLATE, cluster_text
 from generator.yamlio import block
 from generator.yamlio.emit import dump_documents
 from generator.yamlio.load import layout, load_documents
-from tests.yamlio.blockyaml_support import agreement, same
-from tests.yamlio.yamlio_support import objects
+from tests.yamlio.blockyaml_support import agreement
+from tests.yamlio.yamlio_support import objects, same
 
 REPO = Path(__file__).resolve().parents[2]
 REAL = sorted(

@@ -17,7 +17,7 @@ from generator.errors import YamlError
 from generator.yamlio import load_documents
 from generator.yamlio.detect import needs_precise
 from generator.yamlio.load import _fast_documents, layout
-from tests.yamlio.yamlio_support import objects, precise
+from tests.yamlio.yamlio_support import objects, precise, same
 
 TRICKY = [
     "y",
@@ -149,19 +149,6 @@ def precise_or_error(text: str) -> list[Any] | str:
         return [(d.index, d.obj, d.start_line) for d in precise(text)]
     except YamlError as exc:
         return f"error: {exc.message}"
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equality that also compares types (1 == 1.0 == True in Python)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and a != a:
-        return bool(b != b)
-    return bool(a == b)
 
 
 def check_parity(text: str) -> None:

@@ -18,8 +18,8 @@ from generator.yamlio.budget import Budget, Part
 from generator.yamlio.detect import needs_precise
 from generator.yamlio.limits import MAX_DEPTH
 from generator.yamlio.precise import parse_documents
-from tests.yamlio.test_yaml_parity import TRICKY, same
-from tests.yamlio.yamlio_support import objects, precise
+from tests.yamlio.test_yaml_parity import TRICKY
+from tests.yamlio.yamlio_support import objects, precise, same
 
 FAST = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n"
 SENSITIVE = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {k: yes}\n"
