@@ -15,7 +15,7 @@ from generator.findings import JsonPath
 from generator.kubeconform.process import sent_objects
 from generator.kubeconform.report import Sent
 from generator.kubeconform.stream import object_signature
-from generator.yamlio.chunks import Chunk, one_per_chunk, parse_chunk, spans_of
+from generator.yamlio.chunks import Chunk, Span, one_per_chunk, parse_chunk, spans_of
 from generator.yamlio.load import load_documents
 
 
@@ -39,9 +39,6 @@ class FileObjects:
     def at(self, span: int, number: int, prefix: JsonPath) -> Sent | None:
         """The embedded resource at ``prefix`` of document ``number`` of span ``span``."""
         return self.embedded.get((span, number, prefix))
-
-
-Span = tuple[int, int, int]  # start, end, first line: the text between two ``---`` lines
 
 
 def parse_spans(

@@ -30,13 +30,12 @@ from generator.validate.workers import (
     Owners,
     Piece,
     PieceKeys,
-    Span,
     Workers,
     index_pieces,
     prepare,
     warm_up,
 )
-from generator.yamlio.chunks import Chunk, spans_of, text_digest
+from generator.yamlio.chunks import Chunk, Span, spans_of, text_digest
 
 
 class PiecePlace(NamedTuple):
@@ -56,6 +55,7 @@ class _File:
     source: int
     digest: str = ""
     size: int = 0
+    text: str | None = None  # sent with its pieces (small inputs), dropped once they are cut
     spans: list[Span] = field(default_factory=list)
     digests: list[bytes] = field(default_factory=list)  # of the chunks, for the result cache
     known: FileIndex | None = None  # from the result cache: nothing to parse
@@ -110,8 +110,10 @@ class _Pipeline:
             number = self.submitted  # the number the current task gets when it is sent
             entry.parts.append(PiecePlace(number, len(self.task), at, len(piece)))
             self.users[number] = self.users.get(number, 0) + 1
-            self.task.append(Piece(entry.source, entry.digest, piece))
+            text = None if entry.text is None else entry.text[piece[0][0] : piece[-1][1]]
+            self.task.append(Piece(entry.source, entry.digest, piece, text, entry.size))
             self.task_chunks += len(piece)
+        entry.text = None
         self.waiting.append(entry)
 
     def _piece_size(self, chunks: int) -> int:
@@ -220,6 +222,11 @@ def _add(
     index, report = pipeline.index, pipeline.report
     index.partition.add_packed(found.packed)
     spans, digests = entry.spans[piece], entry.digests[piece]
+    if progress.recording is None and not any(digests):  # no result cache (or a large file)
+        placed = index.places.add_chunks(entry.source, spans, found.counts, progress.documents)
+        progress.documents += placed
+        report.counted_documents += found.objects.count(1)
+        return
     for (start, end, line), digest, keys in zip(spans, digests, found.chunks(), strict=True):
         if not keys.objects:
             continue
@@ -257,6 +264,8 @@ def _read(pipeline: _Pipeline, source: int) -> _File:
         else:
             entry.spans = list(spans_of(text, name))
             bounds = [(start, end) for start, end, _ in entry.spans]
+            if run.keep_parsed:  # a small input: its pieces carry their text (see Piece)
+                entry.text = text
         entry.digests = results.chunk_digests(name, text, bounds)
     except (YamlError, InputOutputError) as error:
         return _File(source, error=read_error_finding(error, name))

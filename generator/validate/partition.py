@@ -119,10 +119,14 @@ class Partitioner:
 
     def _join_elsewhere(self) -> None:
         """A reference unresolved in its namespace joins the same name in every namespace."""
-        for key, referrers in [*self._pending.items(), *self._hub_referrers.items()]:
-            if self._declared.get(key) is not None or key not in self._unresolved:
-                continue
-            others = self._everywhere.declarers(self._unresolved[key])
+        left = [
+            (self._unresolved[key], referrers)
+            for key, referrers in [*self._pending.items(), *self._hub_referrers.items()]
+            if self._declared.get(key) is None and key in self._unresolved
+        ]
+        declarers = self._everywhere.declarers({namefree for namefree, _ in left})
+        for namefree, referrers in left:
+            others = declarers.get(namefree, [])
             for doc in (*others, *referrers) if others else ():
                 self._sets.union(others[0], doc)
 

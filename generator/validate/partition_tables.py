@@ -86,7 +86,7 @@ class IntTable:
 
     def _grow(self) -> None:
         old_keys, old_values = self._keys, self._values
-        capacity = 2 * (self._mask + 1)
+        capacity = 4 * (self._mask + 1)  # each rehash is a loop over every slot: few of them
         self._keys = array("q", bytes(8 * capacity))
         self._values = array("i", [self._EMPTY]) * capacity
         self._mask = capacity - 1
@@ -124,27 +124,29 @@ class Multimap:
 
 
 class Everywhere:
-    """Every declarer of a key whatever its namespace, as linked lists through flat arrays: asked
-    only for references left unresolved in their own namespace, whose findings say where the
-    object is instead ("found in namespace x")."""
+    """Every declarer of a key whatever its namespace, as (key, document) pairs in two flat arrays,
+    appended as they come. They are asked for only about references left unresolved in their own
+    namespace (whose findings say where the object is instead: "found in namespace x"), at the
+    end and for a few keys, so the lookup is built then, for just those keys: a table kept up to
+    date for every declaration cost a fifth of adding a fleet's keys."""
 
     def __init__(self) -> None:
-        self._last = IntTable()  # key -> number of its latest declaration
-        self._doc = array("i")  # declaration number -> document
-        self._previous = array("i")  # declaration number -> the key's previous one, or -1
+        self._keys = array("q")
+        self._docs = array("i")
 
     def add(self, key: int, doc: int) -> None:
         """Record that ``doc`` declares ``key``."""
-        last = self._last.get(key)
-        self._doc.append(doc)
-        self._previous.append(-1 if last is None else last)
-        self._last.set(key, len(self._doc) - 1)
+        self._keys.append(key)
+        self._docs.append(doc)
 
-    def declarers(self, key: int) -> list[int]:
-        """Every document that declared ``key``, latest first."""
-        found = []
-        number = self._last.get(key)
-        while number is not None and number >= 0:
-            found.append(self._doc[number])
-            number = self._previous[number]
+    def declarers(self, keys: set[int]) -> dict[int, list[int]]:
+        """For each of ``keys`` declared somewhere, every document that declared it, latest
+        first."""
+        found: dict[int, list[int]] = {}
+        if keys:
+            for key, doc in zip(self._keys, self._docs, strict=True):
+                if key in keys:
+                    found.setdefault(key, []).append(doc)
+        for docs in found.values():
+            docs.reverse()
         return found

@@ -49,6 +49,7 @@ from generator.validate.results import NoResults
 from generator.validate.tuning import Tuning
 from generator.yamlio.chunks import (
     Chunk,
+    Span,
     changed_while_reading,
     parse_chunk,
     parsed_by_chunk,
@@ -79,6 +80,26 @@ class Places:
     def add_document(self, chunk: int, offset: int) -> None:
         """Record the next document: the ``offset``-th of chunk number ``chunk``."""
         self._documents.extend((chunk, offset))
+
+    def add_chunks(
+        self, source: int, spans: Sequence[Span], counts: Sequence[int], first: int
+    ) -> int:
+        """Record the chunks ``spans`` of ``source`` holding ``counts`` documents each, the
+        first document numbered ``first`` in its source (a chunk without one is not recorded):
+        :meth:`add_chunk` and :meth:`add_document` for a worker's whole piece in one loop, as
+        the caller of ``-j N`` adds pieces (one call per chunk and document was most of its
+        share of pass 1 after the partition). Returns how many documents there are."""
+        chunks, documents = self._chunks, self._documents
+        number = len(chunks) // 5
+        index = first
+        for (start, end, line), count in zip(spans, counts, strict=True):
+            if count:
+                chunks.extend((source, start, end, index, line))
+                for offset in range(count):
+                    documents.extend((number, offset))
+                number += 1
+                index += count
+        return index - first
 
     def of(self, doc: int) -> tuple[Chunk, int]:
         """The chunk of document ``doc`` and its place among the chunk's documents."""

@@ -15,7 +15,7 @@ from itertools import pairwise
 
 from generator.documents import Document
 from generator.errors import InputOutputError, Location, YamlError
-from generator.yamlio.load import layout, load_documents
+from generator.yamlio.load import load_documents, separators
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +29,11 @@ class Chunk:
     line: int  # 1-based line of the chunk's first character
 
 
+# One chunk of a source: (start, end, first line), as :func:`spans_of` gives it; plain tuples, as
+# many as the input has documents (the validate run pickles them to its workers).
+Span = tuple[int, int, int]
+
+
 def text_digest(text: str) -> str:
     """A file's identity between the passes (a hash of its text)."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
@@ -40,9 +45,9 @@ def changed_while_reading(name: str) -> InputOutputError:
     return InputOutputError(msg, location=Location(file=name), hint="run capzgen validate again")
 
 
-def spans_of(text: str, name: str) -> Iterator[tuple[int, int, int]]:
+def spans_of(text: str, name: str) -> Iterator[Span]:
     """(start, end, first line) of the text between ``---`` lines (the separator rule checked)."""
-    bounds = list(layout(text, name).separators)
+    bounds = separators(text, name)
     if not bounds or bounds[0] != 0:
         bounds.insert(0, 0)
     bounds.append(len(text))

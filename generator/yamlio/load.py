@@ -76,28 +76,17 @@ class Layout:
     starts: list[int]  # first content line of every document (1-based)
 
 
-def layout(text: str, source: str) -> Layout:
-    """Find the documents of ``text``, checking each ``---`` line on the way.
-
-    A ``---`` at the start of a line always begins a document in YAML (inside a scalar it is
-    an error), so these positions are exact; the fast path uses them as ``start_line`` and to
-    check that ryaml saw the same number of documents as libyaml will.
-    """
-    separators = [0] if text.startswith("---") else []
-    found = text.find("\n---")
-    while found != -1:
-        separators.append(found + 1)
-        found = text.find("\n---", found + 4)
-    starts: list[int] = []
-    first_end = separators[0] if separators else len(text)
-    implicit = _first_content_line(text, 0, first_end, 1)
-    if implicit is not None:
-        starts.append(implicit)
-    line = 1
-    previous = 0
-    for number, offset in enumerate(separators):
-        line += text.count("\n", previous, offset)
-        previous = offset
+def separators(text: str, source: str) -> list[int]:
+    """The offsets of the ``---`` lines of ``text``, each checked (only a comment may follow it):
+    all that cutting a text into chunks needs (:func:`generator.yamlio.chunks.spans_of`), without
+    the first content line of every document that :func:`layout` finds besides."""
+    found = [0] if text.startswith("---") else []
+    at = text.find("\n---")
+    while at != -1:
+        found.append(at + 1)
+        at = text.find("\n---", at + 4)
+    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1) is not None
+    for number, offset in enumerate(found):
         eol = text.find("\n", offset)
         eol = len(text) if eol == -1 else eol
         rest = text[offset + 3 : eol]
@@ -107,15 +96,37 @@ def layout(text: str, source: str) -> Layout:
                 f'invalid document separator "{text[offset:eol].rstrip()}": only a comment may '
                 'follow "---" on its line'
             )
+            line = text.count("\n", 0, offset) + 1
+            where = Location(file=source, line=line, column=1, document=implicit + number)
             raise YamlError(
-                msg,
-                location=Location(file=source, line=line, column=1, document=len(starts)),
-                hint='put the document content on the line after "---"',
+                msg, location=where, hint='put the document content on the line after "---"'
             )
-        end = separators[number + 1] if number + 1 < len(separators) else len(text)
+    return found
+
+
+def layout(text: str, source: str) -> Layout:
+    """Find the documents of ``text``, checking each ``---`` line on the way.
+
+    A ``---`` at the start of a line always begins a document in YAML (inside a scalar it is
+    an error), so these positions are exact; the fast path uses them as ``start_line`` and to
+    check that ryaml saw the same number of documents as libyaml will.
+    """
+    found = separators(text, source)
+    starts: list[int] = []
+    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1)
+    if implicit is not None:
+        starts.append(implicit)
+    line = 1
+    previous = 0
+    for number, offset in enumerate(found):
+        line += text.count("\n", previous, offset)
+        previous = offset
+        eol = text.find("\n", offset)
+        eol = len(text) if eol == -1 else eol
+        end = found[number + 1] if number + 1 < len(found) else len(text)
         content = _first_content_line(text, eol + 1, end, line + 1)
         starts.append(line if content is None else content)
-    return Layout(separators, starts)
+    return Layout(found, starts)
 
 
 def _shallow(text: str, separators: list[int]) -> bool:

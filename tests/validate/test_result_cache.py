@@ -424,14 +424,25 @@ def _broken(name: str) -> str:
     return _cluster(name).replace("v1.31.1", "v1.31.x")
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize(
+    ("jobs", "keep_below", "read_again"),
+    [(1, 8 << 20, False), (2, 8 << 20, False), (2, 0, True)],
+    ids=["serial", "workers, text sent", "workers, large input read again"],
+)
 def test_a_file_swapped_while_it_is_read_is_never_remembered_clean(
-    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch, jobs: int
+    tmp_path: Path,
+    store: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    jobs: int,
+    keep_below: int,
+    read_again: bool,
 ) -> None:
     """The run's key used to be made from the texts read before the run, the remembered result
     from the texts read after: a broken file swapped for a clean one while pass 1 reads it (and
     back) made every later run report it clean. Now the key remembered is that of the texts
-    validated, so the broken file fails again, as without the cache."""
+    validated, so the broken file fails again, as without the cache. (A small input's pieces
+    carry the text pass 1 read to the workers; a large input's workers read the file again and
+    find it is not what pass 1 hashed.)"""
     fleet = _fleet(tmp_path / "fleet", clusters=2)
     target = fleet / "c1.yaml"
     target.write_text(_broken("c1"))
@@ -447,17 +458,17 @@ def test_a_file_swapped_while_it_is_read_is_never_remembered_clean(
             target.write_text(_broken("c1"))
 
     cache = tmp_path / "cache"
-    tuning = Tuning(parallel_from=0)
+    tuning = Tuning(parallel_from=0, keep_parsed_below=keep_below)
     on = RunSettings(
         jobs=jobs, results_dir=cache, cache_secret=CACHE_SECRET, tuning=tuning, pool=in_threads
     )
     with monkeypatch.context() as patched:
         patched.setattr(RunInputs, "first_read", swapped)
-        if jobs == 1:
-            stream_paths([str(fleet)], store, OPTIONS, on)
-        else:  # the workers read it again, and find it is not what pass 1 hashed
+        if read_again:
             with pytest.raises(InputOutputError, match="changed while capzgen was validating"):
                 stream_paths([str(fleet)], store, OPTIONS, on)
+        else:
+            stream_paths([str(fleet)], store, OPTIONS, on)
     fresh = _run([fleet], store, None)
     assert any("CAPZ-VERSION-FORMAT" in line and "c1.yaml" in line for line in fresh)
     assert _run([fleet], store, cache) == fresh

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pickle
 import shutil
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -369,6 +370,30 @@ def test_keys_packed_by_a_worker_partition_as_the_keys_do() -> None:
     )
 
 
+def test_a_piece_placed_at_once_is_placed_as_chunk_by_chunk() -> None:
+    """``Places.add_chunks`` (how ``-j N`` adds a worker's piece) records what one call per chunk
+    and per document records: a chunk without documents is skipped, one with several numbers
+    them from its offset."""
+    from generator.validate.passes import Places
+    from generator.yamlio.chunks import Chunk
+
+    spans = [(0, 10, 1), (10, 12, 3), (12, 40, 4), (40, 55, 9), (55, 60, 12)]
+    counts = [1, 0, 3, 1, 2]
+    one_by_one, at_once = Places(), Places()
+    index = 5  # the piece's first document is the source's sixth
+    for (start, end, line), count in zip(spans, counts, strict=True):
+        if count:
+            number = one_by_one.add_chunk(Chunk(7, start, end, index, line))
+            for offset in range(count):
+                one_by_one.add_document(number, offset)
+            index += count
+    assert at_once.add_chunks(7, spans, counts, 5) == sum(counts)
+    docs = range(sum(counts))
+    assert [at_once.of(doc) for doc in docs] == [one_by_one.of(doc) for doc in docs]
+    assert at_once.flat(docs) == one_by_one.flat(docs)
+    assert at_once.of(3) == (Chunk(7, 12, 40, 6, 4), 2)
+
+
 def test_a_worker_that_cannot_load_the_engine_fails_the_run(
     tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -383,3 +408,24 @@ def test_a_worker_that_cannot_load_the_engine_fails_the_run(
     (tmp_path / "one.yaml").write_text(_cluster("a", "fleet"))
     with pytest.raises(RuntimeError, match="the engine did not load"):
         in_process([str(tmp_path)], store, jobs=2, batch=3)
+
+
+def test_an_engine_import_that_fails_on_its_thread_fails_the_run(
+    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """prepare() imports the engine on a thread and returns at once (pass 1 parses meanwhile);
+    the import's error is raised by the first task that validates, not lost with the thread."""
+    import generator.validate.workers
+
+    calls: list[str] = []
+
+    def broken() -> None:
+        calls.append(threading.current_thread().name)
+        msg = "the rules did not import"
+        raise ImportError(msg)
+
+    monkeypatch.setattr(generator.validate.workers, "load_engine", broken)
+    (tmp_path / "one.yaml").write_text(_cluster("a", "fleet"))
+    with pytest.raises(ImportError, match="the rules did not import"):
+        in_process([str(tmp_path)], store, jobs=2, batch=3)
+    assert calls and all(name == "capzgen-engine-load" for name in calls)
