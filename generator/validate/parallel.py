@@ -222,7 +222,7 @@ def _add(
     index, report = pipeline.index, pipeline.report
     index.partition.add_packed(found.packed)
     spans, digests = entry.spans[piece], entry.digests[piece]
-    if progress.recording is None and not any(digests):  # no result cache (or a large file)
+    if progress.recording is None and not any(digests):  # no result cache: nothing per chunk
         placed = index.places.add_chunks(entry.source, spans, found.counts, progress.documents)
         progress.documents += placed
         report.counted_documents += found.objects.count(1)

@@ -32,6 +32,7 @@ from typing import NamedTuple, TypeVar
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.errors import YamlError
+from generator.validate import engine_load
 from generator.validate.batches import Batch, Part
 from generator.validate.lifeline import held_signals, how_ended, worker_died
 from generator.validate.outcome import BatchResult
@@ -82,15 +83,13 @@ _RUN: tuple[RunInputs, int] | None = None
 # pool of threads), never shared with the caller or another worker: two workers on two threads
 # of one module-wide context swapped each other's held text.
 _LOCAL = threading.local()
-# The engine's import in this worker, started by its first task (:func:`prepare`; None: not yet).
-_LOADING: _EngineLoad | None = None
 
 
 def start(run: RunInputs) -> None:
     """Make ``run`` what workers started from now on work for (and read their texts for)."""
-    global _RUN, _LOADING
+    global _RUN
     _RUN = (run, os.getpid())
-    _LOADING = None  # each run's workers start their own import
+    engine_load.forget()  # workers on threads of this process (tests) load it for each run
 
 
 def stop() -> None:
@@ -257,57 +256,14 @@ def _keep(worker: WorkerContext, source: int, start: int, documents: list[Docume
         worker.sample.extend(documents[:wanted])
 
 
-class _EngineLoad:
-    """The validation engine and jsonschema-rs being imported on a thread of a worker (see
-    :func:`prepare`), and what went wrong if the import failed."""
-
-    def __init__(self) -> None:
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._load, name="capzgen-engine-load", daemon=True)
-        self.thread.start()
-
-    def _load(self) -> None:
-        try:
-            load_engine()
-        except BaseException as error:  # raised again by the first task that validates
-            self.error = error
-
-    def wait(self) -> None:
-        """Once the engine is loaded; its import's error, if it failed."""
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-
-
-def load_engine() -> None:
-    """Import the validation engine (every rule, CEL, the admission chain) and jsonschema-rs."""
-    # lazy: loaded in each worker after the fork (see generator.checks.validate_documents)
-    import jsonschema_rs
-
-    # lazy: as the line above
-    from generator.checks import engine
-
-    del engine, jsonschema_rs
-
-
 def prepare(_: None) -> None:
     """Worker, first task: start loading the validation engine (~40 ms of imports) on a thread
-    of its own, and return. Pass 1 does not use the engine (parsing and partition keys), so the
-    worker parses the pieces the caller sends as soon as it has cut the file, and the imports
-    fill the gaps between them; imported before the first piece instead, they kept every worker
-    from parsing for ~20 ms after the caller was ready. Whatever validates waits for it
-    (:func:`_engine_loaded`)."""
-    global _LOADING
-    if _LOADING is None:
-        _LOADING = _EngineLoad()
-
-
-def _engine_loaded() -> None:
-    """Wait for the import :func:`prepare` started (in a worker it never reached, import now)."""
-    if _LOADING is None:
-        load_engine()
-    else:
-        _LOADING.wait()
+    of its own, and return (:mod:`generator.validate.engine_load`). Pass 1 does not use the
+    engine (parsing and partition keys), so the worker parses the pieces the caller sends as
+    soon as it has cut the file, and the imports fill the gaps between them; imported before the
+    first piece instead, they kept every worker from parsing for ~20 ms after the caller was
+    ready. Whatever validates waits for it."""
+    engine_load.start()
 
 
 def warm_up(options: ValidationOptions) -> None:
@@ -316,7 +272,7 @@ def warm_up(options: ValidationOptions) -> None:
     on first use (checkers, schema validators, CEL programs: 15-40 ms). In a worker process,
     what it holds now (the documents kept from pass 1 among them) lives until the end: the
     garbage collector leaves it alone in pass 2 (``gc.freeze``)."""
-    _engine_loaded()
+    engine_load.wait()
     worker = context()
     validate_documents(worker.sample, worker.run.store, options)
     if os.getpid() != worker.starter:  # a forked worker, not the caller's own process (tests)
@@ -390,7 +346,7 @@ class BatchTask(NamedTuple):
 
 def _run_batch(task: BatchTask) -> BatchResult:
     """Worker: validate one batch, its documents kept from pass 1 or read and parsed again."""
-    _engine_loaded()
+    engine_load.wait()
     worker = context()  # this worker's own copy: tasks run one at a time
     places = SomePlaces(task.docs, task.flat)
     worker.digests.update(task.digests)

@@ -415,7 +415,7 @@ def test_an_engine_import_that_fails_on_its_thread_fails_the_run(
 ) -> None:
     """prepare() imports the engine on a thread and returns at once (pass 1 parses meanwhile);
     the import's error is raised by the first task that validates, not lost with the thread."""
-    import generator.validate.workers
+    import generator.validate.engine_load
 
     calls: list[str] = []
 
@@ -424,7 +424,7 @@ def test_an_engine_import_that_fails_on_its_thread_fails_the_run(
         msg = "the rules did not import"
         raise ImportError(msg)
 
-    monkeypatch.setattr(generator.validate.workers, "load_engine", broken)
+    monkeypatch.setattr(generator.validate.engine_load, "load_engine", broken)
     (tmp_path / "one.yaml").write_text(_cluster("a", "fleet"))
     with pytest.raises(ImportError, match="the rules did not import"):
         in_process([str(tmp_path)], store, jobs=2, batch=3)
