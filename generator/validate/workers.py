@@ -75,9 +75,9 @@ class WorkerContext:
 
 # What every worker starts from, set by the caller before the pool is forked (a forked worker
 # inherits it): the run and the caller's process id. Never written by a worker. (Workers are
-# forked before the caller reads the first file, see :func:`prepare`, so each reads its texts
-# itself, 5 ms for the 3.4 MB fleet; forking after the first read, with the text inherited,
-# measured the same, and this way there is no inherited state to keep right.)
+# forked before the caller reads the first file, see :func:`prepare`, so none inherits a text:
+# a small input's pieces carry theirs, see :class:`Piece`, and a large one is read by each
+# worker itself.)
 _RUN: tuple[RunInputs, int] | None = None
 # Each worker's own memory (one per thread: a forked worker's task thread, or each thread of a
 # pool of threads), never shared with the caller or another worker: two workers on two threads
