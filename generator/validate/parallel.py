@@ -22,7 +22,13 @@ from generator.findings import Finding
 from generator.validate.cache.store import FileIndex
 from generator.validate.check import CheckReport
 from generator.validate.inputs import read_error_finding, yaml_error_finding
-from generator.validate.passes import RunInputs, SourceIndex, add_known_file, place_chunk
+from generator.validate.passes import (
+    RunInputs,
+    SourceIndex,
+    add_known_file,
+    place_documents,
+    record_chunk,
+)
 from generator.validate.results import NoResults
 from generator.validate.workers import (
     Failure,
@@ -218,21 +224,20 @@ def _add(
 ) -> None:
     """The workers' keys of the ``piece`` of ``entry``'s chunks added in input order (and to
     the file's index for the result cache, if it keeps one): the partitioner takes the whole
-    piece in one call, then each chunk is placed."""
+    piece in one call, and so does :func:`generator.validate.passes.place_documents`."""
     index, report = pipeline.index, pipeline.report
     index.partition.add_packed(found.packed)
     spans, digests = entry.spans[piece], entry.digests[piece]
-    if progress.recording is None and not any(digests):  # no result cache: nothing per chunk
-        placed = index.places.add_chunks(entry.source, spans, found.counts, progress.documents)
-        progress.documents += placed
-        report.counted_documents += found.objects.count(1)
-        return
-    for (start, end, line), digest, keys in zip(spans, digests, found.chunks(), strict=True):
-        if not keys.objects:
-            continue
-        chunk = Chunk(entry.source, start, end, progress.documents, line)
-        place_chunk(index, report, chunk, keys, digest, progress.recording)
-        progress.documents += len(keys.objects)
+    first = progress.documents
+    counts, objects = found.counts, found.objects
+    progress.documents += place_documents(
+        index, report, entry.source, spans, digests, counts, objects, first
+    )
+    if progress.recording is not None:
+        for (start, end, line), keys in zip(spans, found.chunks(), strict=True):
+            if keys.objects:
+                record_chunk(progress.recording, Chunk(entry.source, start, end, first, line), keys)
+                first += len(keys.objects)
 
 
 def _error(failure: Failure, name: str, before: int) -> YamlError:

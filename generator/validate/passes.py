@@ -72,23 +72,14 @@ class Places:
         self._chunks = array("i")  # five numbers per chunk, as in Chunk
         self._documents = array("i")  # two numbers per document: chunk, offset in the chunk
 
-    def add_chunk(self, chunk: Chunk) -> int:
-        """Record ``chunk``; returns its number."""
-        self._chunks.extend((chunk.source, chunk.start, chunk.end, chunk.index, chunk.line))
-        return len(self._chunks) // 5 - 1
-
-    def add_document(self, chunk: int, offset: int) -> None:
-        """Record the next document: the ``offset``-th of chunk number ``chunk``."""
-        self._documents.extend((chunk, offset))
-
     def add_chunks(
         self, source: int, spans: Sequence[Span], counts: Sequence[int], first: int
     ) -> int:
         """Record the chunks ``spans`` of ``source`` holding ``counts`` documents each, the
-        first document numbered ``first`` in its source (a chunk without one is not recorded):
-        :meth:`add_chunk` and :meth:`add_document` for a worker's whole piece in one loop, as
-        the caller of ``-j N`` adds pieces (one call per chunk and document was most of its
-        share of pass 1 after the partition). Returns how many documents there are."""
+        first document numbered ``first`` in its source (a chunk without one is not recorded),
+        in one loop: a worker's whole piece at once, as the caller of ``-j N`` adds pieces (one
+        call per chunk and document was most of its share of pass 1 after the partition).
+        Returns how many documents there are."""
         chunks, documents = self._chunks, self._documents
         number = len(chunks) // 5
         index = first
@@ -283,33 +274,47 @@ def add_chunk(
     documents' digests for the result cache, and the chunk in the file index being
     ``recording``); returns the documents' numbers."""
     docs = index.partition.add_packed(found.packed, found.start, found.end)
-    place_chunk(index, report, chunk, found, digest, recording)
+    span = (chunk.start, chunk.end, chunk.line)
+    count = len(found.objects)
+    place_documents(
+        index, report, chunk.source, [span], [digest], [count], found.objects, chunk.index
+    )
+    if recording is not None:
+        record_chunk(recording, chunk, found)
     return docs
 
 
-def place_chunk(
+def place_documents(
     index: SourceIndex,
     report: CheckReport,
-    chunk: Chunk,
-    found: ChunkKeys,
-    digest: bytes,
-    recording: FileIndex | None = None,
-) -> None:
-    """:func:`add_chunk` for a chunk whose documents' keys the partitioner has already (a
-    worker's piece is added in one call: :func:`generator.validate.parallel.index_sources`)."""
-    number = index.places.add_chunk(chunk)
-    count = len(found.objects)
-    for offset in range(count):
-        index.places.add_document(number, offset)
+    source: int,
+    spans: Sequence[Span],
+    digests: Sequence[bytes],
+    counts: Sequence[int],
+    objects: Sequence[int],
+    first: int,
+) -> int:
+    """Record the chunks ``spans`` of ``source`` holding ``counts`` documents each, the first
+    numbered ``first`` in its source: where each document lies, its digest for the result cache
+    (from its chunk's, in ``digests``; empty: no cache) and how many are objects (``objects``:
+    one flag per document). A chunk, or a worker's whole piece in one call; returns how many
+    documents there are."""
+    placed = index.places.add_chunks(source, spans, counts, first)
+    for digest, count in zip(digests, counts, strict=True):
         if digest:
-            index.document_digests.extend(document_digest(digest, offset, count))
-    report.counted_documents += sum(1 for is_object in found.objects if is_object)
-    if recording is not None:
-        assert found.keys is not None, "a recorded file's keys come with it (index_keys_below)"
-        documents = tuple(zip(found.keys, map(bool, found.objects), strict=True))
-        recording.chunks.append(
-            IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, documents)
-        )
+            for offset in range(count):
+                index.document_digests.extend(document_digest(digest, offset, count))
+    report.counted_documents += len(objects) - objects.count(0)  # the flags: bytes, or bools
+    return placed
+
+
+def record_chunk(recording: FileIndex, chunk: Chunk, found: ChunkKeys) -> None:
+    """Add ``chunk`` and its documents' keys to the file index ``recording`` (result cache)."""
+    assert found.keys is not None, "a recorded file's keys come with it (index_keys_below)"
+    documents = tuple(zip(found.keys, map(bool, found.objects), strict=True))
+    recording.chunks.append(
+        IndexedChunk(chunk.start, chunk.end, chunk.index, chunk.line, documents)
+    )
 
 
 def add_known_file(

@@ -200,7 +200,8 @@ class Piece(NamedTuple):
     for a small input, the chunks' text itself (from the first chunk's start to the last's end):
     the worker then parses at once instead of first reading and checking the whole file (12-16
     ms for the 3.4 MB fleet, before its first piece could start). Whether the worker sends the
-    documents' keys too (``RunInputs.index_keys_below``) goes by ``size``, the source's."""
+    documents' keys too (``RunInputs.index_keys_below``) goes by ``size``, the source's length
+    as the caller read it."""
 
     source: int
     digest: str
@@ -228,7 +229,6 @@ def _index_piece(piece: Piece) -> Found:
     base = spans[0][0] if text is not None and spans else 0  # where the text sent starts
     if text is None:
         text = worker.texts.text(source)
-        size = len(text)
     name = worker.run.names[source]
     found = _PieceKeysBuilder(size < worker.run.index_keys_below)
     local = [(start - base, end - base, line) for start, end, line in spans]

@@ -80,12 +80,48 @@ def separators(text: str, source: str) -> list[int]:
     """The offsets of the ``---`` lines of ``text``, each checked (only a comment may follow it):
     all that cutting a text into chunks needs (:func:`generator.yamlio.chunks.spans_of`), without
     the first content line of every document that :func:`layout` finds besides."""
+    found = _separator_offsets(text)
+    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1)
+    _checked_line_ends(text, source, found, implicit is not None)
+    return found
+
+
+def layout(text: str, source: str) -> Layout:
+    """Find the documents of ``text``, checking each ``---`` line on the way.
+
+    A ``---`` at the start of a line always begins a document in YAML (inside a scalar it is
+    an error), so these positions are exact; the fast path uses them as ``start_line`` and to
+    check that ryaml saw the same number of documents as libyaml will.
+    """
+    found = _separator_offsets(text)
+    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1)
+    ends = _checked_line_ends(text, source, found, implicit is not None)
+    starts = [] if implicit is None else [implicit]
+    line = 1
+    previous = 0
+    for number, (offset, eol) in enumerate(zip(found, ends, strict=True)):
+        line += text.count("\n", previous, offset)
+        previous = offset
+        end = found[number + 1] if number + 1 < len(found) else len(text)
+        content = _first_content_line(text, eol + 1, end, line + 1)
+        starts.append(line if content is None else content)
+    return Layout(found, starts)
+
+
+def _separator_offsets(text: str) -> list[int]:
+    """Where the lines starting with ``---`` start."""
     found = [0] if text.startswith("---") else []
     at = text.find("\n---")
     while at != -1:
         found.append(at + 1)
         at = text.find("\n---", at + 4)
-    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1) is not None
+    return found
+
+
+def _checked_line_ends(text: str, source: str, found: list[int], implicit: bool) -> list[int]:
+    """Where each ``---`` line of ``found`` ends; a YamlError for the first one followed by more
+    than a comment (``implicit``: a document comes before the first, which counts it)."""
+    ends = []
     for number, offset in enumerate(found):
         eol = text.find("\n", offset)
         eol = len(text) if eol == -1 else eol
@@ -101,32 +137,8 @@ def separators(text: str, source: str) -> list[int]:
             raise YamlError(
                 msg, location=where, hint='put the document content on the line after "---"'
             )
-    return found
-
-
-def layout(text: str, source: str) -> Layout:
-    """Find the documents of ``text``, checking each ``---`` line on the way.
-
-    A ``---`` at the start of a line always begins a document in YAML (inside a scalar it is
-    an error), so these positions are exact; the fast path uses them as ``start_line`` and to
-    check that ryaml saw the same number of documents as libyaml will.
-    """
-    found = separators(text, source)
-    starts: list[int] = []
-    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1)
-    if implicit is not None:
-        starts.append(implicit)
-    line = 1
-    previous = 0
-    for number, offset in enumerate(found):
-        line += text.count("\n", previous, offset)
-        previous = offset
-        eol = text.find("\n", offset)
-        eol = len(text) if eol == -1 else eol
-        end = found[number + 1] if number + 1 < len(found) else len(text)
-        content = _first_content_line(text, eol + 1, end, line + 1)
-        starts.append(line if content is None else content)
-    return Layout(found, starts)
+        ends.append(eol)
+    return ends
 
 
 def _shallow(text: str, separators: list[int]) -> bool:

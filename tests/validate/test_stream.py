@@ -371,27 +371,30 @@ def test_keys_packed_by_a_worker_partition_as_the_keys_do() -> None:
 
 
 def test_a_piece_placed_at_once_is_placed_as_chunk_by_chunk() -> None:
-    """``Places.add_chunks`` (how ``-j N`` adds a worker's piece) records what one call per chunk
-    and per document records: a chunk without documents is skipped, one with several numbers
-    them from its offset."""
+    """``Places.add_chunks`` (how a chunk, or a worker's whole piece, is recorded) places every
+    document in its chunk: a chunk without documents is skipped, one with several numbers them
+    from its offset."""
     from generator.validate.passes import Places
     from generator.yamlio.chunks import Chunk
 
     spans = [(0, 10, 1), (10, 12, 3), (12, 40, 4), (40, 55, 9), (55, 60, 12)]
     counts = [1, 0, 3, 1, 2]
-    one_by_one, at_once = Places(), Places()
-    index = 5  # the piece's first document is the source's sixth
-    for (start, end, line), count in zip(spans, counts, strict=True):
-        if count:
-            number = one_by_one.add_chunk(Chunk(7, start, end, index, line))
-            for offset in range(count):
-                one_by_one.add_document(number, offset)
-            index += count
-    assert at_once.add_chunks(7, spans, counts, 5) == sum(counts)
+    places = Places()
+    assert places.add_chunks(7, spans, counts, 5) == sum(counts)  # from the source's sixth
+    first, third, fourth, fifth = (
+        Chunk(7, 0, 10, 5, 1),
+        Chunk(7, 12, 40, 6, 4),
+        Chunk(7, 40, 55, 9, 9),
+        Chunk(7, 55, 60, 10, 12),
+    )
+    expected = [(first, 0), (third, 0), (third, 1), (third, 2), (fourth, 0), (fifth, 0), (fifth, 1)]
     docs = range(sum(counts))
-    assert [at_once.of(doc) for doc in docs] == [one_by_one.of(doc) for doc in docs]
-    assert at_once.flat(docs) == one_by_one.flat(docs)
-    assert at_once.of(3) == (Chunk(7, 12, 40, 6, 4), 2)
+    assert [places.of(doc) for doc in docs] == expected
+    assert places.flat(docs).tolist() == [
+        n
+        for chunk, offset in expected
+        for n in (chunk.source, chunk.start, chunk.end, chunk.index, chunk.line, offset)
+    ]
 
 
 @pytest.mark.parametrize(
