@@ -11,7 +11,7 @@ what is left (the last System pool). Both carry the two whole sets, so a rule ca
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import Final, final
 
 from generator.findings import JsonPath, Subject
 from generator.model.manifests import AsoResource, ManifestSet, TopObject
@@ -24,14 +24,23 @@ def _own_resources(top: TopObject, ms: ManifestSet) -> list[AsoResource]:
     return [*own, *top.resources]
 
 
-@dataclass(frozen=True, eq=False)
+@final
 class Change:
     """One object in both revisions; findings are placed on the new one (:attr:`subject`)."""
 
-    old: TopObject
-    new: TopObject
-    old_set: ManifestSet
-    new_set: ManifestSet
+    __slots__ = ("new", "new_set", "old", "old_set")
+
+    old: Final[TopObject]
+    new: Final[TopObject]
+    old_set: Final[ManifestSet]
+    new_set: Final[ManifestSet]
+
+    def __init__(
+        self, old: TopObject, new: TopObject, old_set: ManifestSet, new_set: ManifestSet
+    ) -> None:
+        # Plain classes: made on the engine's import in every worker, where ``dataclasses``
+        # spent ~0.4 ms on each.
+        self.old, self.new, self.old_set, self.new_set = old, new, old_set, new_set
 
     @property
     def subject(self) -> Subject:
@@ -58,14 +67,19 @@ class Change:
                 yield old, res
 
 
-@dataclass(frozen=True, eq=False)
+@final
 class Removal:
     """One object only the old revision has: what ``kubectl apply --prune`` or a GitOps tool
     deletes. Findings are placed on the old object."""
 
-    old: TopObject
-    old_set: ManifestSet
-    new_set: ManifestSet
+    __slots__ = ("new_set", "old", "old_set")
+
+    old: Final[TopObject]
+    old_set: Final[ManifestSet]
+    new_set: Final[ManifestSet]
+
+    def __init__(self, old: TopObject, old_set: ManifestSet, new_set: ManifestSet) -> None:
+        self.old, self.old_set, self.new_set = old, old_set, new_set
 
     @property
     def subject(self) -> Subject:

@@ -8,9 +8,8 @@ holds a :class:`Field` can point at the user's own field, whichever API shape wr
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final, Generic, TypeVar
+from typing import Final, Generic, TypeVar, final
 
 from generator.findings import JsonPath, Subject
 from generator.jsontypes import Json, dig
@@ -110,7 +109,7 @@ def read_field(owner: Owner, rel: JsonPath, convert: Callable[[Json], T | None])
     return Field(raw, convert(raw), owner, rel)
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class FieldReader:
     """Reads the settings below one node of an owner: its ``spec``, or a profile inside it.
 
@@ -120,9 +119,12 @@ class FieldReader:
     inside the owner.
     """
 
-    owner: Owner
-    base: JsonPath  # where ``node`` sits inside ``owner``
-    node: Json  # the value at ``base``: anything, a non-mapping simply has no settings
+    owner: Final[Owner]
+    base: Final[JsonPath]  # where ``node`` sits inside ``owner``
+    node: Final[Json]  # the value at ``base``: anything, a non-mapping simply has no settings
+
+    def __init__(self, owner: Owner, base: JsonPath, node: Json) -> None:
+        self.owner, self.base, self.node = owner, base, node
 
     @classmethod
     def at(cls, owner: Owner, *base: str) -> FieldReader:

@@ -8,7 +8,7 @@ an embedded subject and a path absolute from the document root.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Final, final
 
 from generator.checks.admission.defaults import plan_of
 from generator.checks.admission.parity import Problem, list_map_problems, metadata_problems
@@ -28,13 +28,16 @@ NO_SCHEMA = "no-schema"
 ENGINE_RULE_IDS = (YAML, STRUCTURE, SCHEMA, NO_SCHEMA)
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class SchemaSettings:
     """How objects are checked against schemas: ``store`` None disables schema checks, and
     ``ignore_missing`` makes a missing schema a warning."""
 
-    store: SchemaLookup | None  # None: no schema validation
-    ignore_missing: bool
+    store: Final[SchemaLookup | None]  # None: no schema validation
+    ignore_missing: Final[bool]
+
+    def __init__(self, store: SchemaLookup | None, ignore_missing: bool) -> None:
+        self.store, self.ignore_missing = store, ignore_missing
 
 
 _TYPE_NAMES = {

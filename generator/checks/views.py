@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Final, final
 
 from generator.checks.fields import (
     UNKNOWN,
@@ -359,14 +360,24 @@ def _legacy_control_plane(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class Views:
     """Every agent pool and control plane of a manifest set, and which belong to which Cluster."""
 
-    pools: tuple[AgentPool, ...]
-    control_planes: tuple[ControlPlane, ...]
-    _pools_of: Mapping[ClusterGroup, tuple[AgentPool, ...]]
-    _control_plane_of: Mapping[ClusterGroup, ControlPlane]
+    pools: Final[tuple[AgentPool, ...]]
+    control_planes: Final[tuple[ControlPlane, ...]]
+    _pools_of: Final[Mapping[ClusterGroup, tuple[AgentPool, ...]]]
+    _control_plane_of: Final[Mapping[ClusterGroup, ControlPlane]]
+
+    def __init__(
+        self,
+        pools: tuple[AgentPool, ...],
+        control_planes: tuple[ControlPlane, ...],
+        pools_of: Mapping[ClusterGroup, tuple[AgentPool, ...]],
+        control_plane_of: Mapping[ClusterGroup, ControlPlane],
+    ) -> None:
+        self.pools, self.control_planes = pools, control_planes
+        self._pools_of, self._control_plane_of = pools_of, control_plane_of
 
     def pools_of(self, group: ClusterGroup) -> tuple[AgentPool, ...]:
         """The pools of the Cluster's MachinePools, in MachinePool order."""

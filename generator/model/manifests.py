@@ -16,8 +16,7 @@ share one namespace is judged by the namespace rules.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Final, TypeVar, final
 
 from generator.documents import Document
 from generator.findings import JsonPath, Subject
@@ -51,9 +50,12 @@ def _annotations(meta: JsonObject) -> JsonObject:
     return annotations if isinstance(annotations, dict) else {}
 
 
-@dataclass(eq=False, slots=True)
 class TopObject:
-    """A top-level document that is a mapping. Identity-hashed so it can key dictionaries."""
+    """A top-level document that is a mapping. Identity-hashed so it can key dictionaries.
+
+    This module's records are plain classes, not dataclasses: compiled, each is a native class
+    made at import for nothing, where ``dataclasses`` spent ~0.4 ms per class generating
+    methods in every worker (see docs/performance.md)."""
 
     document: Document
     obj: JsonObject
@@ -64,10 +66,31 @@ class TopObject:
     namespace: str | None
     spec: JsonObject | None
     annotations: JsonObject
-    items_path: JsonPath = ()  # where embedded resources live (CAPZ kinds only)
-    items: list[Json] | None = None  # the raw ``resources`` list, non-mappings included
-    resources: list[AsoResource] = field(default_factory=list)  # its mapping items
-    path: JsonPath = ()  # rule paths are relative to the document root
+    items_path: JsonPath  # where embedded resources live (CAPZ kinds only)
+    items: list[Json] | None  # the raw ``resources`` list, non-mappings included
+    resources: list[AsoResource]  # its mapping items
+    path: JsonPath  # rule paths are relative to the document root
+
+    def __init__(
+        self,
+        document: Document,
+        obj: JsonObject,
+        api_version: str,
+        kind: str,
+        group: str,
+        name: str | None,
+        namespace: str | None,
+        spec: JsonObject | None,
+        annotations: JsonObject,
+        items_path: JsonPath = (),
+        items: list[Json] | None = None,
+    ) -> None:
+        self.document, self.obj, self.api_version = document, obj, api_version
+        self.kind, self.group, self.name, self.namespace = kind, group, name, namespace
+        self.spec, self.annotations = spec, annotations
+        self.items_path, self.items = items_path, items
+        self.resources = []
+        self.path = ()
 
     @property
     def subject(self) -> Subject:
@@ -84,7 +107,6 @@ class TopObject:
         return f"{self.kind}/{self.name or '?'}"
 
 
-@dataclass(eq=False, slots=True)
 class AsoResource:
     """An ASO resource: embedded in a CAPZ object (``parent`` set) or a top-level document."""
 
@@ -101,27 +123,16 @@ class AsoResource:
     spec: JsonObject | None
     annotations: JsonObject
 
-    @classmethod
-    def build(cls, top: TopObject, obj: JsonObject, path: JsonPath, embedded: bool) -> AsoResource:
+    def __init__(self, top: TopObject, obj: JsonObject, path: JsonPath, embedded: bool) -> None:
         """The view of ``obj`` at ``path`` in ``top``; ``embedded`` makes ``top`` its parent."""
         api_version = as_str(obj.get("apiVersion")) or ""
         group, _, version = api_version.rpartition("/")
         kind = as_str(obj.get("kind")) or ""
         meta = _metadata(obj)
-        return cls(
-            obj=obj,
-            api_version=api_version,
-            group=group,
-            version=version,
-            kind=kind,
-            group_kind=(group, kind),
-            name=as_str(meta.get("name")),
-            path=path,
-            top=top,
-            parent=top if embedded else None,
-            spec=as_dict(obj.get("spec")),
-            annotations=_annotations(meta),
-        )
+        self.obj, self.api_version, self.group, self.version = obj, api_version, group, version
+        self.kind, self.group_kind, self.name = kind, (group, kind), as_str(meta.get("name"))
+        self.path, self.top, self.parent = path, top, top if embedded else None
+        self.spec, self.annotations = as_dict(obj.get("spec")), _annotations(meta)
 
     @property
     def subject(self) -> Subject:
@@ -139,15 +150,39 @@ class AsoResource:
         return f"{self.kind}/{self.name or '?'}"
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class Ref:
-    """A CAPI object reference (v1beta1 ``apiVersion`` or v1beta2 ``apiGroup``)."""
+    """A CAPI object reference (v1beta1 ``apiVersion`` or v1beta2 ``apiGroup``); equal to
+    another with the same fields."""
 
-    kind: str
-    name: str
-    group: str | None
-    api_version: str | None
-    path: JsonPath
+    kind: Final[str]
+    name: Final[str]
+    group: Final[str | None]
+    api_version: Final[str | None]
+    path: Final[JsonPath]
+
+    def __init__(
+        self, kind: str, name: str, group: str | None, api_version: str | None, path: JsonPath
+    ) -> None:
+        self.kind, self.name, self.group, self.api_version, self.path = (
+            kind,
+            name,
+            group,
+            api_version,
+            path,
+        )
+
+    def _key(self) -> tuple[str, str, str | None, str | None, JsonPath]:
+        return self.kind, self.name, self.group, self.api_version, self.path
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ref) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Ref{self._key()!r}"
 
     @classmethod
     def parse(cls, value: Json, path: JsonPath) -> Ref | None:
@@ -180,20 +215,21 @@ def _first_of(obj: TopObject | None, group_kind: kinds.GroupKind) -> AsoResource
     return None
 
 
-@dataclass(eq=False, slots=True)
 class PoolView:
     """A MachinePool with its AzureASOManagedMachinePool (when the ref resolves)."""
 
     machine_pool: TopObject
     infra_ref: Ref | None
     infra: TopObject | None
-    agent_pool: AsoResource | None = None  # the first agent pool: the one CAPZ uses (C10)
+    agent_pool: AsoResource | None  # the first agent pool: the one CAPZ uses (C10)
 
-    def __post_init__(self) -> None:
-        self.agent_pool = _first_of(self.infra, kinds.AGENT_POOL)
+    def __init__(
+        self, machine_pool: TopObject, infra_ref: Ref | None, infra: TopObject | None
+    ) -> None:
+        self.machine_pool, self.infra_ref, self.infra = machine_pool, infra_ref, infra
+        self.agent_pool = _first_of(infra, kinds.AGENT_POOL)
 
 
-@dataclass(eq=False, slots=True)
 class ClusterGroup:
     """A Cluster and the objects reachable from it through refs and ``clusterName``."""
 
@@ -203,13 +239,22 @@ class ClusterGroup:
     control_plane: TopObject | None
     infra: TopObject | None
     is_aso: bool  # either ref names an AzureASOManaged* kind
-    managed_cluster: AsoResource | None = (
-        None  # the control plane's first one: "the" AKS cluster (C4)
-    )
-    pools: list[PoolView] = field(default_factory=list)
+    managed_cluster: AsoResource | None  # the control plane's first one: "the" AKS cluster (C4)
+    pools: list[PoolView]
 
-    def __post_init__(self) -> None:
-        self.managed_cluster = _first_of(self.control_plane, kinds.MANAGED_CLUSTER)
+    def __init__(
+        self,
+        cluster: TopObject,
+        control_plane_ref: Ref | None,
+        infra_ref: Ref | None,
+        control_plane: TopObject | None,
+        infra: TopObject | None,
+        is_aso: bool,
+    ) -> None:
+        self.cluster, self.control_plane_ref, self.infra_ref = cluster, control_plane_ref, infra_ref
+        self.control_plane, self.infra, self.is_aso = control_plane, infra, is_aso
+        self.managed_cluster = _first_of(control_plane, kinds.MANAGED_CLUSTER)
+        self.pools = []
 
     def members(self) -> Iterator[TopObject]:
         """The Cluster, its control plane and infra cluster, then each MachinePool and its infra."""
@@ -296,11 +341,11 @@ class ManifestSet:
         if name is not None:
             self._by_kind_name.setdefault((kind, name), []).append(top)
         if kinds.is_aso_group(top.group):
-            self._add_resource(AsoResource.build(top, obj, (), embedded=False))
+            self._add_resource(AsoResource(top, obj, (), embedded=False))
         if items:
             for index, item in enumerate(items):
                 if isinstance(item, dict):
-                    res = AsoResource.build(top, item, (*prefix, index), embedded=True)
+                    res = AsoResource(top, item, (*prefix, index), embedded=True)
                     top.resources.append(res)
                     self._add_resource(res)
 

@@ -14,7 +14,7 @@ absent field. Go-template and ``${VAR}`` text counts as set but is never compare
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from typing import final
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, Gate, JsonPath, Severity
@@ -137,7 +137,7 @@ def _check_owner(ms: ManifestSet) -> Iterator[Finding]:
 # --- ASO-REFERENCE -----------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@final
 class _Scan:
     """What ASO-REFERENCE checks in one resource's spec, found in one walk over it.
 
@@ -153,9 +153,10 @@ class _Scan:
     and copied into a tuple only where something is found.
     """
 
-    references: list[tuple[JsonPath, JsonObject]] = field(default_factory=list)
-    pairs: list[tuple[JsonPath, str]] = field(default_factory=list)
-    trail: list[str | int] = field(default_factory=list)
+    def __init__(self, trail: list[str | int]) -> None:
+        self.references: list[tuple[JsonPath, JsonObject]] = []
+        self.pairs: list[tuple[JsonPath, str]] = []
+        self.trail = trail
 
     def walk(self, value: Json, references: bool) -> None:
         """Everything below ``value``; ``references`` is False inside a reference."""
@@ -238,7 +239,7 @@ def _check_reference(ms: ManifestSet) -> Iterator[Finding]:
         if spec is None:
             continue
         body = {key: value for key, value in spec.items() if key != "owner"}  # ASO-OWNER's
-        scan = _Scan(trail=["spec"])
+        scan = _Scan(["spec"])
         scan.walk(body, references=True)
         for path, ref in scan.references:
             problem = _reference_problem(ref)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Final, final
 
 from generator.capzbuild.agent_pool import AGENT_POOL_KIND, build_agent_pool
 from generator.capzbuild.managed_cluster import (
@@ -35,16 +36,27 @@ _TEMPLATE_SPEC: JsonPath = kinds.TEMPLATE_SPEC
 _STAND_IN = "unknown"  # a name or location the manifests do not decide
 
 
-@dataclass(frozen=True)
+@final
 class Target:
     """A legacy kind with patches: where its spec is, the patch field, the ASO kind CAPZ builds,
     and the fields of that object CAPZ sets itself (path -> where CAPZ takes the value from)."""
 
-    kind: str
-    spec_path: JsonPath
-    patch_field: str
-    aso_kind: str
-    owned: dict[JsonPath, str]
+    kind: Final[str]
+    spec_path: Final[JsonPath]
+    patch_field: Final[str]
+    aso_kind: Final[str]
+    owned: Final[dict[JsonPath, str]]
+
+    def __init__(
+        self,
+        kind: str,
+        spec_path: JsonPath,
+        patch_field: str,
+        aso_kind: str,
+        owned: dict[JsonPath, str],
+    ) -> None:
+        self.kind, self.spec_path, self.patch_field = kind, spec_path, patch_field
+        self.aso_kind, self.owned = aso_kind, owned
 
 
 _MC_OWNED: dict[JsonPath, str] = {
@@ -84,23 +96,31 @@ TARGETS = (
 )
 
 
-@dataclass(frozen=True)
+@final
 class Patch:
     """One entry of a patch list: its index, its path in the document, and what it holds."""
 
-    index: int
-    path: JsonPath
-    value: JsonObject | PatchProblem
+    index: Final[int]
+    path: Final[JsonPath]
+    value: Final[JsonObject | PatchProblem]
+
+    def __init__(self, index: int, path: JsonPath, value: JsonObject | PatchProblem) -> None:
+        self.index, self.path, self.value = index, path, value
 
 
-@dataclass(frozen=True)
+@final
 class Patched:
     """A legacy object with patches (only the string entries; the CRD schema reports others)."""
 
-    obj: TopObject
-    target: Target
-    spec: JsonObject
-    patches: tuple[Patch, ...]
+    obj: Final[TopObject]
+    target: Final[Target]
+    spec: Final[JsonObject]
+    patches: Final[tuple[Patch, ...]]
+
+    def __init__(
+        self, obj: TopObject, target: Target, spec: JsonObject, patches: tuple[Patch, ...]
+    ) -> None:
+        self.obj, self.target, self.spec, self.patches = obj, target, spec, patches
 
     @property
     def merge_patches(self) -> list[Patch]:

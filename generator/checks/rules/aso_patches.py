@@ -30,7 +30,7 @@ store (``--no-schemas``, a flavor's render-time checks) only the parse and owner
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import Final, final
 
 from generator.capzbuild.patches import PatchProblem, apply_patches, patched_paths
 from generator.capzbuild.tables import CONTAINER_SERVICE_API
@@ -117,12 +117,13 @@ def _related(a: JsonPath, b: JsonPath) -> bool:
     return a[:n] == b[:n]
 
 
-@dataclass(frozen=True)
+@final
 class _Outcome:
     """What validating one object's patched result found: errors and unverifiable fields."""
 
-    errors: list[Finding]
-    unverified: list[Finding]
+    def __init__(self) -> None:
+        self.errors: Final[list[Finding]] = []
+        self.unverified: Final[list[Finding]] = []
 
 
 PATCH_SCHEMA = Rule(
@@ -183,7 +184,7 @@ def _validate(
     each reported on the last patch that wrote at or under its path."""
     result = apply_patches(base, [p.value for p in patches if isinstance(p.value, dict)])
     before = {(v.path, v.message) for v in handle.iter_violations(base)}
-    outcome = _Outcome([], [])
+    outcome = _Outcome()
     for violation in handle.iter_violations(result):
         if (violation.path, violation.message) in before or is_templated(
             dig(result, *violation.path)

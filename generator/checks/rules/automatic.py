@@ -15,7 +15,7 @@ node auto-provisioned.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import Final, final
 
 from generator.checks.rules.base import Rule
 from generator.checks.rules.node_provisioning import AUTOMATIC_SKU
@@ -26,13 +26,16 @@ from generator.model.manifests import ManifestSet
 from generator.model.values import is_templated
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class _Fixed:
     """A spec field AKS Automatic fixes: the values it refuses there, and what it needs."""
 
-    path: JsonPath
-    refused: tuple[Json, ...]
-    needed: str
+    path: Final[JsonPath]
+    refused: Final[tuple[Json, ...]]
+    needed: Final[str]
+
+    def __init__(self, path: JsonPath, refused: tuple[Json, ...], needed: str) -> None:
+        self.path, self.refused, self.needed = path, refused, needed
 
     def refuses(self, value: Json) -> bool:
         return not is_templated(value) and any(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import Final, final
 
 from generator.checks.fields import Api
 from generator.checks.rules.base import Rule
@@ -37,15 +37,26 @@ _AKS_DEFAULTS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class _Range:
     """One address range and where it is written (``rel`` is relative to ``where``)."""
 
-    label: str  # "pod CIDR", "service CIDR", "address prefix"
-    network: Network
-    where: TopObject | AsoResource
-    rel: JsonPath
-    default: bool = False  # AKS's default: written nowhere, ``rel`` is where it would be
+    label: Final[str]  # "pod CIDR", "service CIDR", "address prefix"
+    network: Final[Network]
+    where: Final[TopObject | AsoResource]
+    rel: Final[JsonPath]
+    default: Final[bool]  # AKS's default: written nowhere, ``rel`` is where it would be
+
+    def __init__(
+        self,
+        label: str,
+        network: Network,
+        where: TopObject | AsoResource,
+        rel: JsonPath,
+        default: bool = False,
+    ) -> None:
+        self.label, self.network, self.where, self.rel = label, network, where, rel
+        self.default = default
 
     def describe(self) -> str:
         if self.default:

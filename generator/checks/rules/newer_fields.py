@@ -13,7 +13,7 @@ the version (:mod:`generator.flavors.origins`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import Final, final
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, Gate, JsonPath, Severity, format_path
@@ -28,12 +28,15 @@ OLDER_VERSIONS = frozenset({"v1api20240901"})
 """ManagedCluster versions ASO still serves that lack them (older ones are not served, O8)."""
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class _Setting:
     """A spec field new in :data:`NEWER_VERSION`; with ``value``, only that value of it is new."""
 
-    path: JsonPath
-    value: str | None = None
+    path: Final[JsonPath]
+    value: Final[str | None]
+
+    def __init__(self, path: JsonPath, value: str | None = None) -> None:
+        self.path, self.value = path, value
 
     def present_in(self, spec: Json) -> bool:
         found = dig(spec, *self.path)

@@ -8,7 +8,7 @@ the validated set is an error: CAPZ objects are generated together with their Cl
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import Final, final
 
 from generator.checks.rules.base import Rule
 from generator.findings import Finding, Gate, JsonPath, Severity
@@ -63,13 +63,16 @@ def _check_ref(
         yield _not_found(rule, ms, owner, ref)
 
 
-@dataclass(frozen=True)
+@final
 class _RefPair:
     """One of the two Cluster refs, the kind it must name, and the other ref that makes it required."""
 
-    field: str
-    expected: str
-    other_kind: str
+    field: Final[str]
+    expected: Final[str]
+    other_kind: Final[str]
+
+    def __init__(self, field: str, expected: str, other_kind: str) -> None:
+        self.field, self.expected, self.other_kind = field, expected, other_kind
 
 
 _INFRA_PAIR = _RefPair("infrastructureRef", kinds.ASO_CLUSTER, kinds.ASO_CONTROL_PLANE)
