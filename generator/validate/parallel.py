@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import deque
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from generator.errors import InputOutputError, Location, YamlError
@@ -54,33 +53,49 @@ class PiecePlace(NamedTuple):
     chunks: int
 
 
-@dataclass
 class _File:
-    """One source on its way through pass 1."""
+    """One source on its way through pass 1 (a plain class, as this command's records are: see
+    :class:`~generator.validate.passes.RunInputs`)."""
 
-    source: int
-    digest: str = ""
-    size: int = 0
-    text: str | None = None  # sent with its pieces (small inputs), dropped once they are cut
-    spans: list[Span] = field(default_factory=list)
-    digests: list[bytes] = field(default_factory=list)  # of the chunks, for the result cache
-    known: FileIndex | None = None  # from the result cache: nothing to parse
-    error: Finding | None = None  # unreadable: nothing to add
-    parts: list[PiecePlace] = field(default_factory=list)  # its pieces
-    progress: _Progress | None = None  # once its first piece is added
+    __slots__ = (
+        "digest",
+        "digests",
+        "error",
+        "known",
+        "parts",
+        "progress",
+        "size",
+        "source",
+        "spans",
+        "text",
+    )
+
+    def __init__(self, source: int, error: Finding | None = None) -> None:
+        self.source = source
+        self.digest = ""
+        self.size = 0
+        self.text: str | None = None  # sent with its pieces (small inputs), dropped once cut
+        self.spans: list[Span] = []
+        self.digests: list[bytes] = []  # of the chunks, for the result cache
+        self.known: FileIndex | None = None  # from the result cache: nothing to parse
+        self.error = error  # unreadable: nothing to add
+        self.parts: list[PiecePlace] = []  # its pieces
+        self.progress: _Progress | None = None  # once its first piece is added
 
 
-@dataclass
 class _Progress:
     """How far a file's pieces have been added: a large file's keys are added piece by piece
     as they come back, while the workers parse the rest, so that this process's share (the
     partition) is done by the time the last piece is parsed, not after it."""
 
-    first_doc: int  # the partition's count before the file: its documents are those after
-    counted: int  # the report's document count before the file
-    recording: FileIndex | None  # the file's index for the result cache, if it keeps one
-    added: int = 0  # pieces added
-    documents: int = 0  # documents added (the source's next document index)
+    __slots__ = ("added", "counted", "documents", "first_doc", "recording")
+
+    def __init__(self, first_doc: int, counted: int, recording: FileIndex | None) -> None:
+        self.first_doc = first_doc  # the partition's count before the file: its documents follow
+        self.counted = counted  # the report's document count before the file
+        self.recording = recording  # the file's index for the result cache, if it keeps one
+        self.added = 0  # pieces added
+        self.documents = 0  # documents added (the source's next document index)
 
 
 class _Pipeline:

@@ -23,9 +23,9 @@ from __future__ import annotations
 import logging
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple, final
 
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
@@ -124,21 +124,47 @@ class SomePlaces(Places):
         return Chunk(*self._numbers[at : at + 5]), self._numbers[at + 5]
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class RunInputs:
     """What a run is given, the same from start to end; worker processes inherit it when they
-    are forked."""
+    are forked.
 
-    paths: tuple[str, ...]  # as given; "-" is standard input
-    names: tuple[str, ...]  # as findings name them
-    store: SchemaLookup | None
-    options: ValidationOptions  # as the caller gave them (pass 2 adds the present kinds)
-    tuning: Tuning
-    held: Mapping[str, str] = field(default_factory=dict)  # see Inputs.held: read once
-    keep_parsed: bool = False  # keep pass 1's documents for pass 2 (small inputs)
-    # Files smaller than this get a file index in the result cache, which stores their keys
-    # themselves: a worker sends those too (0: no result cache, only the packed keys).
-    index_keys_below: int = 0
+    This module's records, like the others the command imports before its workers fork, are
+    plain classes: ``dataclasses`` spent ~0.4 ms on each class at import, on the one core the
+    run then uses (see docs/performance.md)."""
+
+    __slots__ = (
+        "held",
+        "index_keys_below",
+        "keep_parsed",
+        "names",
+        "options",
+        "paths",
+        "store",
+        "tuning",
+    )
+
+    def __init__(
+        self,
+        paths: Sequence[str],  # as given; "-" is standard input
+        names: Sequence[str],  # as findings name them
+        store: SchemaLookup | None,
+        options: ValidationOptions,  # as the caller gave them (pass 2 adds the present kinds)
+        tuning: Tuning,
+        held: Mapping[str, str] | None = None,  # see Inputs.held: read once
+        keep_parsed: bool = False,  # keep pass 1's documents for pass 2 (small inputs)
+        index_keys_below: int = 0,
+    ) -> None:
+        self.paths: Final = tuple(paths)
+        self.names: Final = tuple(names)
+        self.store: Final = store
+        self.options: Final = options
+        self.tuning: Final = tuning
+        self.held: Final[Mapping[str, str]] = {} if held is None else held
+        self.keep_parsed: Final = keep_parsed
+        # Files smaller than this get a file index in the result cache, which stores their keys
+        # themselves: a worker sends those too (0: no result cache, only the packed keys).
+        self.index_keys_below: Final = index_keys_below
 
     def first_read(self, source: int) -> str:
         """The text of ``source`` for pass 1: as read once, or read now."""
@@ -146,18 +172,21 @@ class RunInputs:
         return held if held is not None else read_source(self.paths[source])
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class SourceIndex:
     """What pass 1 learns: where every document lies, its partition keys, the hash of every
     file's text, every document's digest for the result cache (16 bytes each, in document
     order; empty without one) and, for small inputs, the parsed documents. Filled by pass 1
     alone, then only read."""
 
-    places: Places = field(default_factory=Places)
-    partition: Partitioner = field(default_factory=Partitioner)
-    digests: dict[int, str] = field(default_factory=dict)  # source -> hash of its text
-    document_digests: bytearray = field(default_factory=bytearray)
-    kept: dict[int, Document] = field(default_factory=dict)
+    __slots__ = ("digests", "document_digests", "kept", "partition", "places")
+
+    def __init__(self) -> None:
+        self.places: Final = Places()
+        self.partition: Final = Partitioner()
+        self.digests: Final[dict[int, str]] = {}  # source -> hash of its text
+        self.document_digests: Final = bytearray()
+        self.kept: Final[dict[int, Document]] = {}
 
     def digest_of(self, doc: int) -> bytes:
         """The digest of document ``doc`` (only with a result cache)."""
@@ -168,14 +197,19 @@ class SourceIndex:
         return replace(given, present_kinds=frozenset(self.partition.kinds))
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class PassTwo:
     """What validating a batch needs besides the run's inputs: the options (with the present
     kinds), where its documents lie, and the documents kept from pass 1."""
 
-    options: ValidationOptions
-    places: Places
-    kept: Mapping[int, Document]
+    __slots__ = ("kept", "options", "places")
+
+    def __init__(
+        self, options: ValidationOptions, places: Places, kept: Mapping[int, Document]
+    ) -> None:
+        self.options: Final = options
+        self.places: Final = places
+        self.kept: Final = kept
 
 
 class TextCache:

@@ -26,8 +26,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
-from typing import NamedTuple, TypeVar
+from typing import Final, NamedTuple, TypeVar, final
 
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
@@ -53,7 +52,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class WorkerContext:
     """What a worker holds, made by the worker itself on its first task: the run's inputs, the
     process that started the pool (workers are the others), and the worker's own memory: the
@@ -62,15 +61,15 @@ class WorkerContext:
     ``RunInputs.keep_parsed`` says; by (source, chunk start), their ``index`` counted from the
     piece, not the source), and the first few documents it parsed (see :func:`warm_up`)."""
 
-    run: RunInputs
-    starter: int
-    digests: dict[int, str] = field(default_factory=dict)
-    texts: TextCache = field(init=False)
-    kept: dict[tuple[int, int], list[Document]] = field(default_factory=dict)
-    sample: list[Document] = field(default_factory=list)
+    __slots__ = ("digests", "kept", "run", "sample", "starter", "texts")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "texts", TextCache(self.run, self.digests))
+    def __init__(self, run: RunInputs, starter: int) -> None:
+        self.run: Final = run
+        self.starter: Final = starter
+        self.digests: Final[dict[int, str]] = {}
+        self.texts: Final = TextCache(run, self.digests)
+        self.kept: Final[dict[tuple[int, int], list[Document]]] = {}
+        self.sample: Final[list[Document]] = []
 
 
 # What every worker starts from, set by the caller before the pool is forked (a forked worker
@@ -132,7 +131,7 @@ def _doing(argument: object) -> str:
 # --- pass 1 ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class PieceKeys:
     """What a worker found in one piece: every document's keys packed in one array (see
     :class:`~generator.validate.partition_keys.PackedKeys` for why hashes), where each chunk's
@@ -140,11 +139,21 @@ class PieceKeys:
     empty (0), and the keys themselves where the parent keeps a file index for the result cache
     (``RunInputs.index_keys_below``), else None."""
 
-    packed: PackedKeys
-    ends: array[int]
-    counts: array[int]
-    objects: bytes
-    keys: list[DocumentKeys] | None
+    __slots__ = ("counts", "ends", "keys", "objects", "packed")
+
+    def __init__(
+        self,
+        packed: PackedKeys,
+        ends: array[int],
+        counts: array[int],
+        objects: bytes,
+        keys: list[DocumentKeys] | None,
+    ) -> None:
+        self.packed: Final = packed
+        self.ends: Final = ends
+        self.counts: Final = counts
+        self.objects: Final = objects
+        self.keys: Final = keys
 
     def __reduce__(self) -> tuple[type[PieceKeys], tuple[object, ...]]:
         """Pickled as its fields (flat arrays and bytes: no object per document)."""
