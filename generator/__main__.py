@@ -19,6 +19,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args == ["--version"]:
         print(version_text())
         return 0
+    if argv is None:
+        # The process's own run: what is imported from here on lives until the end, so the
+        # cyclic collector has nothing to find in it: 29 collections, 3.4 ms before `validate`
+        # had its modules. generator.cli's _freeze_imported turns it on again once a command's
+        # modules are in (every command goes through it).
+        gc.disable()
     # lazy: the CLI edge - click and the command group load for every command but --version
     from generator.cli import main as cli_main
 

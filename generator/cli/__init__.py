@@ -109,6 +109,7 @@ def _freeze_imported() -> None:
         gc.freeze()
         _young, older, oldest = gc.get_threshold()
         gc.set_threshold(YOUNG_COLLECTION_EVERY, older, oldest)
+    gc.enable()  # the console script turns it off while the modules load (generator.__main__)
 
 
 YOUNG_COLLECTION_EVERY = 2_000  # container allocations between two collections of generation 0

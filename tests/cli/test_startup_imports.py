@@ -201,3 +201,30 @@ def test_the_console_script_freezes_the_heap_it_leaves_only_when_it_owns_the_pro
     assert codes == [0, 0, 0]
     assert abs(again - given) < 1000  # frozen objects freed since, nothing frozen
     assert own - again >= 10000  # everything alive, ``held`` included
+
+
+def test_the_console_script_loads_a_command_with_the_collector_off_then_turns_it_on(
+    tmp_path: Path,
+) -> None:
+    """What the console script imports lives until the end: no collection runs until the
+    command's modules are in, and the command itself runs with the collector on."""
+    script = (
+        "import gc, json, sys\n"
+        "import generator.cli as cli\n"
+        "started = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and started.append(1))\n"
+        "real, at_freeze = cli._freeze_imported, []\n"
+        "def freeze():\n"
+        "    at_freeze.append([len(started), gc.isenabled()])\n"
+        "    real()\n"
+        "cli._freeze_imported = freeze\n"
+        "from generator.__main__ import main\n"
+        "sys.argv = ['capzgen', 'generate', '--help']\n"
+        "before = len(started)\n"
+        "code = main()\n"
+        "print(json.dumps([code, before, at_freeze, gc.isenabled()]), file=sys.stderr)\n"
+    )
+    (code, before, at_freeze, enabled), _ = run_script(script, tmp_path)
+    assert code == 0
+    assert at_freeze[0] == [before, False]  # the command's module loaded, nothing collected
+    assert enabled
