@@ -47,11 +47,11 @@ from generator.kubeconform.process import (
     KubeconformOptions,
     PendingRun,
     Process,
+    embedded_sent,
     find_binary,
     not_found,
     not_written,
     read_report,
-    sent_objects,
     start_process,
     write_schemas,
 )
@@ -350,8 +350,7 @@ class FilesRun:
             ((span, number), sent)
             for span, documents in parsed
             for number, document in enumerate(documents)
-            for sent in sent_objects([document])
-            if sent.prefix
+            for sent in embedded_sent(document)
         ]
 
     def _start(self, binary: str, targets: list[str], tag: str) -> None:

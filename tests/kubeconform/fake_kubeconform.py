@@ -17,7 +17,7 @@ JSON report with ``validationErrors``. ``FAKE_KUBECONFORM_MODE`` selects a misbe
                holds; exit status from FAKE_KUBECONFORM_EXIT
 
 Every invocation appends its arguments as one JSON line to ``FAKE_KUBECONFORM_LOG`` if set,
-and its ``GOMAXPROCS`` as one line to ``FAKE_KUBECONFORM_GOMAXPROCS_LOG`` if set.
+and its ``GOMAXPROCS`` and ``GOGC`` as one line to ``FAKE_KUBECONFORM_GOMAXPROCS_LOG`` if set.
 """
 
 import json
@@ -37,7 +37,8 @@ def main(argv: list[str]) -> int:
     threads = os.environ.get("FAKE_KUBECONFORM_GOMAXPROCS_LOG")
     if threads:
         with open(threads, "a", encoding="utf-8") as handle:
-            handle.write(os.environ.get("GOMAXPROCS", "unset") + "\n")
+            settings = (os.environ.get(name, "unset") for name in ("GOMAXPROCS", "GOGC"))
+            handle.write(" ".join(settings) + "\n")
     mode = os.environ.get("FAKE_KUBECONFORM_MODE", "check")
     if mode == "passthrough":
         print("fake kubeconform:", " ".join(argv))

@@ -16,6 +16,7 @@ import pytest
 import yaml
 from hypothesis import strategies as st
 
+from generator.documents import Document
 from generator.kubeconform.files import (
     MAX_GUESSED_PAIRS,
     InputFile,
@@ -23,7 +24,7 @@ from generator.kubeconform.files import (
     may_embed,
     start_on_files,
 )
-from generator.kubeconform.process import KubeconformOptions
+from generator.kubeconform.process import KubeconformOptions, embedded_sent, sent_objects
 from generator.kubeconform.report import KubeconformResult
 from generator.kubeconform.stream import block_yaml
 from generator.schemastore.store import SchemaStore
@@ -497,23 +498,44 @@ def test_validate_no_cache_sends_every_file_every_time(
     assert len(fake.calls()) == 3, "with the cache on, the second run trusts the first"
 
 
-@pytest.mark.parametrize(("setting", "seen"), [(None, "1"), ("3", "3")])
+@pytest.mark.parametrize(
+    ("settings", "seen"),
+    [({}, "1 400"), ({"GOMAXPROCS": "3"}, "3 400"), ({"GOGC": "100"}, "1 100")],
+)
 def test_kubeconform_runs_on_one_thread_beside_the_validation_unless_told(
     fake_kubeconform: Fake,
     store: SchemaStore,
     cli_env: dict[str, str],
     tmp_path: Path,
-    setting: str | None,
+    settings: dict[str, str],
     seen: str,
 ) -> None:
     """capzgen's workers use every core already: both kubeconform processes (files, embedded
-    resources) get GOMAXPROCS=1, and a GOMAXPROCS in the environment given wins."""
+    resources) get GOMAXPROCS=1, and their collector runs less often (GOGC=400); what the
+    environment given sets wins."""
     fake_kubeconform("check")
     threads = tmp_path / "gomaxprocs.log"
     cli_env["FAKE_KUBECONFORM_GOMAXPROCS_LOG"] = str(threads)
-    if setting is not None:
-        cli_env["GOMAXPROCS"] = setting
+    cli_env.update(settings)
     file = dump(tmp_path / "ok.yaml", RESOURCE_GROUP, CONTROL_PLANE, SECRET)
     result, _ = run_files([file], store, cli_env)
     assert result.ran
-    assert threads.read_text().split() == [seen, seen]
+    assert threads.read_text().splitlines() == [seen, seen]
+
+
+def test_the_embedded_stream_sends_what_every_object_would_send_of_the_embedded_resources() -> None:
+    """The embedded stream's own path (no top-level objects) sends each embedded resource as
+    the path that sends every object does: the same subject, place, object, kind and template
+    flag, for the template kinds too and for documents that embed nothing or are not objects."""
+    template = copy.deepcopy(CONTROL_PLANE)
+    template["kind"] = "AzureASOManagedControlPlaneTemplate"
+    template["spec"] = {"template": {"spec": copy.deepcopy(CONTROL_PLANE["spec"])}}
+    bare = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    documents = [
+        Document("f.yaml", index, obj, 1)
+        for index, obj in enumerate([CONTROL_PLANE, template, bare, None, RESOURCE_GROUP])
+    ]
+    every = [sent for sent in sent_objects(documents) if sent.prefix]
+    embedded = [sent for document in documents for sent in embedded_sent(document)]
+    assert embedded == every
+    assert {sent.in_template for sent in embedded} == {False, True}
