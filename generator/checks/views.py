@@ -23,7 +23,6 @@ Views are built once per :class:`ManifestSet` (:func:`views_of`), like the set's
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Final, final
 
 from generator.checks.fields import (
@@ -38,72 +37,11 @@ from generator.checks.fields import (
     inside,
     read_field,
 )
-from generator.jsontypes import Json, JsonObject, dig
+from generator.checks.view_records import AgentPool, ControlPlane, written_in_template
+from generator.jsontypes import Json, dig
 from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, ManifestSet, TopObject
 from generator.model.values import as_dict, as_int, as_list, as_number, known_str
-
-
-@dataclass(frozen=True, slots=True)
-class AgentPool:
-    """An AKS agent pool in either API shape."""
-
-    api: Api
-    owner: Owner  # the ManagedClustersAgentPool or the AzureManagedMachinePool
-    machine_pool: TopObject | None  # the CAPI MachinePool whose replicas seed the node count
-    name: Field[str]
-    mode: Field[str]
-    os_type: Field[str]
-    os_sku: Field[str]
-    count: Field[int]
-    replicas: Field[int]
-    autoscaling: Field[bool]
-    min_count: Field[int]
-    max_count: Field[int]
-    max_pods: Field[int]
-    node_labels: Field[JsonObject]
-    taints: Field[list[Json]]
-    priority: Field[str]
-    eviction_policy: Field[str]
-    spot_max_price: Field[float]
-    pool_type: Field[str]
-    availability_zones: Field[list[Json]]
-    subnet: Field[JsonObject]  # ASO vnetSubnetReference; legacy: decided by CAPZ
-    pod_subnet: Field[JsonObject]  # ASO podSubnetReference; legacy pools have none
-    max_surge: Field[str]  # ASO upgradeSettings.maxSurge; legacy pools have none
-    node_public_ip: Field[bool]
-    public_ip_prefix: Field[Json]
-    kubelet_config: Field[JsonObject]
-    linux_os_config: Field[JsonObject]
-    local_port_range: Field[str]
-
-    @property
-    def is_system(self) -> bool:
-        """Whether ``mode`` is ``System`` (an unknown mode is not)."""
-        return self.mode.value == "System"
-
-    @property
-    def is_windows(self) -> bool:
-        """Whether ``osType`` is ``Windows`` (an unknown type is not)."""
-        return self.os_type.value == "Windows"
-
-    @property
-    def in_template(self) -> bool:
-        """Whether the pool is written in a ClusterClass template (of either API), which CAPZ's
-        webhooks check with fewer rules than the objects copied from it."""
-        return written_in_template(self.owner)
-
-    def ref(self) -> str:
-        """``Kind/name`` of the object that defines the pool, for messages."""
-        return self.owner.ref()
-
-
-def written_in_template(owner: Owner) -> bool:
-    """Whether ``owner`` is an AzureManaged*Template or an ASO resource embedded in an
-    AzureASOManaged*Template."""
-    if isinstance(owner, AsoResource):
-        return owner.parent is not None and owner.parent.kind in kinds.TEMPLATE_KINDS
-    return owner.kind in kinds.LEGACY_TEMPLATE_KINDS
 
 
 def legacy_specs(ms: ManifestSet, kind: str) -> Iterator[tuple[TopObject, tuple[str, ...]]]:
@@ -220,51 +158,6 @@ def _legacy_pool(
         linux_os_config=read(as_dict, "linuxOSConfig"),
         local_port_range=read(known_str, "linuxOSConfig", "sysctls", "netIpv4IPLocalPortRange"),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class ControlPlane:
-    """The AKS cluster's own settings (network, access, identity) in either API shape."""
-
-    api: Api
-    owner: Owner  # the ManagedCluster or the AzureManagedControlPlane
-    group: ClusterGroup | None  # the Cluster it is "the" AKS cluster of, when in the set
-    aks_name: Field[str]
-    dns_prefix: Field[str]
-    location: Field[str]
-    network_plugin: Field[str]
-    network_plugin_mode: Field[str]
-    network_policy: Field[str]
-    network_dataplane: Field[str]
-    dns_service_ip: Field[str]
-    outbound_type: Field[str]
-    load_balancer: Field[JsonObject]
-    service_cidrs: tuple[Field[Json], ...]  # ranges the control plane object itself writes
-    pod_cidrs: tuple[Field[Json], ...]
-    node_prefixes: tuple[Field[Json], ...]  # node network written on the control plane (legacy)
-    aad_managed: Field[bool]
-    azure_rbac: Field[
-        bool
-    ]  # aadProfile.enableAzureRBAC; legacy: CAPZ sets it to aadProfile.managed
-    disable_local_accounts: Field[bool]
-    addon_profiles: Field[Json]  # ASO: map keyed by add-on name; legacy: list of {name, ...}
-    private_cluster: Field[bool]
-    private_dns_zone: Field[str]
-    private_fqdn: Field[bool]
-    authorized_ip_ranges: Field[list[Json]]
-    identity_type: Field[str]
-    oidc_issuer: Field[bool]
-    workload_identity: Field[bool]
-
-    @property
-    def in_template(self) -> bool:
-        """Whether the settings are written in a ClusterClass template (of either API), which
-        CAPZ's webhooks check with fewer rules than the objects copied from it."""
-        return written_in_template(self.owner)
-
-    def ref(self) -> str:
-        """``Kind/name`` of the object that defines the cluster settings, for messages."""
-        return self.owner.ref()
 
 
 def _aso_control_plane(res: AsoResource, group: ClusterGroup | None) -> ControlPlane:
