@@ -68,6 +68,7 @@ from generator.kubeconform.stream import block_yaml, signature, unique_object
 from generator.names import valid_api_version
 from generator.schemastore.types import GroupVersionKind, SchemaCatalog, SchemaLookup
 from generator.yamlio.chunks import spans_of
+from generator.yamlio.gcpause import gc_paused
 from generator.yamlio.source import STDIN, YAML_SUFFIXES
 
 # path ("-": standard input) -> its text; raises YamlError or InputOutputError
@@ -311,11 +312,15 @@ class FilesRun:
         return str(link)
 
     def _write_embedded(self, files: Sequence[InputFile]) -> bool:
-        """The embedded ASO resources of every file as one stream; True if there is any."""
+        """The embedded ASO resources of every file as one stream; True if there is any.
+
+        The collector waits meanwhile: what is made here has no cycles and is dropped file by
+        file, and its collections took a fifth of this (the fleet: ~87 ms paused, 100-137 not)."""
         taken: dict[tuple[str, str, str], int] = {}
         gvks: list[GroupVersionKind] = []
         seen: set[str] = set()
-        with open(self.root / "embedded.yaml", "w", encoding="utf-8") as stream:
+        path = self.root / "embedded.yaml"
+        with gc_paused(), open(path, "w", encoding="utf-8") as stream:
             for item in files:
                 if item.label in seen or item.label not in self.sent:
                     continue

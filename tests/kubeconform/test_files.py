@@ -4,6 +4,7 @@ files itself plus one stream of embedded resources, and its report is mapped bac
 from __future__ import annotations
 
 import copy
+import gc
 import math
 import os
 from collections.abc import Callable
@@ -539,3 +540,30 @@ def test_the_embedded_stream_sends_what_every_object_would_send_of_the_embedded_
     embedded = [sent for document in documents for sent in embedded_sent(document)]
     assert embedded == every
     assert {sent.in_template for sent in embedded} == {False, True}
+
+
+def test_the_embedded_stream_is_written_with_the_collector_paused(
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the embedded stream is made of has no cycles: no collection runs while it is
+    written, and the collector is on again afterwards."""
+
+    fake_kubeconform("check")
+    seen: list[bool] = []
+    written = block_yaml
+
+    def watched(obj: dict[str, Any]) -> str:
+        seen.append(gc.isenabled())
+        return written(obj)
+
+    monkeypatch.setattr("generator.kubeconform.files.block_yaml", watched)
+    file = dump(tmp_path / "ok.yaml", RESOURCE_GROUP, CONTROL_PLANE, SECRET)
+    result, _ = run_files([file], store, cli_env)
+    assert result.ran
+    assert seen
+    assert not any(seen)
+    assert gc.isenabled()
