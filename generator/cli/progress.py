@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import TracebackType
 from typing import TextIO
 
@@ -22,13 +21,15 @@ MIN_SECONDS = 0.5
 BAR_WIDTH = 30
 
 
-@dataclass
 class RateTracker:
     """Completions over time, measured from the first one (start-up is not a rate)."""
 
-    total: int
-    done: int = 0
-    first_at: float | None = None
+    __slots__ = ("done", "first_at", "total")
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.first_at: float | None = None
 
     def add(self, count: int, now: float) -> None:
         """Record ``count`` completions at ``now``."""

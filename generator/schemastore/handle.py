@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, final
 
 from generator.jsontypes import Json, JsonObject
 from generator.schemastore.types import GroupVersionKind, SchemaViolation
@@ -13,7 +12,7 @@ if TYPE_CHECKING:
     import jsonschema_rs
 
 
-@dataclass(frozen=True, eq=False)
+@final
 class CompiledSchema:
     """Implements :class:`~generator.schemastore.types.SchemaHandle`.
 
@@ -21,10 +20,22 @@ class CompiledSchema:
     ``x-kubernetes-validations`` so that a CEL evaluator can walk it alongside the object.
     """
 
-    gvk: GroupVersionKind
-    source: str
-    schema: JsonObject = field(repr=False)
-    validator: jsonschema_rs.Validator = field(repr=False)
+    __slots__ = ("gvk", "schema", "source", "validator")
+
+    def __init__(
+        self,
+        gvk: GroupVersionKind,
+        source: str,
+        schema: JsonObject,
+        validator: jsonschema_rs.Validator,
+    ) -> None:
+        self.gvk: Final = gvk
+        self.source: Final = source
+        self.schema: Final = schema
+        self.validator: Final = validator
+
+    def __repr__(self) -> str:
+        return f"CompiledSchema({self.gvk!r}, {self.source!r})"
 
     def is_valid(self, obj: Json) -> bool:
         """Whether ``obj`` passes the schema (faster than collecting violations)."""

@@ -33,11 +33,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from multiprocessing.reduction import ForkingPickler
-from typing import Any, NamedTuple, ParamSpec, TypeVar
+from typing import Any, Final, NamedTuple, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -152,16 +151,18 @@ class _Task(NamedTuple):
     kwargs: dict[str, Any]
 
 
-@dataclass(eq=False)
 class _Worker:
     """One worker process, the parent's end of its connection, and its futures sent and not yet
     answered (in the order sent: the order its results come back in)."""
 
-    process: BaseProcess
-    connection: Connection
-    sent: deque[Future[Any]] = field(default_factory=deque)
-    stopping: bool = False  # its stop message is on its way: its end of file is no death
-    threads: list[threading.Thread] = field(default_factory=list)
+    __slots__ = ("connection", "process", "sent", "stopping", "threads")
+
+    def __init__(self, process: BaseProcess, connection: Connection) -> None:
+        self.process: Final = process
+        self.connection: Final = connection
+        self.sent: Final[deque[Future[Any]]] = deque()
+        self.stopping = False  # its stop message is on its way: its end of file is no death
+        self.threads: list[threading.Thread] = []
 
 
 class ForkedPool(Executor):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from typing import Final, final
 
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding, Severity, Subject
@@ -28,7 +28,7 @@ from generator.yamlio.source import STDIN, display_name, read_source
 STDIN_NAME = "<stdin>"
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class Inputs:
     """The files to read, in order (``-`` is standard input), the names findings give them,
     the texts of the inputs that can be read only once (``held``, see :func:`read_once`), and
@@ -36,12 +36,23 @@ class Inputs:
     that could not be read at all and files the load restrictor refused, which make the run
     fail with exit 2 after the other inputs are validated)."""
 
-    paths: tuple[str, ...]
-    names: tuple[str, ...]
-    held: Mapping[str, str] = field(default_factory=dict)
-    unreadable: tuple[Finding, ...] = ()
-    failures: tuple[Finding, ...] = ()
-    empty: tuple[str, ...] = ()  # arguments that stand for nothing (see collect_inputs)
+    __slots__ = ("empty", "failures", "held", "names", "paths", "unreadable")
+
+    def __init__(
+        self,
+        paths: tuple[str, ...],
+        names: tuple[str, ...],
+        held: Mapping[str, str] | None = None,
+        unreadable: tuple[Finding, ...] = (),
+        failures: tuple[Finding, ...] = (),
+        empty: tuple[str, ...] = (),  # arguments that stand for nothing (see collect_inputs)
+    ) -> None:
+        self.paths: Final = paths
+        self.names: Final = names
+        self.held: Final[Mapping[str, str]] = {} if held is None else held
+        self.unreadable: Final = unreadable
+        self.failures: Final = failures
+        self.empty: Final = empty
 
     def read(self, path: str) -> str:
         """The text of ``path``: as read once if it cannot be read again, else read now."""

@@ -27,9 +27,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Final
+from typing import Any, Final, final
 
 import ryaml
 
@@ -68,12 +67,17 @@ def _first_content_line(text: str, pos: int, end: int, line: int) -> int | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class Layout:
-    """Where the documents of a text are, found from its ``---`` lines alone."""
+    """Where the documents of a text are, found from its ``---`` lines alone (a plain class, as
+    the records imported before ``validate`` forks its workers are: see
+    :class:`~generator.validate.passes.RunInputs`)."""
 
-    separators: list[int]  # offsets of the "---" lines
-    starts: list[int]  # first content line of every document (1-based)
+    __slots__ = ("separators", "starts")
+
+    def __init__(self, separators: list[int], starts: list[int]) -> None:
+        self.separators: Final = separators  # offsets of the "---" lines
+        self.starts: Final = starts  # first content line of every document (1-based)
 
 
 def separators(text: str, source: str) -> list[int]:
@@ -247,15 +251,18 @@ def document_spans(text: str, found: Layout) -> list[tuple[int, int]]:
     return list(pairwise([0, *cuts, len(text)]))
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class _Group:
     """Consecutive documents that go to the same parser: text[start:end], documents first..."""
 
-    start: int
-    end: int
-    precise: bool
-    first: int  # index of its first document in the stream
-    layout: Layout  # separators relative to ``start``, start lines in the whole stream
+    __slots__ = ("end", "first", "layout", "precise", "start")
+
+    def __init__(self, start: int, end: int, precise: bool, first: int, layout: Layout) -> None:
+        self.start: Final = start
+        self.end: Final = end
+        self.precise: Final = precise
+        self.first: Final = first  # index of its first document in the stream
+        self.layout: Final = layout  # separators relative to ``start``, lines in the stream
 
 
 def _groups(text: str, found: Layout) -> list[_Group]:
