@@ -74,6 +74,12 @@ def gated(started: int, gate: int) -> int:
     return os.getpid()
 
 
+def exit_when_let(started: int, gate: int, status: int) -> None:
+    """Wait as :func:`gated` does, then end the worker with ``status`` (no clean-up)."""
+    gated(started, gate)
+    os._exit(status)
+
+
 def stop_reading(started: int, gate: int) -> int:
     """Stop reading this worker's connection (as a worker that closed it would), then wait as
     :func:`gated` does."""
@@ -199,10 +205,14 @@ def test_a_task_that_cannot_be_sent_is_an_error_of_its_own(pools: Pools) -> None
     assert pool.submit(square, 5).result(timeout=SAFETY) == 25
 
 
-def test_a_worker_that_exits_breaks_the_pool(pools: Pools) -> None:
+def test_a_worker_that_exits_breaks_the_pool(pools: Pools, gate: Gate) -> None:
     pool = pools(1)
-    doomed = pool.submit(os._exit, 3)
+    doomed = pool.submit(exit_when_let, gate.started_w, gate.gate_r, 3)
+    gate.running()
+    # queued while the worker still runs (an exit before this would refuse them at submit: the
+    # pool is broken by then, which the last lines check)
     queued = [pool.submit(square, number) for number in range(5)]
+    gate.open()
     with pytest.raises(BrokenProcessPool, match="ended abruptly"):
         doomed.result(timeout=SAFETY)
     for future in queued:
