@@ -448,7 +448,11 @@ def square(number):
 KILLED_DURING_A_TASK = (
     SCRIPT_HEAD
     + """
+GATE_R, GATE_W = os.pipe()  # the doomed task waits until the next one is queued
+
+
 def die(_):
+    os.read(GATE_R, 1)
     os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer ends a process
 
 
@@ -457,6 +461,7 @@ try:
     assert pool.submit(square, 3).result(timeout=120) == 9
     doomed = pool.submit(die, None)
     queued = pool.submit(square, 4)
+    os.write(GATE_W, b"x")
     for future in (doomed, queued):
         with pytest.raises(BrokenProcessPool):
             future.result(timeout=120)
