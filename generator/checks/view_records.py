@@ -18,12 +18,31 @@ from generator.model import kinds
 from generator.model.manifests import AsoResource, ClusterGroup, TopObject
 
 
-@final
-class AgentPool:
-    """An AKS agent pool in either API shape."""
+class WrittenView:
+    """What both views are: settings of one object, ``owner``, written in one of the two APIs
+    (``api``)."""
 
     api: Final[Api]
-    owner: Final[Owner]  # the ManagedClustersAgentPool or the AzureManagedMachinePool
+    owner: Final[Owner]  # a ManagedCluster(sAgentPool) or an AzureManaged* object
+
+    def __init__(self, api: Api, owner: Owner) -> None:
+        self.api, self.owner = api, owner
+
+    @property
+    def in_template(self) -> bool:
+        """Whether the settings are written in a ClusterClass template (of either API), which
+        CAPZ's webhooks check with fewer rules than the objects copied from it."""
+        return written_in_template(self.owner)
+
+    def ref(self) -> str:
+        """``Kind/name`` of the object that defines the settings, for messages."""
+        return self.owner.ref()
+
+
+@final
+class AgentPool(WrittenView):
+    """An AKS agent pool in either API shape."""
+
     machine_pool: Final[TopObject | None]  # the CAPI MachinePool whose replicas seed the node count
     name: Final[Field[str]]
     mode: Final[Field[str]]
@@ -83,7 +102,8 @@ class AgentPool:
         linux_os_config: Field[JsonObject],
         local_port_range: Field[str],
     ) -> None:
-        self.api, self.owner, self.machine_pool, self.name = api, owner, machine_pool, name
+        super().__init__(api, owner)
+        self.machine_pool, self.name = machine_pool, name
         self.mode, self.os_type, self.os_sku, self.count = mode, os_type, os_sku, count
         self.replicas, self.autoscaling, self.min_count = replicas, autoscaling, min_count
         self.max_count, self.max_pods, self.node_labels = max_count, max_pods, node_labels
@@ -105,16 +125,6 @@ class AgentPool:
         """Whether ``osType`` is ``Windows`` (an unknown type is not)."""
         return self.os_type.value == "Windows"
 
-    @property
-    def in_template(self) -> bool:
-        """Whether the pool is written in a ClusterClass template (of either API), which CAPZ's
-        webhooks check with fewer rules than the objects copied from it."""
-        return written_in_template(self.owner)
-
-    def ref(self) -> str:
-        """``Kind/name`` of the object that defines the pool, for messages."""
-        return self.owner.ref()
-
 
 def written_in_template(owner: Owner) -> bool:
     """Whether ``owner`` is an AzureManaged*Template or an ASO resource embedded in an
@@ -125,11 +135,9 @@ def written_in_template(owner: Owner) -> bool:
 
 
 @final
-class ControlPlane:
+class ControlPlane(WrittenView):
     """The AKS cluster's own settings (network, access, identity) in either API shape."""
 
-    api: Final[Api]
-    owner: Final[Owner]  # the ManagedCluster or the AzureManagedControlPlane
     group: Final[ClusterGroup | None]  # the Cluster it is "the" AKS cluster of, when in the set
     aks_name: Final[Field[str]]
     dns_prefix: Final[Field[str]]
@@ -143,13 +151,11 @@ class ControlPlane:
     load_balancer: Final[Field[JsonObject]]
     service_cidrs: Final[tuple[Field[Json], ...]]  # ranges the control plane object itself writes
     pod_cidrs: Final[tuple[Field[Json], ...]]
-    node_prefixes: Final[
-        tuple[Field[Json], ...]
-    ]  # node network written on the control plane (legacy)
+    # node network written on the control plane (legacy)
+    node_prefixes: Final[tuple[Field[Json], ...]]
     aad_managed: Final[Field[bool]]
-    azure_rbac: Final[
-        Field[bool]
-    ]  # aadProfile.enableAzureRBAC; legacy: CAPZ sets it to aadProfile.managed
+    # aadProfile.enableAzureRBAC; legacy: CAPZ sets it to aadProfile.managed
+    azure_rbac: Final[Field[bool]]
     disable_local_accounts: Final[Field[bool]]
     addon_profiles: Final[Field[Json]]  # ASO: map keyed by add-on name; legacy: list of {name, ...}
     private_cluster: Final[Field[bool]]
@@ -191,7 +197,8 @@ class ControlPlane:
         oidc_issuer: Field[bool],
         workload_identity: Field[bool],
     ) -> None:
-        self.api, self.owner, self.group, self.aks_name = api, owner, group, aks_name
+        super().__init__(api, owner)
+        self.group, self.aks_name = group, aks_name
         self.dns_prefix, self.location, self.network_plugin = dns_prefix, location, network_plugin
         self.network_plugin_mode, self.network_policy = network_plugin_mode, network_policy
         self.network_dataplane, self.dns_service_ip = network_dataplane, dns_service_ip
@@ -203,13 +210,3 @@ class ControlPlane:
         self.private_dns_zone, self.private_fqdn = private_dns_zone, private_fqdn
         self.authorized_ip_ranges, self.identity_type = authorized_ip_ranges, identity_type
         self.oidc_issuer, self.workload_identity = oidc_issuer, workload_identity
-
-    @property
-    def in_template(self) -> bool:
-        """Whether the settings are written in a ClusterClass template (of either API), which
-        CAPZ's webhooks check with fewer rules than the objects copied from it."""
-        return written_in_template(self.owner)
-
-    def ref(self) -> str:
-        """``Kind/name`` of the object that defines the cluster settings, for messages."""
-        return self.owner.ref()

@@ -240,7 +240,7 @@ def _index_piece(piece: Piece) -> Found:
         text = worker.texts.text(source)
     name = worker.run.names[source]
     found = _PieceKeysBuilder(size < worker.run.index_keys_below)
-    local = [(start - base, end - base, line) for start, end, line in spans]
+    local = [(start - base, end - base, line) for start, end, line in spans] if base else spans
     if _piece_at_once(worker, (source, base), text, name, local, found):
         return found.built()
     for start, end, line in local:

@@ -84,9 +84,7 @@ def separators(text: str, source: str) -> list[int]:
     """The offsets of the ``---`` lines of ``text``, each checked (only a comment may follow it):
     all that cutting a text into chunks needs (:func:`generator.yamlio.chunks.spans_of`), without
     the first content line of every document that :func:`layout` finds besides."""
-    found = _separator_offsets(text)
-    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1)
-    _checked_line_ends(text, source, found, implicit is not None)
+    found, _, _ = _checked_separators(text, source)
     return found
 
 
@@ -97,9 +95,7 @@ def layout(text: str, source: str) -> Layout:
     an error), so these positions are exact; the fast path uses them as ``start_line`` and to
     check that ryaml saw the same number of documents as libyaml will.
     """
-    found = _separator_offsets(text)
-    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1)
-    ends = _checked_line_ends(text, source, found, implicit is not None)
+    found, implicit, ends = _checked_separators(text, source)
     starts = [] if implicit is None else [implicit]
     line = 1
     previous = 0
@@ -110,6 +106,14 @@ def layout(text: str, source: str) -> Layout:
         content = _first_content_line(text, eol + 1, end, line + 1)
         starts.append(line if content is None else content)
     return Layout(found, starts)
+
+
+def _checked_separators(text: str, source: str) -> tuple[list[int], int | None, list[int]]:
+    """The ``---`` lines of ``text`` (where each starts and ends, checked) and the first
+    content line of a document before the first of them, if there is one."""
+    found = _separator_offsets(text)
+    implicit = _first_content_line(text, 0, found[0] if found else len(text), 1)
+    return found, implicit, _checked_line_ends(text, source, found, implicit is not None)
 
 
 def _separator_offsets(text: str) -> list[int]:
