@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from generator import children
 from generator.cli.environment import current_settings
 from generator.cli.options import schema_dir_option
 from generator.errors import ExitCode
@@ -71,7 +72,7 @@ def kubeconform(schema_dirs: tuple[Path, ...], timeout: float | None, args: tupl
             )
             return int(ExitCode.USAGE)
         try:
-            code = process.wait(timeout=timeout)
+            code = children.wait(process, timeout)
         except subprocess.TimeoutExpired:
             _kill(process)
             click.echo(f"Error: kubeconform did not finish within {timeout:g}s", err=True)
@@ -97,7 +98,7 @@ def _forward(process: subprocess.Popen[bytes], signum: signal.Signals, grace: fl
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signum)
     try:
-        return process.wait(timeout=grace)
+        return children.wait(process, grace)
     except subprocess.TimeoutExpired:
         _kill(process)
         return process.wait()

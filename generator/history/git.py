@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from generator import children
 from generator.errors import InputOutputError, Location
 
 READ_CHUNK: Final = 1 << 20
@@ -123,7 +124,7 @@ def run_git(
         try:
             out = _read_bounded(process, limit, deadline, args[0] if args else "git")
             try:
-                code = process.wait(timeout=max(0.1, deadline - time.monotonic()))
+                code = children.wait(process, max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 _kill_group(process)
                 msg = "git took too long; stopped"

@@ -41,6 +41,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator import children
 from generator.documents import Document
 from generator.errors import Location, SchemaStoreError
 from generator.findings import Subject
@@ -216,7 +217,7 @@ class Process:
         returncode: int | None = None
         if popen is not None:
             try:
-                returncode = popen.wait(timeout=max(0.0, deadline - time.monotonic()))
+                returncode = children.wait(popen, deadline - time.monotonic())
             except subprocess.TimeoutExpired:
                 _kill_group(popen)
                 with contextlib.suppress(subprocess.TimeoutExpired):

@@ -122,6 +122,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "jsonpatch",
         "jsontypes",
         "faces",
+        "children",
     ),
     ("yamlio", "envsubst", "model"),  # reading and writing YAML; ${VAR} text; the document model
     (
