@@ -19,7 +19,7 @@ from generator.kubeconform.process import KubeconformOptions
 from generator.schemastore.types import SchemaLookup
 from generator.validate.cache.verdicts import Verdicts
 from generator.validate.check import CheckReport, second_opinion, with_lines
-from generator.validate.inputs import Inputs
+from generator.validate.inputs import Inputs, SharedReads
 from generator.validate.stream import SERIAL, RunSettings, stream_inputs
 
 
@@ -34,8 +34,10 @@ def check_beside_kubeconform(
     :func:`generator.validate.stream.stream_inputs` does, with kubeconform's findings merged."""
     files = [InputFile(name, path) for path, name in zip(inputs.paths, inputs.names, strict=True)]
     verdicts = Verdicts.open(settings.results_dir, settings.cache_secret, store)
-    with start_on_files(files, store, kubeconform, inputs.read, verdicts) as running:
-        report = stream_inputs(inputs, store, options, settings)
+    # small inputs are read once for kubeconform's stages and capzgen's own run
+    reads = SharedReads(inputs, settings.tuning.keep_parsed_below)
+    with start_on_files(files, store, kubeconform, reads.read, verdicts) as running:
+        report = stream_inputs(reads.held(), store, options, settings)
         extra = second_opinion(report, running.finish(), options)
     report.findings = sort_findings([*report.findings, *with_lines(extra, running.texts)])
     return report

@@ -325,3 +325,33 @@ def test_kubeconform_runs_while_capzgen_validates(
     result = run_cli(["validate", "--kubeconform", file], env=schema_env)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert seen == [1]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_small_input_is_read_once_for_kubeconform_and_capzgen(
+    run_cli: RunCli,
+    fake_kubeconform: Fake,
+    schema_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    jobs: str,
+) -> None:
+    """kubeconform's stages (the kinds it names, the embedded stream) and capzgen's own passes
+    share one read of a small file: it was read three times."""
+    import generator.validate.inputs as inputs
+    import generator.validate.passes as passes
+
+    fake_kubeconform("check")
+    file = write_manifests(tmp_path / "cp.yaml", CONTROL_PLANE, RESOURCE_GROUP)
+    reads: list[str] = []
+    for module in (inputs, passes):
+        real = module.read_source
+
+        def counted(path: str, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            reads.append(path)
+            return _real(path, *args, **kwargs)
+
+        monkeypatch.setattr(module, "read_source", counted)
+    result = run_cli(["validate", "--kubeconform", "-j", jobs, file], env=schema_env)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert reads.count(file) == 1
