@@ -44,6 +44,11 @@ class Parts(Sequence[Part]):
     def __len__(self) -> int:
         return len(self._home_ends)
 
+    def first_homes(self) -> list[int]:
+        """The first home document of every part, in order (no part made for it)."""
+        home, ends = self._home, self._home_ends
+        return [home[end] for end in (0, *ends[:-1])] if ends else []
+
     @overload
     def __getitem__(self, index: int) -> Part: ...
 

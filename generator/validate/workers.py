@@ -460,11 +460,15 @@ def by_owner(places: Places, batches: Sequence[Batch], owners: Owners) -> list[B
     validates what it already holds."""
     split: list[Batch] = []
     for batch in batches:
+        parts = batch.parts
+        owned = [owners.of(places.of(first)[0]) for first in parts.first_homes()]
+        if len(set(owned)) < 2:  # one worker parsed it all (most batches): kept as it is
+            split.append(batch)
+            continue
         groups: dict[int | None, list[Part]] = {}
-        for part in batch.parts:
-            chunk, _ = places.of(part.home[0])
-            groups.setdefault(owners.of(chunk), []).append(part)
-        split.extend(Batch.of_parts(parts) for parts in groups.values())
+        for part, owner in zip(parts, owned, strict=True):
+            groups.setdefault(owner, []).append(part)
+        split.extend(Batch.of_parts(group) for group in groups.values())
     return split
 
 
