@@ -25,7 +25,8 @@ def _close_soon(process: subprocess.Popen[bytes]) -> threading.Timer:
 
 
 def _no_sleeping(*_: object) -> None:
-    raise AssertionError("polled: slept while waiting for the child")
+    msg = "polled: slept while waiting for the child"
+    raise AssertionError(msg)
 
 
 def test_the_end_is_seen_without_polling(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,7 +49,8 @@ def test_the_limit_raises_and_leaves_the_child_running() -> None:
 
 def test_without_a_pidfd_it_is_popen_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(_: int) -> int:
-        raise OSError("no pidfd here")
+        msg = "no pidfd here"
+        raise OSError(msg)
 
     monkeypatch.setattr(os, "pidfd_open", refused)
     with started(WAITS_FOR_STDIN, stdin=subprocess.PIPE) as process:
