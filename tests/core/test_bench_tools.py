@@ -63,3 +63,32 @@ def test_a_contest_runs_every_command_once_a_round_and_compares_them_round_by_ro
     assert result.median("busy").cpu >= 0.02
     with pytest.raises(SystemExit, match="raise SystemExit"):
         contest({"broken": Command([sys.executable, "-c", "raise SystemExit(1)"])}, {}, rounds=1)
+
+
+def test_each_fleet_run_writes_into_a_folder_nothing_was_deleted_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make bench``'s generate fleet rows: every run into an empty folder gets a new one, the
+    rerun goes into the first, and all are removed only after the last run (a run right after
+    10,000 deletions timed ext4's inode allocator, not capzgen)."""
+    from benchmarks import inputs, run
+
+    monkeypatch.setattr(inputs, "WORK", tmp_path)
+    monkeypatch.setattr(run, "WORK", tmp_path)
+    seen: list[tuple[str, bool]] = []
+
+    def fake(argv: list[str], env: dict[str, str]) -> run.Run:
+        out = Path(argv[argv.index("--output-dir") + 1])
+        seen.append((out.name, out.exists()))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "cluster.yaml").write_text("kind: Cluster\n")
+        return run.Run(1.0, 10.0)
+
+    monkeypatch.setattr(run, "run_once", fake)
+    rows = run.fleet_rows({})
+    fresh = seen[:9]
+    assert [name for name, _ in fresh] == [f"run-{n}" for n in range(9)]
+    assert not any(existed for _, existed in fresh)
+    assert seen[9:] == [("run-0", True)] * 3
+    assert not (tmp_path / "fleet-out").exists()
+    assert [row.met for row in rows] == [True, False, True]  # equal fake times: -j 2 not faster
