@@ -7,12 +7,17 @@ kubeconform's exit and capzgen seeing it, on the 1,000-cluster fleet. On Linux (
 pidfd becomes readable when its process ends, so :func:`wait` blocks in ``poll`` on one, with
 the same limit, and reaps the child once it is readable. Elsewhere, or where the pidfd cannot be
 had, it is ``Popen.wait`` as before: the same result, later.
+
+Every child capzgen starts (kubeconform, git) leads its own process group, so that stopping it
+stops whatever it started too: :func:`kill_group`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
+import signal
 import subprocess
 from typing import Any
 
@@ -44,3 +49,16 @@ def _ended_within(pid: int, timeout: float) -> bool | None:
         return bool(poller.poll(timeout * 1000))
     finally:
         os.close(handle)
+
+
+def kill_group(process: subprocess.Popen[Any], wait_seconds: float | None) -> None:
+    """SIGKILL ``process``'s process group (it leads one: ``start_new_session``), then reap it,
+    waiting at most ``wait_seconds`` (None: until it is gone). A group gone already is no
+    error."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if hasattr(os, "killpg"):
+            os.killpg(process.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows
+            process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=wait_seconds)

@@ -74,13 +74,13 @@ def kubeconform(schema_dirs: tuple[Path, ...], timeout: float | None, args: tupl
         try:
             code = children.wait(process, timeout)
         except subprocess.TimeoutExpired:
-            _kill(process)
+            children.kill_group(process, None)
             click.echo(f"Error: kubeconform did not finish within {timeout:g}s", err=True)
             return int(ExitCode.USAGE)
         except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM (Terminated)
             code = _forward(process, _signal_of(interrupt))
         except BaseException:
-            _kill(process)
+            children.kill_group(process, None)
             raise
     return code if code >= 0 else 128 - code
 
@@ -100,14 +100,8 @@ def _forward(process: subprocess.Popen[bytes], signum: signal.Signals, grace: fl
     try:
         return children.wait(process, grace)
     except subprocess.TimeoutExpired:
-        _kill(process)
+        children.kill_group(process, None)
         return process.wait()
     except BaseException:
-        _kill(process)
+        children.kill_group(process, None)
         raise
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()

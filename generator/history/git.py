@@ -13,11 +13,9 @@ read (git cannot be told otherwise), but the plumbing commands used here (``rev-
 
 from __future__ import annotations
 
-import contextlib
 import os
 import selectors
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -64,13 +62,6 @@ def find_git(environ: Mapping[str, str]) -> str:
     return found
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=10)
-
-
 def _read_bounded(
     process: subprocess.Popen[bytes], limit: int, deadline: float, what: str
 ) -> bytes:
@@ -83,7 +74,7 @@ def _read_bounded(
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not selector.select(remaining):
-                _kill_group(process)
+                children.kill_group(process, 10)
                 msg = f"git took too long ({what}); stopped"
                 raise InputOutputError(msg, hint=None)
             chunk = os.read(process.stdout.fileno(), READ_CHUNK)
@@ -91,7 +82,7 @@ def _read_bounded(
                 return b"".join(chunks)
             total += len(chunk)
             if total > limit:
-                _kill_group(process)
+                children.kill_group(process, 10)
                 msg = f"git printed more than {limit / (1 << 20):g} MiB ({what}); stopped"
                 raise InputOutputError(msg, hint="name a smaller file or folder")
             chunks.append(chunk)
@@ -126,14 +117,14 @@ def run_git(
             try:
                 code = children.wait(process, max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                _kill_group(process)
+                children.kill_group(process, 10)
                 msg = "git took too long; stopped"
                 raise InputOutputError(msg) from None
         finally:
             if process.stdout is not None:
                 process.stdout.close()
             if process.poll() is None:
-                _kill_group(process)
+                children.kill_group(process, 10)
         errors.seek(0)
         message = errors.read(STDERR_SHOWN).decode("utf-8", "replace").strip()
     return GitResult(code, out, message)

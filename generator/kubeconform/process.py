@@ -33,7 +33,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -160,16 +159,6 @@ def find_binary(options: KubeconformOptions) -> str | None:
     return shutil.which(options.binary or BINARY, path=options.environ.get("PATH", os.defpath))
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(process.pid, signal.SIGKILL)
-        else:  # pragma: no cover - Windows
-            process.kill()
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", errors="replace")
 
@@ -219,13 +208,9 @@ class Process:
             try:
                 returncode = children.wait(popen, deadline - time.monotonic())
             except subprocess.TimeoutExpired:
-                _kill_group(popen)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    popen.wait(timeout=5)
+                children.kill_group(popen, 5)
             except BaseException:  # Ctrl-C, SIGTERM: it is no longer this object's to stop
-                _kill_group(popen)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    popen.wait(timeout=5)
+                children.kill_group(popen, 5)
                 raise
         return Completed(returncode, _output(self.out), _output(self.err))
 
@@ -233,9 +218,7 @@ class Process:
         """Stop the process if it still runs (its whole process group)."""
         popen, self.popen = self.popen, None
         if popen is not None and popen.poll() is None:
-            _kill_group(popen)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                popen.wait(timeout=5)
+            children.kill_group(popen, 5)
 
 
 class PendingRun:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from generator import children
-from tests.processes import started
+from tests.processes import alive, started, wait_until
 
 # Blocks until its standard input closes, then exits with status 3.
 WAITS_FOR_STDIN = [sys.executable, "-c", "import sys; sys.stdin.read(); sys.exit(3)"]
@@ -66,3 +68,20 @@ def test_a_child_reaped_already_gives_its_status() -> None:
         assert process.wait() == 3
         assert children.wait(process, 0) == 3
         assert children.wait(process, None) == 3
+
+
+def test_kill_group_stops_the_child_and_what_it_started(tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild"
+    script = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(300)\n"
+    )
+    with started([sys.executable, "-c", script]) as process:
+        assert wait_until(lambda: pid_file.exists() and bool(pid_file.read_text()))
+        grandchild = int(pid_file.read_text())
+        children.kill_group(process, None)
+        assert process.returncode == -signal.SIGKILL
+        assert wait_until(lambda: not alive(grandchild))
+        children.kill_group(process, 5)  # gone already: no error
