@@ -236,6 +236,24 @@ def children(pid: int) -> list[int]:
     return [child for child in found if alive(child)]
 
 
+def with_grandchild(pid_file: Path) -> list[str]:
+    """A child that starts a grandchild in its own process group, writes the grandchild's pid to
+    ``pid_file`` and sleeps, for tests of stopping a whole group."""
+    script = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(300)\n"
+    )
+    return [sys.executable, "-c", script]
+
+
+def grandchild_of(pid_file: Path) -> int:
+    """The pid :func:`with_grandchild` wrote, once it is there."""
+    assert wait_until(lambda: pid_file.exists() and bool(pid_file.read_text()))
+    return int(pid_file.read_text())
+
+
 def alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie waiting for a parent that does not reap it does not)."""
     try:

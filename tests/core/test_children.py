@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from generator import children
-from tests.processes import alive, started, wait_until
+from tests.processes import alive, grandchild_of, started, wait_until, with_grandchild
 
 # Blocks until its standard input closes, then exits with status 3.
 WAITS_FOR_STDIN = [sys.executable, "-c", "import sys; sys.stdin.read(); sys.exit(3)"]
@@ -72,15 +72,8 @@ def test_a_child_reaped_already_gives_its_status() -> None:
 
 def test_kill_group_stops_the_child_and_what_it_started(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild"
-    script = (
-        "import subprocess, sys, time\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
-        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
-        "time.sleep(300)\n"
-    )
-    with started([sys.executable, "-c", script]) as process:
-        assert wait_until(lambda: pid_file.exists() and bool(pid_file.read_text()))
-        grandchild = int(pid_file.read_text())
+    with started(with_grandchild(pid_file)) as process:
+        grandchild = grandchild_of(pid_file)
         children.kill_group(process, None)
         assert process.returncode == -signal.SIGKILL
         assert wait_until(lambda: not alive(grandchild))

@@ -6,20 +6,20 @@ import signal
 import sys
 from pathlib import Path
 
-from tests.processes import alive, run_reaped, started, wait_until
+from tests.processes import (
+    alive,
+    grandchild_of,
+    run_reaped,
+    started,
+    wait_until,
+    with_grandchild,
+)
 
 
 def test_a_grandchild_is_killed_with_its_parent(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild"
-    script = (
-        "import subprocess, sys, time\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
-        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
-        "time.sleep(300)\n"
-    )
-    with started([sys.executable, "-c", script]):
-        assert wait_until(lambda: pid_file.exists() and bool(pid_file.read_text()))
-        grandchild = int(pid_file.read_text())
+    with started(with_grandchild(pid_file)):
+        grandchild = grandchild_of(pid_file)
         assert alive(grandchild)
     assert wait_until(lambda: not alive(grandchild))
 
