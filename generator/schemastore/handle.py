@@ -20,7 +20,9 @@ class CompiledSchema:
     ``x-kubernetes-validations`` so that a CEL evaluator can walk it alongside the object.
     """
 
-    __slots__ = ("gvk", "schema", "source", "validator")
+    # __weakref__: the CEL tree of a handle is kept for as long as the handle lives
+    # (generator.cel.tree.tree_for); without it every batch built its trees again.
+    __slots__ = ("__weakref__", "gvk", "schema", "source", "validator")
 
     def __init__(
         self,
