@@ -30,18 +30,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     code = cli_main(args)
     if argv is None:
-        _leave_the_heap()
+        _leave(code)  # returns only where the interpreter's own exit is needed
     return code
 
 
-def _leave_the_heap() -> None:
-    """The process's own command has run and the process ends: freeze what it holds, so that the
-    interpreter's last full collection does not walk it just before the operating system frees
-    it all: after validating the thousand-cluster fleet, the exit took 24 ms, 7 ms with the heap
-    frozen (under ``strace``), in the serial tail of the run. Files and pools were closed by the command itself;
-    ``atexit`` handlers still run. Not done for a caller passing ``argv`` (tests, embedding
-    programs), whose process goes on."""
-    gc.freeze()
+def _leave(code: int) -> None:
+    """The process's own command has run: end the process as the interpreter would, without
+    tearing down first every module and object it holds (the operating system frees them all at
+    once). After validating the thousand-cluster fleet the interpreter's exit took 24 ms, 7 ms
+    with the heap frozen (under ``strace``), and this leaves about 2.5 of those 7 (measured
+    from the caller's side: 2.6-3.2 ms from the command's end to the exit status, 7.7-8.7 with
+    the interpreter's exit), in the serial tail of every run.
+
+    What the interpreter's exit promises is kept, in its order: ``atexit`` handlers run (the
+    log's, coverage's, temporary folders' finalizers), then the standard streams are flushed.
+    Where that is not enough, this returns and the interpreter exits as usual: another thread
+    still runs (the exit waits for it), or a stream cannot be flushed (the exit reports it as it
+    always has). Files and pools were closed by the command itself. Not done for a caller
+    passing ``argv`` (tests, embedding programs), whose process goes on."""
+    gc.freeze()  # the usual exit's last collection, if it comes to that, walks nothing
+    # lazy: only the process's own run ends here (and threading is loaded by then anyway)
+    import atexit
+    import os
+    import threading
+
+    if threading.active_count() > 1:
+        return
+    atexit._run_exitfuncs()  # as the interpreter's exit does first (the handlers run once)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed or broken stream: the usual exit deals with it
+        return
+    os._exit(code)
 
 
 if __name__ == "__main__":

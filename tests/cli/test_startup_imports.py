@@ -18,6 +18,7 @@ from benchmarks.inputs import cluster_text
 from generator import version_text
 from generator.__main__ import main as console_script
 from tests.conftest import REPO_ROOT
+from tests.processes import Finished
 from tests.processes import run_like_subprocess as _run
 
 # Loaded by no command's start-up: generate needs them, validate of a clean file does not.
@@ -178,12 +179,11 @@ def test_a_command_freezes_its_imports_and_collects_the_young_less_often(tmp_pat
     assert frozen > 0
 
 
-def test_the_console_script_freezes_the_heap_it_leaves_only_when_it_owns_the_process(
+def test_given_argv_the_console_script_returns_and_leaves_the_collector_alone(
     tmp_path: Path,
 ) -> None:
-    """Run on the process's own arguments, the console script freezes what is left before the
-    interpreter exits (its last collection would only walk it); given ``argv``, it leaves the
-    caller's collector alone."""
+    """A caller passing ``argv`` (a test, an embedding program) gets the exit code back, its
+    process goes on, and nothing of its heap is frozen."""
     script = (
         "import gc, json, sys\n"
         "from generator.__main__ import main\n"
@@ -191,16 +191,69 @@ def test_the_console_script_freezes_the_heap_it_leaves_only_when_it_owns_the_pro
         "counts = [gc.get_freeze_count()]\n"
         "codes.append(main(['generate', '--help']))\n"
         "counts.append(gc.get_freeze_count())\n"
-        "held = [[] for _ in range(10000)]\n"
-        "sys.argv = ['capzgen', 'generate', '--help']\n"
-        "codes.append(main())\n"
-        "counts.append(gc.get_freeze_count())\n"
         "print(json.dumps([codes, counts]), file=sys.stderr)\n"
     )
-    (codes, (given, again, own)), _ = run_script(script, tmp_path)
-    assert codes == [0, 0, 0]
+    (codes, (given, again)), _ = run_script(script, tmp_path)
+    assert codes == [0, 0]
     assert abs(again - given) < 1000  # frozen objects freed since, nothing frozen
-    assert own - again >= 10000  # everything alive, ``held`` included
+
+
+def _own_run(script: str, cwd: Path) -> Finished:
+    return _run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+    )
+
+
+def test_on_its_own_arguments_the_console_script_ends_the_process_as_the_interpreter_would(
+    tmp_path: Path,
+) -> None:
+    """Run on the process's own arguments, the console script ends the process itself once the
+    command is done (the interpreter's teardown of every module is skipped): with the command's
+    exit code, after the ``atexit`` handlers, with what they and the command wrote flushed, and
+    nothing after ``main`` runs."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, name: b}\n")
+    script = (
+        "import atexit, sys\n"
+        "from generator.__main__ import main\n"
+        "atexit.register(lambda: print('atexit handler ran', end=''))\n"
+        f"sys.argv = ['capzgen', 'validate', '--no-cache', {str(bad)!r}]\n"
+        "main()\n"
+        "print('after main')\n"
+    )
+    result = _own_run(script, tmp_path)
+    assert result.returncode == 1  # the command's: the file has an error
+    assert "bad.yaml" in result.stdout  # the report, flushed
+    assert result.stdout.endswith("atexit handler ran")  # unflushed, after the report
+    assert "after main" not in result.stdout
+
+
+def test_the_console_script_leaves_the_exit_to_the_interpreter_while_a_thread_runs(
+    tmp_path: Path,
+) -> None:
+    """Another thread still running: ``main`` returns, and the interpreter's exit waits for
+    the thread, as it always does."""
+    script = (
+        "import sys, threading, time\n"
+        "from generator.__main__ import main\n"
+        "def late():\n"
+        "    time.sleep(0.2)\n"
+        "    print('thread done')\n"
+        "threading.Thread(target=late).start()\n"
+        "sys.argv = ['capzgen', 'generate', '--help']\n"
+        "code = main()\n"
+        "print('returned', code)\n"
+        "sys.exit(code)\n"
+    )
+    result = _own_run(script, tmp_path)
+    assert result.returncode == 0
+    assert "returned 0" in result.stdout
+    assert result.stdout.rstrip().endswith("thread done")
 
 
 def test_the_console_script_loads_a_command_with_the_collector_off_then_turns_it_on(
@@ -209,7 +262,7 @@ def test_the_console_script_loads_a_command_with_the_collector_off_then_turns_it
     """What the console script imports lives until the end: no collection runs until the
     command's modules are in, and the command itself runs with the collector on."""
     script = (
-        "import gc, json, sys\n"
+        "import atexit, gc, json, sys\n"
         "import generator.cli as cli\n"
         "started = []\n"
         "gc.callbacks.append(lambda phase, info: phase == 'start' and started.append(1))\n"
@@ -221,10 +274,12 @@ def test_the_console_script_loads_a_command_with_the_collector_off_then_turns_it
         "from generator.__main__ import main\n"
         "sys.argv = ['capzgen', 'generate', '--help']\n"
         "before = len(started)\n"
-        "code = main()\n"
-        "print(json.dumps([code, before, at_freeze, gc.isenabled()]), file=sys.stderr)\n"
+        "report = lambda: print(json.dumps([before, at_freeze, gc.isenabled()]), file=sys.stderr)\n"
+        "atexit.register(report)  # main() ends the process: its atexit handlers still run\n"
+        "main()\n"
     )
-    (code, before, at_freeze, enabled), _ = run_script(script, tmp_path)
-    assert code == 0
+    result = _own_run(script, tmp_path)
+    assert result.returncode == 0
+    before, at_freeze, enabled = json.loads(result.stderr.strip().splitlines()[-1])
     assert at_freeze[0] == [before, False]  # the command's module loaded, nothing collected
     assert enabled
