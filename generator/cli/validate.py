@@ -355,15 +355,15 @@ def _input_rules(run: _Run) -> InputRules:
 def _run_settings(run: _Run) -> RunSettings:
     """How the run uses the machine: ``-j`` (default: every core) and the authenticated result
     cache (its key file is made only for a run that caches)."""
-    # lazy: the streaming validator and the cache key are for runs that validate
-    from generator.validate.cache.secret import cache_secret
-
-    # lazy: as above
+    # lazy: the streaming validator is for runs that validate
     from generator.validate.stream import RunSettings, default_jobs
 
     workers = run.jobs if run.jobs is not None else default_jobs()
     secret = None
     if run.results_dir is not None:
+        # lazy: the key file is for runs that cache (HMAC, OpenSSL: see cache.records)
+        from generator.validate.cache.secret import cache_secret
+
         secret = cache_secret(run.cache_key, run.cache_key_file)
     return RunSettings(jobs=workers, results_dir=run.results_dir, cache_secret=secret)
 

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from generator.errors import InputOutputError, Location, YamlError
 from generator.findings import Finding
-from generator.validate.cache.store import FileIndex
+from generator.validate.cache.records import FileIndex
 from generator.validate.check import CheckReport
 from generator.validate.inputs import read_error_finding, yaml_error_finding
 from generator.validate.passes import (

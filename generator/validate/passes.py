@@ -32,8 +32,7 @@ from generator.documents import Document
 from generator.errors import InputOutputError, YamlError
 from generator.findings import Finding
 from generator.schemastore.types import SchemaLookup
-from generator.validate.cache.keys import document_digest
-from generator.validate.cache.store import FileIndex, IndexedChunk
+from generator.validate.cache.records import FileIndex, IndexedChunk, document_digest
 from generator.validate.check import CheckReport
 from generator.validate.inputs import read_error_finding
 from generator.validate.outcome import BatchResult

@@ -18,7 +18,7 @@ a file edited while a run reads it can never make its other text "clean".
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from generator.errors import InputOutputError, YamlError
@@ -27,19 +27,8 @@ from generator.validate.cache.keys import part_key
 from generator.validate.cache.store import ResultCache
 from generator.validate.inputs import Inputs
 from generator.validate.outcome import BatchResult
+from generator.validate.results import DigestOf, Plan
 from generator.yamlio.chunks import text_digest
-
-DigestOf = Callable[[int], bytes]  # a document's number -> its digest (16 bytes)
-
-
-class Plan:
-    """The batches left to run; learns nothing (the run has no result cache)."""
-
-    def __init__(self, batches: Sequence[Batch]) -> None:
-        self.batches = list(batches)
-
-    def learn(self, position: int, result: BatchResult) -> None:
-        """Note what the ``position``-th batch found (nothing to note without a cache)."""
 
 
 @dataclass

@@ -32,8 +32,7 @@ from generator.validate.passes import (
     index_sources,
     validate_batch,
 )
-from generator.validate.results import NoResults, open_results
-from generator.validate.reuse import Plan
+from generator.validate.results import NoResults, Plan
 from generator.validate.tuning import DEFAULT_TUNING, Tuning
 
 log = logging.getLogger(__name__)
@@ -186,16 +185,21 @@ def _stream(
     """The two passes, with the result cache around them (a clean rerun stops at its key)."""
     tuning = settings.tuning
     report = CheckReport()
-    results = open_results(
-        settings.results_dir,
-        settings.cache_secret,
-        store,
-        options,
-        inputs,
-        index_below=tuning.index_files_below,
-        query_batches=tuning.query_batches,
-        limits=tuning.cache,
-    )
+    results = NoResults()
+    if settings.results_dir is not None and settings.cache_secret is not None:
+        # lazy: only a run with a result cache loads the store (generator.validate.cache.records)
+        from generator.validate.cached import open_results
+
+        results = open_results(
+            settings.results_dir,
+            settings.cache_secret,
+            store,
+            options,
+            inputs,
+            index_below=tuning.index_files_below,
+            query_batches=tuning.query_batches,
+            limits=tuning.cache,
+        )
     known = results.clean_run()
     if known is not None:  # validated before without a finding: nothing can have changed
         report.counted_documents = known

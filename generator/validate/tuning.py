@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator.validate.cache.store import INDEX_FILES_BELOW, CacheLimits
+from generator.validate.cache.records import INDEX_FILES_BELOW, CacheLimits
 
 
 @dataclass(frozen=True, slots=True)

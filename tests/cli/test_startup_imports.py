@@ -63,11 +63,14 @@ def run_script(script: str, cwd: Path) -> tuple[Any, str]:
     return json.loads(result.stderr.strip().splitlines()[-1]), result.stdout
 
 
-def loaded_after(argv: list[str], cwd: Path, cache: Path) -> tuple[int, set[str]]:
+def loaded_after(
+    argv: list[str], cwd: Path, cache: Path, environ: dict[str, str] | None = None
+) -> tuple[int, set[str]]:
+    seen = {"CAPZGEN_CACHE_DIR": str(cache), "HOME": "/nonexistent", **(environ or {})}
     script = (
         "import json, sys\n"
         "from generator.cli import main\n"
-        f"code = main({argv!r}, environ={{'CAPZGEN_CACHE_DIR': {str(cache)!r}, 'HOME': '/nonexistent'}})\n"
+        f"code = main({argv!r}, environ={seen!r})\n"
         "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n"
     )
     (code, modules), _ = run_script(script, cwd)
@@ -89,6 +92,24 @@ def test_validating_a_clean_fleet_file_defers_what_it_does_not_need(tmp_path: Pa
         assert code == 0, run
         assert "jsonschema_rs" in loaded  # it did validate against schemas
         assert sorted(loaded & set(NOT_FOR_VALIDATE)) == [], run
+
+
+def test_only_a_run_with_a_result_cache_loads_the_store(tmp_path: Path) -> None:
+    """SQLite, the key file's HMAC and the code fingerprint are the result cache's: a run
+    without one (``--no-cache``) never loads them; a run with one does."""
+    template = REPO_ROOT / "tests/data/upstream/corpus/capz-templates/cluster-template-aks-aso.yaml"
+    text = cluster_text(template.read_text(encoding="utf-8"), "one")
+    (tmp_path / "fleet.yaml").write_text(text, encoding="utf-8")
+    store = {"sqlite3", "hmac", "generator.validate.cache.store", "generator.validate.cache.keys"}
+    argv = ["validate", "--no-cache", "fleet.yaml"]
+    code, loaded = loaded_after(argv, tmp_path, tmp_path / "cache")
+    assert code == 0
+    assert "jsonschema_rs" in loaded  # it did validate
+    assert sorted(loaded & store) == []
+    key = {"CAPZGEN_CACHE_KEY": "k" * 64}  # the key file would be in the missing HOME
+    code, loaded = loaded_after(["validate", "fleet.yaml"], tmp_path, tmp_path / "cache", key)
+    assert code == 0
+    assert loaded >= store
 
 
 def test_a_parallel_run_forks_its_workers_before_loading_the_rulebook(tmp_path: Path) -> None:

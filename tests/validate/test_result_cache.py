@@ -14,22 +14,16 @@ from typing import Any
 
 import pytest
 
+import generator.validate.cached
 import generator.validate.passes
-import generator.validate.results
 import generator.yamlio.chunks as chunks
 from benchmarks.inputs import cluster_text
 from generator.checks import ValidationOptions
 from generator.errors import InputOutputError
 from generator.validate.cache.keys import DigestMemo, content_lines, options_fingerprint
+from generator.validate.cache.records import CacheLimits, FileIndex, IndexedChunk
 from generator.validate.cache.secret import mac
-from generator.validate.cache.store import (
-    FILE_NAME,
-    FLUSH_PARTS,
-    CacheLimits,
-    FileIndex,
-    IndexedChunk,
-    ResultCache,
-)
+from generator.validate.cache.store import FILE_NAME, FLUSH_PARTS, ResultCache
 from generator.validate.partition import HUB_REFERRERS, DocumentKeys
 from generator.validate.passes import RunInputs
 from generator.validate.stream import RunSettings, stream_paths
@@ -194,7 +188,7 @@ def test_what_results_depend_on_invalidates_them(
         first.write_text(first.read_text() + "\n")  # size and time change
     else:
         another = lambda: b"another capzgen" * 2  # noqa: E731 - one expression
-        monkeypatch.setattr(generator.validate.results, "code_fingerprint", another)
+        monkeypatch.setattr(generator.validate.cached, "code_fingerprint", another)
     counter.reset()
     _run([fleet], store, cache, options)
     assert counter.validated == 2 * DOCUMENTS

@@ -31,10 +31,10 @@ from generator.errors import CapzgenError
 from generator.output.fsio import write_atomically
 from generator.resources import builtin_schemas_dir
 from generator.schemastore.types import SchemaCatalog, SchemaLookup
+from generator.validate.cache.records import DIGEST_BYTES
 from generator.yamlio.block import VERSION as BLOCK_READER
 from generator.yamlio.walk import ignore, walk_folders
 
-DIGEST_BYTES = 16
 FORMAT = b"capzgen-results-1"  # bump when what is stored, or how keys are made, changes
 
 # The libraries whose behaviour decides a result: the parsers, the validators, the CEL engine
@@ -277,13 +277,6 @@ def chunk_digest(name: str, text: str) -> bytes:
     digest.update(b"\0")
     digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.digest()
-
-
-def document_digest(chunk: bytes, offset: int, documents: int) -> bytes:
-    """The ``offset``-th of ``documents`` documents of a chunk (most chunks hold one)."""
-    if documents == 1:
-        return chunk
-    return hashlib.blake2b(chunk + offset.to_bytes(4, "big"), digest_size=DIGEST_BYTES).digest()
 
 
 def part_key(config: bytes, home: Iterable[bytes], guests: Iterable[bytes]) -> bytes:
