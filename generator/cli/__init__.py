@@ -7,6 +7,7 @@ documented exit code. Sub-commands live in their own modules and are imported on
 
 from __future__ import annotations
 
+import errno
 import gc
 import importlib
 import logging
@@ -25,14 +26,15 @@ from generator import __version__, version_text
 from generator.cli.completion import COMPLETE_VAR, complete
 from generator.cli.environment import settings_from_environ
 from generator.cli.options import add_verbose_option, clusterctl_verbosity, count_verbosity
-from generator.errors import CapzgenError, ExitCode
+from generator.errors import CapzgenError, ExitCode, InputOutputError
 from generator.findings import clip
+from generator.settings import Settings
 
 EXIT_CODES_HELP = """\b
 Exit codes:
   0  success
   1  invalid input or content (template errors, missing or mistyped variables, validation findings)
-  2  usage error, or a file, folder or schema source that cannot be read or written
+  2  usage error, or a file, folder, schema source or the output that cannot be read or written
   3  internal error (a bug in capzgen; set CAPZGEN_DEBUG=1 for a traceback)
   130  interrupted by Ctrl-C (SIGINT); nothing half-written
   143  stopped by SIGTERM (e.g. a CI timeout); nothing half-written
@@ -235,15 +237,37 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return int(ExitCode.OK)
     except KeyboardInterrupt as interrupt:
         return _interrupted(interrupt)
+    except OSError as error:
+        if not _writing_failed(error) or settings.environ.get("CAPZGEN_DEBUG"):
+            return _internal(error, settings)
+        # stdout (or stderr) refused the output: a full disk, a quota, a broken device
+        report_error(InputOutputError(f"cannot write the output: {error.strerror or error}"))
+        _silence_stdout()  # what is still buffered would fail again at the exit
+        return int(ExitCode.USAGE)
     except Exception as error:  # pragma: no cover - reached only through bugs
-        if settings.environ.get("CAPZGEN_DEBUG"):
-            raise
-        click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
-        click.echo(
-            "Hint: this is a bug in capzgen; rerun with CAPZGEN_DEBUG=1 for a traceback", err=True
-        )
-        return int(ExitCode.INTERNAL)
+        return _internal(error, settings)
     return int(result) if isinstance(result, int) else int(ExitCode.OK)
+
+
+# Failures of a write to an open stream: the file operations of the commands name their file
+# (and are reported as InputOutputError where they happen); these carry no file name.
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _writing_failed(error: OSError) -> bool:
+    """Whether ``error`` is a write to the standard streams that the system refused."""
+    return error.filename is None and error.errno in _WRITE_ERRNOS
+
+
+def _internal(error: BaseException, settings: Settings) -> int:
+    """Report a bug (exit 3), or raise it again under ``CAPZGEN_DEBUG`` for its traceback."""
+    if settings.environ.get("CAPZGEN_DEBUG"):
+        raise error
+    click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
+    click.echo(
+        "Hint: this is a bug in capzgen; rerun with CAPZGEN_DEBUG=1 for a traceback", err=True
+    )
+    return int(ExitCode.INTERNAL)
 
 
 def _interrupted(interrupt: KeyboardInterrupt) -> int:

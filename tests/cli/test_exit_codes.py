@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
 import signal
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -13,6 +16,7 @@ import generator.cli
 from generator.cli import Terminated
 from generator.errors import ExitCode
 from tests.conftest import CliResult
+from tests.processes import cli_env, run_reaped
 
 RunCli = Callable[..., CliResult]
 
@@ -103,3 +107,20 @@ def test_the_help_lists_the_signal_exit_codes(run_cli: RunCli) -> None:
     text = run_cli(["--help"]).stdout
     assert "130  interrupted by Ctrl-C" in text
     assert "143  stopped by SIGTERM" in text
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="this system has no /dev/full")
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_output_the_system_refuses_is_an_output_error_not_a_bug(
+    tmp_path: Path, output: str
+) -> None:
+    """stdout on a full device (a full disk, a quota): one clear error, exit 2, the way an
+    unwritable output file is reported, never "internal error"."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a\n", encoding="utf-8")
+    command = [sys.executable, "-m", "generator", "validate", "--output", output, str(bad)]
+    shell = f"exec {shlex.join(command)} > /dev/full"
+    env = cli_env(tmp_path / "home", tmp_path / "cache")
+    result = run_reaped(["/bin/sh", "-c", shell], cwd=tmp_path, env=env)
+    assert result.returncode == ExitCode.USAGE, result.stderr
+    assert result.stderr == "Error: cannot write the output: No space left on device\n"
