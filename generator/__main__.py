@@ -58,8 +58,9 @@ def _leave(code: int) -> None:
         return
     atexit._run_exitfuncs()  # as the interpreter's exit does first (the handlers run once)
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: the process started with it closed (``>&-``)
+                stream.flush()
     except (OSError, ValueError):  # a closed or broken stream: the usual exit deals with it
         return
     os._exit(code)

@@ -222,6 +222,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         click.echo(text, nl=False)
         return code
     try:
+        _require_working_folder()
         with _sigterm_like_sigint():
             result: Any = cli.main(
                 args=args, prog_name="capzgen", standalone_mode=False, obj={"settings": settings}
@@ -247,6 +248,19 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except Exception as error:  # pragma: no cover - reached only through bugs
         return _internal(error, settings)
     return int(result) if isinstance(result, int) else int(ExitCode.OK)
+
+
+def _require_working_folder() -> None:
+    """The current folder must exist: relative paths, the repository's ``.capzgen.yaml`` and
+    the names in reports are all taken from it (a folder deleted under a shell still open in
+    it fails here, once, with a clear error)."""
+    try:
+        os.getcwd()
+    except OSError as error:
+        msg = f"the current folder cannot be used: {error.strerror or error}"
+        raise InputOutputError(
+            msg, hint="change to a folder that exists and run it again"
+        ) from None
 
 
 # Failures of a write to an open stream: the file operations of the commands name their file

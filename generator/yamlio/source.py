@@ -113,6 +113,9 @@ def read_bytes(path: str, *, limit: int = MAX_BYTES) -> bytes:
     name = display_name(path)
     try:
         if path == STDIN:
+            if sys.stdin is None:  # started with its standard input closed (``<&-``)
+                msg = "cannot read: standard input is closed"
+                raise InputOutputError(msg, location=Location(file=name))
             return _read_bounded(sys.stdin.buffer, name, limit)
         with open(path, "rb") as stream:
             size = os.fstat(stream.fileno()).st_size
