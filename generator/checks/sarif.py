@@ -125,7 +125,9 @@ def artifact_uri(file: str, root: Path) -> str:
         relative = file
     else:  # a relative name is relative to the working directory, as the user gave it
         relative = os.path.relpath(os.path.abspath(file), os.path.abspath(root))
-    return quote(Path(relative).as_posix(), safe="/-._~")
+    # a name the file system gave as bytes that are not UTF-8 (decoded with surrogateescape)
+    # is percent-encoded as those very bytes
+    return quote(Path(relative).as_posix(), safe="/-._~", errors="surrogateescape")
 
 
 def fingerprint(finding: Finding) -> str:
@@ -139,4 +141,4 @@ def fingerprint(finding: Finding) -> str:
         format_path(finding.path),
         finding.message,
     )
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]

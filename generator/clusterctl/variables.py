@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from generator.clusterctl.config import config_value_as_string
+from generator.errors import VariableError
 from generator.jsontypes import Json, JsonObject
 
 
@@ -109,14 +110,14 @@ class VariableStore:
         """The value and source label from the first layer that has ``name``; None when unset."""
         for layer in self.layers:
             if layer.has(name):
-                return Resolved(layer.raw(name), layer.label)
+                return Resolved(_text(name, layer.raw(name), layer.label), layer.label)
         return None
 
     def lookup(self, name: str) -> str | None:
         """The value as text (what ``${VAR}`` substitution inserts), or ``None`` when unset."""
         for layer in self.layers:
             if layer.has(name):
-                return layer.as_string(layer.raw(name))
+                return layer.as_string(_text(name, layer.raw(name), layer.label))
         return None
 
     def is_set(self, name: str) -> bool:
@@ -125,3 +126,18 @@ class VariableStore:
 
     def __iter__(self) -> Iterator[Layer]:
         return iter(self.layers)
+
+
+def _text(name: str, value: Json, label: str) -> Json:
+    """``value``, unless it is a string that is not text: the environment and the command line
+    hand over bytes that are not UTF-8 as lone surrogates, which no manifest, schema or YAML
+    writer can hold. Files are decoded strictly as they are read, so only those two layers can
+    have them; the variable is named, and only when it is used."""
+    if isinstance(value, str) and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            where = error.start
+            msg = f"{name}: the value from the {label} is not UTF-8 text (at character {where + 1})"
+            raise VariableError(msg, hint="set it again as UTF-8 text") from None
+    return value

@@ -13,7 +13,7 @@ from generator.clusterctl.variables import (
     environment_layer,
     override_layer,
 )
-from generator.errors import InputOutputError, YamlError
+from generator.errors import InputOutputError, VariableError, YamlError
 
 
 def store(**layers: dict[str, object]) -> VariableStore:
@@ -34,6 +34,22 @@ def test_environment_beats_config_and_flags_beat_environment() -> None:
     )
     assert (s.lookup("A"), s.lookup("B"), s.lookup("C")) == ("flag", "env", "cfg")
     assert s.resolve("B") is not None and s.resolve("B").source == "environment"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("layer", "label"), [("env", "environment"), ("flags", "command line")])
+def test_a_value_that_is_not_utf8_is_named_when_it_is_used(layer: str, label: str) -> None:
+    """The environment and the command line hand over bytes that are not UTF-8 as lone
+    surrogates (``os.fsdecode``): a variable holding one is an error naming it, the others
+    (and unused ones) are fine."""
+    values: dict[str, object] = {"LOCATION": "east\udcffus", "UNUSED": "\udcfe", "OK": "été"}
+    s = store(**{layer: values})
+    assert s.lookup("OK") == "été"
+    for ask in (s.lookup, s.resolve):
+        with pytest.raises(VariableError) as raised:
+            ask("LOCATION")
+        assert str(raised.value.message) == (
+            f"LOCATION: the value from the {label} is not UTF-8 text (at character 5)"
+        )
 
 
 def test_names_are_upper_cased_for_the_environment_only() -> None:

@@ -5,6 +5,7 @@ workflow commands by the runner's own unescaping rules."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -128,6 +129,14 @@ def test_uris_are_relative_to_the_root(tmp_path: Path) -> None:
     assert artifact_uri(str(tmp_path / "a" / "b c.yaml"), tmp_path) == "a/b%20c.yaml"
     assert artifact_uri(str(tmp_path / "x.yaml"), tmp_path / "sub") == "../x.yaml"
     assert artifact_uri("<stdin>", tmp_path) == "%3Cstdin%3E"
+    # a name whose bytes are not UTF-8 (as the file system gives it): those very bytes
+    assert artifact_uri(str(tmp_path / os.fsdecode(b"\xfe.yaml")), tmp_path) == "%FE.yaml"
+
+
+def test_a_file_name_that_is_not_utf8_has_a_fingerprint() -> None:
+    subject = Subject(file=os.fsdecode(b"clusters/\xfe.yaml"), document=0, kind="Cluster")
+    finding = Finding(Severity.ERROR, "schema", "bad", subject, ("spec",))
+    assert len(fingerprint(finding)) == 32
 
 
 # --- JUnit XML -----------------------------------------------------------------------------------
