@@ -110,6 +110,13 @@ class WorkerDied(CapzgenError):
     exit_code = ExitCode.USAGE
 
 
+class WorkersUnavailable(CapzgenError):
+    """The system refused the worker processes of ``-j N`` (no file descriptor or process left
+    under the shell's limits): the environment's limit, not the input's fault, and not a bug."""
+
+    exit_code = ExitCode.USAGE
+
+
 class TemplateSyntaxError(CapzgenError):
     """A ``${...}`` expression the clusterctl engine rejects."""
 

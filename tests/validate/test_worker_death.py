@@ -12,8 +12,10 @@ read only once are now read before anything else, so it holds a run before its w
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,8 +24,10 @@ from generator.errors import ExitCode
 from generator.validate.tuning import Tuning
 from tests.processes import (
     children,
+    cli_env,
     gone,
     reaped,
+    run_reaped,
     start,
     start_script,
     stderr_of,
@@ -156,3 +160,17 @@ def test_a_worker_killed_during_a_task_names_the_tasks_files(tmp_path: Path) -> 
     process = start_script(script, env, tmp_path)
     with reaped(process):
         assert process.wait(timeout=120) == 0, stderr_of(process)
+
+
+def test_workers_the_system_refuses_are_one_clear_error(tmp_path: Path, args: list[str]) -> None:
+    """Under a shell's descriptor limit too low for the workers' connections (``ulimit -n``),
+    ``-j 2`` stops with one error that says so and how to get on (exit 2), never "internal
+    error" (the fork's OSError reached the CLI as a bug before)."""
+    command = shlex.join([sys.executable, "-m", "generator", *args])
+    env = cli_env(tmp_path / "home", tmp_path / "cache")
+    result = run_reaped(["/bin/sh", "-c", f"ulimit -n 8 && exec {command}"], env=env)
+    assert result.returncode == ExitCode.USAGE, result.stderr
+    assert result.stderr.startswith(
+        "Error: cannot start the worker processes: Too many open files\n"
+    ), result.stderr
+    assert "ulimit -n, ulimit -u), or run with -j 1" in result.stderr
