@@ -110,9 +110,10 @@ class WorkerDied(CapzgenError):
     exit_code = ExitCode.USAGE
 
 
-class WorkersUnavailable(CapzgenError):
-    """The system refused the worker processes of ``-j N`` (no file descriptor or process left
-    under the shell's limits): the environment's limit, not the input's fault, and not a bug."""
+class ResourceExhausted(CapzgenError):
+    """The system refused what the run needs: memory, file descriptors, processes (a shell's
+    ``ulimit``, a container's limits). The environment's limit, not the input's fault (every
+    reader is bounded far below what a machine has), and not a bug."""
 
     exit_code = ExitCode.USAGE
 

@@ -26,7 +26,7 @@ from generator import __version__, version_text
 from generator.cli.completion import COMPLETE_VAR, complete
 from generator.cli.environment import settings_from_environ
 from generator.cli.options import add_verbose_option, clusterctl_verbosity, count_verbosity
-from generator.errors import CapzgenError, ExitCode, InputOutputError
+from generator.errors import CapzgenError, ExitCode, InputOutputError, ResourceExhausted
 from generator.findings import clip
 from generator.settings import Settings
 
@@ -238,16 +238,28 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return int(ExitCode.OK)
     except KeyboardInterrupt as interrupt:
         return _interrupted(interrupt)
-    except OSError as error:
-        if not _writing_failed(error) or settings.environ.get("CAPZGEN_DEBUG"):
-            return _internal(error, settings)
-        # stdout (or stderr) refused the output: a full disk, a quota, a broken device
-        report_error(InputOutputError(f"cannot write the output: {error.strerror or error}"))
-        _silence_stdout()  # what is still buffered would fail again at the exit
-        return int(ExitCode.USAGE)
+    except (MemoryError, OSError) as error:
+        return _refused(error, settings)
     except Exception as error:  # pragma: no cover - reached only through bugs
         return _internal(error, settings)
     return int(result) if isinstance(result, int) else int(ExitCode.OK)
+
+
+def _refused(error: MemoryError | OSError, settings: Settings) -> int:
+    """What the system refused and no command turned into an error of its own: memory (a
+    shell's or a container's limit) and writes to the standard streams (a full disk, a quota)
+    are reported as the environment's (exit 2); any other OSError is a bug."""
+    if settings.environ.get("CAPZGEN_DEBUG"):
+        raise error
+    if isinstance(error, MemoryError):
+        hint = "raise the memory limit of this shell or container, or run with -j 1"
+        report_error(ResourceExhausted("out of memory", hint=hint))
+        return int(ExitCode.USAGE)
+    if not _writing_failed(error):
+        return _internal(error, settings)
+    report_error(InputOutputError(f"cannot write the output: {error.strerror or error}"))
+    _silence_stdout()  # what is still buffered would fail again at the exit
+    return int(ExitCode.USAGE)
 
 
 def _require_working_folder() -> None:

@@ -30,7 +30,7 @@ from typing import Final, NamedTuple, TypeVar, final
 
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
-from generator.errors import WorkersUnavailable, YamlError
+from generator.errors import ResourceExhausted, YamlError
 from generator.validate import engine_load
 from generator.validate.batches import Batch, Part
 from generator.validate.lifeline import held_signals, how_ended, worker_died
@@ -404,7 +404,7 @@ class Workers:
         except OSError as error:  # the first task forks it: no descriptor or process was left
             msg = f"cannot start the worker processes: {error.strerror or error}"
             hint = "raise this shell's limits (ulimit -n, ulimit -u), or run with -j 1"
-            raise WorkersUnavailable(msg, hint=hint) from error
+            raise ResourceExhausted(msg, hint=hint) from error
         outer: Future[R] = _Settled(inner)
 
         def settle(done: Future[R]) -> None:

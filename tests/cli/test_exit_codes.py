@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import shlex
 import signal
 import sys
@@ -71,6 +72,18 @@ def _abort_from(interrupt: KeyboardInterrupt) -> click.Abort:
         (Terminated(), ExitCode.TERMINATED, "Terminated.\n"),
         (_abort_from(KeyboardInterrupt()), ExitCode.INTERRUPTED, "Interrupted.\n"),
         (_abort_from(Terminated()), ExitCode.TERMINATED, "Terminated.\n"),
+        (
+            MemoryError(),  # a shell's or a container's memory limit
+            ExitCode.USAGE,
+            "Error: out of memory\n"
+            "Hint: raise the memory limit of this shell or container, or run with -j 1\n",
+        ),
+        (
+            PermissionError(errno.EACCES, "Permission denied"),  # no command's: a bug
+            ExitCode.INTERNAL,
+            "internal error: PermissionError: [Errno 13] Permission denied\n"
+            "Hint: this is a bug in capzgen; rerun with CAPZGEN_DEBUG=1 for a traceback\n",
+        ),
     ],
 )
 def test_outcomes_become_exit_codes(
