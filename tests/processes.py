@@ -15,6 +15,7 @@ import contextlib
 import functools
 import os
 import resource
+import shlex
 import signal
 import subprocess
 import sys
@@ -143,6 +144,20 @@ def cli_env(home: Path, cache: Path, **extra: str) -> dict[str, str]:
         "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
         **extra,
     }
+
+
+def cli_in_shell(
+    tmp_path: Path, argv: Sequence[str], *, before: str = "", redirect: str = ""
+) -> Finished:
+    """``python -m generator ARGV`` as ``/bin/sh`` starts it in ``tmp_path``, after ``before``
+    (``ulimit -n 8 &&``, a ``cd``) and with ``redirect`` (``> /dev/full``, ``>&-``): the
+    environment a user's shell can hand the CLI. Its home and cache are below ``tmp_path``; it
+    is reaped as :func:`run_reaped` reaps."""
+    command = shlex.join([sys.executable, "-m", "generator", *argv])
+    env = cli_env(tmp_path / "home", tmp_path / "cache")
+    return run_reaped(
+        ["/bin/sh", "-c", f"{before} exec {command} {redirect}"], cwd=tmp_path, env=env
+    )
 
 
 def run_like_subprocess(

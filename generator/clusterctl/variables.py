@@ -137,7 +137,6 @@ def _text(name: str, value: Json, label: str) -> Json:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as error:
-            where = error.start
-            msg = f"{name}: the value from the {label} is not UTF-8 text (at character {where + 1})"
+            msg = f"{name}: the value from the {label} is not UTF-8 text (at character {error.start + 1})"
             raise VariableError(msg, hint="set it again as UTF-8 text") from None
     return value

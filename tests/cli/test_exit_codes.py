@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import errno
-import shlex
 import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ import generator.cli
 from generator.cli import Terminated
 from generator.errors import ExitCode
 from tests.conftest import CliResult
-from tests.processes import cli_env, run_reaped
+from tests.processes import cli_in_shell
 
 RunCli = Callable[..., CliResult]
 
@@ -122,15 +120,6 @@ def test_the_help_lists_the_signal_exit_codes(run_cli: RunCli) -> None:
     assert "143  stopped by SIGTERM" in text
 
 
-def _in_shell(tmp_path: Path, before: str, argv: list[str], redirect: str) -> Any:
-    """``capzgen ARGV`` run by ``/bin/sh`` after ``before``, with ``redirect`` applied: the
-    environment a user's shell can hand it (a full device, a closed stream, a folder gone)."""
-    command = shlex.join([sys.executable, "-m", "generator", *argv])
-    env = cli_env(tmp_path / "home", tmp_path / "cache")
-    script = f"{before} exec {command} {redirect}"
-    return run_reaped(["/bin/sh", "-c", script], cwd=tmp_path, env=env)
-
-
 def _bad_file(tmp_path: Path) -> Path:
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a\n", encoding="utf-8")
@@ -145,7 +134,7 @@ def test_output_the_system_refuses_is_an_output_error_not_a_bug(
     """stdout on a full device (a full disk, a quota): one clear error, exit 2, the way an
     unwritable output file is reported, never "internal error"."""
     argv = ["validate", "--output", output, str(_bad_file(tmp_path))]
-    result = _in_shell(tmp_path, "", argv, "> /dev/full")
+    result = cli_in_shell(tmp_path, argv, redirect="> /dev/full")
     assert result.returncode == ExitCode.USAGE, result.stderr
     assert result.stderr == "Error: cannot write the output: No space left on device\n"
 
@@ -153,13 +142,13 @@ def test_output_the_system_refuses_is_an_output_error_not_a_bug(
 def test_a_closed_standard_output_loses_the_report_not_the_exit_code(tmp_path: Path) -> None:
     """Started with stdout closed (``>&-``): the run's own status, and no traceback when the
     process ends (the console script flushes only the streams it has)."""
-    result = _in_shell(tmp_path, "", ["validate", str(_bad_file(tmp_path))], ">&-")
+    result = cli_in_shell(tmp_path, ["validate", str(_bad_file(tmp_path))], redirect=">&-")
     assert result.returncode == ExitCode.INVALID  # the file's error
     assert result.stderr == ""
 
 
 def test_a_closed_standard_input_is_a_finding_not_a_bug(tmp_path: Path) -> None:
-    result = _in_shell(tmp_path, "", ["validate", "-"], "<&-")
+    result = cli_in_shell(tmp_path, ["validate", "-"], redirect="<&-")
     assert result.returncode == ExitCode.INVALID, result.stderr
     assert "<stdin>" in result.stdout
     assert "cannot read: standard input is closed" in result.stdout
@@ -171,7 +160,7 @@ def test_a_deleted_current_folder_is_one_clear_error(tmp_path: Path) -> None:
     configuration and report names cannot be resolved, so the run stops at once."""
     bad = _bad_file(tmp_path)
     before = "mkdir gone && cd gone && rmdir ../gone &&"
-    result = _in_shell(tmp_path, before, ["validate", str(bad)], "")
+    result = cli_in_shell(tmp_path, ["validate", str(bad)], before=before)
     assert result.returncode == ExitCode.USAGE, result.stderr
     assert result.stderr.startswith("Error: the current folder cannot be used: No such file")
     assert "internal error" not in result.stderr

@@ -12,10 +12,8 @@ read only once are now read before anything else, so it holds a run before its w
 from __future__ import annotations
 
 import os
-import shlex
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,10 +22,9 @@ from generator.errors import ExitCode
 from generator.validate.tuning import Tuning
 from tests.processes import (
     children,
-    cli_env,
+    cli_in_shell,
     gone,
     reaped,
-    run_reaped,
     start,
     start_script,
     stderr_of,
@@ -166,9 +163,7 @@ def test_workers_the_system_refuses_are_one_clear_error(tmp_path: Path, args: li
     """Under a shell's descriptor limit too low for the workers' connections (``ulimit -n``),
     ``-j 2`` stops with one error that says so and how to get on (exit 2), never "internal
     error" (the fork's OSError reached the CLI as a bug before)."""
-    command = shlex.join([sys.executable, "-m", "generator", *args])
-    env = cli_env(tmp_path / "home", tmp_path / "cache")
-    result = run_reaped(["/bin/sh", "-c", f"ulimit -n 8 && exec {command}"], env=env)
+    result = cli_in_shell(tmp_path, args, before="ulimit -n 8 &&")
     assert result.returncode == ExitCode.USAGE, result.stderr
     assert result.stderr.startswith(
         "Error: cannot start the worker processes: Too many open files\n"
