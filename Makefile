@@ -40,7 +40,7 @@ test: install-test
 # slice of the suite that drives the compiled modules runs against it instead of the sources.
 COMPILED := build/compiled
 COMPILED_SLICE ?= tests/validate tests/core/test_compiled.py tests/migrate tests/yamlio/test_block_cases.py \
-	tests/yamlio/test_block_equivalence.py
+	tests/yamlio/test_block_equivalence.py tests/yamlio/test_block_cutting.py
 test-compiled: install-test
 	rm -rf $(COMPILED)
 	CAPZGEN_MYPYC=1 $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps -w $(COMPILED)/dist .

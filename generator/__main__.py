@@ -6,11 +6,18 @@ the pinned releases, which :mod:`generator` keeps for this. Every other command 
 ``--version`` beside other arguments, goes to :func:`generator.cli.main`.
 """
 
+from __future__ import annotations
+
 import gc
+import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from generator import version_text
+
+if TYPE_CHECKING:
+    from generator.validate.zygote import Zygote
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -22,16 +29,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         # The process's own run: what is imported from here on lives until the end, so the
         # cyclic collector has nothing to find in it: 29 collections, 3.4 ms before `validate`
-        # had its modules. generator.cli's _freeze_imported turns it on again once a command's
+        # had its modules. generator.runtime.freeze_imported turns it on again once a command's
         # modules are in (every command goes through it).
         gc.disable()
+    zygote = _zygote(args) if argv is None else None
     # lazy: the CLI edge - click and the command group load for every command but --version
     from generator.cli import main as cli_main
 
-    code = cli_main(args)
+    code = cli_main(args, zygote=zygote)
+    if zygote is not None:
+        zygote.close()
     if argv is None:
         _leave(code)  # returns only where the interpreter's own exit is needed
     return code
+
+
+def _zygote(args: Sequence[str]) -> Zygote | None:
+    """For a ``validate`` run that may fork workers, the zygote that forks them, begun before
+    anything else loads (see :mod:`generator.validate.zygote`: it imports the engine on a core
+    that waits for the CLI meanwhile)."""
+    if "validate" not in args:  # every other command: nothing more to load
+        return None
+    # lazy: a handful of standard modules (which validate loads anyway), for its own run only
+    from generator.validate import zygote
+
+    return zygote.begin() if zygote.wanted(args, os.cpu_count()) else None
 
 
 def _leave(code: int) -> None:

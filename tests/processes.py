@@ -301,6 +301,27 @@ def wait_for_children(process: subprocess.Popen[bytes], count: int) -> list[int]
     return list(found) if wait_until(enough, process) else []
 
 
+def descendants(pid: int) -> list[int]:
+    """The live children of ``pid``, their children, and so on."""
+    found: list[int] = []
+    for child in children(pid):
+        found += [child, *descendants(child)]
+    return found
+
+
+def wait_for_workers(process: subprocess.Popen[bytes], count: int) -> list[int]:
+    """A ``validate -j N`` run's worker processes once there are ``count`` of them ([] if it
+    ended first): the descendants with no child of their own, whether the run forked them or
+    its zygote did (generator.validate.zygote, then the run's only child)."""
+    found: list[int] = []
+
+    def enough() -> bool:
+        found[:] = [pid for pid in descendants(process.pid) if not children(pid)]
+        return len(found) >= count
+
+    return list(found) if wait_until(enough, process) else []
+
+
 def gone(pids: Sequence[int]) -> bool:
     """Whether every one of ``pids`` has ended (polled a bounded number of times)."""
     return wait_until(lambda: not any(alive(pid) for pid in pids))

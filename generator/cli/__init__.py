@@ -8,7 +8,6 @@ documented exit code. Sub-commands live in their own modules and are imported on
 from __future__ import annotations
 
 import errno
-import gc
 import importlib
 import logging
 import os
@@ -18,17 +17,20 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from generator import __version__, version_text
+from generator import __version__, runtime, version_text
 from generator.cli.completion import COMPLETE_VAR, complete
 from generator.cli.environment import settings_from_environ
 from generator.cli.options import add_verbose_option, clusterctl_verbosity, count_verbosity
 from generator.errors import CapzgenError, ExitCode, InputOutputError, ResourceExhausted
 from generator.findings import clip
 from generator.settings import Settings
+
+if TYPE_CHECKING:
+    from generator.validate.zygote import Zygote
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -76,7 +78,7 @@ class LazyGroup(click.Group):
         command = getattr(importlib.import_module(module_name), attribute)
         assert isinstance(command, click.Command)
         add_verbose_option(command)
-        _freeze_imported()
+        runtime.freeze_imported()
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -88,33 +90,6 @@ class LazyGroup(click.Group):
             formatter.write_dl(
                 [(name, self.short_help_table[name]) for name in self.list_commands(ctx)]
             )
-
-
-_FROZEN: list[bool] = []  # whether _freeze_imported ran in this process
-
-
-def _freeze_imported() -> None:
-    """Once per process, when a command's modules are imported: move every object made so far
-    (modules, classes, functions, tables) out of the cyclic collector's way. They live as long as
-    the process anyway, and each collection would walk them again: about a tenth of a short
-    run's CPU time. Objects made later are collected as usual.
-
-    The youngest generation is then collected every YOUNG_COLLECTION_EVERY container
-    allocations instead of Python's 700: a run builds objects in bursts of tens of thousands
-    (keys, models, views), and each collection walks those still alive. With validation's own
-    pauses (``validate_batch``) the collector's share of validating the 1,000-cluster fleet falls
-    from about 8% of its CPU to 5%. Not more: at 5,000 and 10,000 the peak memory of validating
-    5,000 clusters at ``-j 2`` grew from 84 to 105 MiB (cyclic garbage waits longer), at 2,000 it
-    stays below what it was at 700. Forked workers inherit the setting."""
-    if not _FROZEN:
-        _FROZEN.append(True)
-        gc.freeze()
-        _young, older, oldest = gc.get_threshold()
-        gc.set_threshold(YOUNG_COLLECTION_EVERY, older, oldest)
-    gc.enable()  # the console script turns it off while the modules load (generator.__main__)
-
-
-YOUNG_COLLECTION_EVERY = 2_000  # container allocations between two collections of generation 0
 
 
 # command name -> "module:attribute"; the module is imported only when the command runs.
@@ -206,13 +181,18 @@ def _sigterm_like_sigint() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    zygote: Zygote | None = None,
+) -> int:
     """Run the CLI and return the exit code (never raises for user mistakes).
 
     ``environ`` is what the program sees of its environment (default: the process's); it is
     read here and nowhere else, into the :class:`~generator.settings.Settings` every command
     hands to the core. With ``_CAPZGEN_COMPLETE`` set, the run answers the shell's completion
-    request instead (see :mod:`generator.cli.completion`).
+    request instead (see :mod:`generator.cli.completion`). ``zygote``: the process the console
+    script forked to fork ``validate``'s workers (:mod:`generator.validate.zygote`), if any.
     """
     args = clusterctl_verbosity(sys.argv[1:] if argv is None else argv)
     settings = settings_from_environ(os.environ if environ is None else environ)
@@ -225,7 +205,10 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         _require_working_folder()
         with _sigterm_like_sigint():
             result: Any = cli.main(
-                args=args, prog_name="capzgen", standalone_mode=False, obj={"settings": settings}
+                args=args,
+                prog_name="capzgen",
+                standalone_mode=False,
+                obj={"settings": settings, "zygote": zygote},
             )
     except CapzgenError as error:
         report_error(error)

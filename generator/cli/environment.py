@@ -12,10 +12,14 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from generator.settings import ENV_CACHE_DIR, ENV_CACHE_KEY, ENV_SCHEMA_PATH, Settings
+
+if TYPE_CHECKING:
+    from generator.validate.zygote import Zygote
 
 CACHE_KEY_FILE = "result-cache.key"
 
@@ -78,6 +82,20 @@ def current_settings() -> Settings:
     obj = context.find_root().obj if context is not None else None
     found = obj.get("settings") if isinstance(obj, dict) else None
     return found if isinstance(found, Settings) else settings_from_environ(os.environ)
+
+
+def current_zygote() -> Zygote | None:
+    """The zygote the console script handed ``main`` for this run, if any (it forks
+    ``validate``'s workers: :mod:`generator.validate.zygote`)."""
+    context = click.get_current_context(silent=True)
+    obj = context.find_root().obj if context is not None else None
+    found = obj.get("zygote") if isinstance(obj, dict) else None
+    if found is None:
+        return None
+    # lazy: loaded already where there is a zygote (the console script forked it)
+    from generator.validate.zygote import Zygote
+
+    return found if isinstance(found, Zygote) else None
 
 
 def environ() -> Mapping[str, str]:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import functools
 import logging
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
+from generator import runtime
 from generator.cli.completion import complete_paths
 from generator.errors import UsageError
 from generator.findings import Severity
@@ -361,7 +361,7 @@ def count_verbosity(ctx: click.Context, _param: click.Parameter, value: int) -> 
     total = int(root.meta.get(_VERBOSITY_KEY, 0)) + value
     root.meta[_VERBOSITY_KEY] = total
     level = logging.WARNING - 10 * min(total, 2)
-    logging.basicConfig(level=level, format="capzgen: %(message)s", stream=sys.stderr, force=True)
+    runtime.log_to_stderr(level)
 
 
 _LEVEL_FLAGS = ("-v", "--v")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -14,7 +15,7 @@ import click
 
 from generator.checks.formats import REPORT_FORMATS, render_report
 from generator.cli.completion import complete_paths
-from generator.cli.environment import current_settings, environ
+from generator.cli.environment import current_settings, current_zygote, environ
 from generator.cli.options import (
     KubeconformChoice,
     check_options,
@@ -356,16 +357,18 @@ def _run_settings(run: _Run) -> RunSettings:
     """How the run uses the machine: ``-j`` (default: every core) and the authenticated result
     cache (its key file is made only for a run that caches)."""
     # lazy: the streaming validator is for runs that validate
-    from generator.validate.stream import RunSettings, default_jobs
+    from generator.validate.stream import RunSettings, default_jobs, fork_pool
 
     workers = run.jobs if run.jobs is not None else default_jobs()
+    zygote = current_zygote()
+    pool = fork_pool if zygote is None else functools.partial(fork_pool, zygote=zygote)
     secret = None
     if run.results_dir is not None:
         # lazy: the key file is for runs that cache (HMAC, OpenSSL: see cache.records)
         from generator.validate.cache.secret import cache_secret
 
         secret = cache_secret(run.cache_key, run.cache_key_file)
-    return RunSettings(jobs=workers, results_dir=run.results_dir, cache_secret=secret)
+    return RunSettings(jobs=workers, results_dir=run.results_dir, cache_secret=secret, pool=pool)
 
 
 def _empty_errors(

@@ -304,7 +304,7 @@ class FilesRun:
         try:
             text = self.read(item.path)
             if fresh is not None:
-                spans = list(spans_of(text, item.label))
+                spans = spans_of(text, item.label)
                 text, _ = joined_spans(text, [spans[n] for n in sorted(fresh)])
         except (YamlError, InputOutputError):
             return None
@@ -341,7 +341,7 @@ class FilesRun:
             text = self.read(item.path)
             if not may_embed(text):
                 return []
-            spans = list(spans_of(text, item.label))
+            spans = spans_of(text, item.label)
             fresh = self.fresh.get(item.label)
             chosen = [
                 n
@@ -473,7 +473,7 @@ def _span_keys(memory: VerdictMemory, salt: bytes, text: str, label: str) -> lis
     """The verdict key of each span of ``text`` (None for a blank one); one key for the whole
     text when its ``---`` lines cannot be cut (capzgen reports why)."""
     try:
-        spans = list(spans_of(text, label))
+        spans = spans_of(text, label)
     except YamlError:
         return [memory.key(salt, text)]
     return [

@@ -26,7 +26,7 @@ class FileObjects:
     def __init__(self, text: str, label: str) -> None:
         self.top: dict[tuple[str, str, str], list[Sent]] = {}
         self.embedded: dict[tuple[int, int, JsonPath], Sent] = {}
-        spans = list(spans_of(text, label))
+        spans = spans_of(text, label)
         filled = [n for n, (start, end, _) in enumerate(spans) if text[start:end].strip()]
         for span, documents in parse_spans(text, label, spans, filled, whole=True):
             for number, document in enumerate(documents):

@@ -199,6 +199,10 @@ class SchemaBundle:
         self.folder = folder
         self._archive: zipfile.ZipFile | None = None
 
+    def __reduce__(self) -> tuple[type[SchemaBundle], tuple[Path]]:
+        """Pickled as its folder, not its open archive (see ``SchemaStore.__reduce__``)."""
+        return (type(self), (self.folder,))
+
     @property
     def manifest_path(self) -> Path:
         """The bundle's ``manifest.json``."""

@@ -59,6 +59,10 @@ class CoreKinds:
     _index: dict[GroupVersionKind, str] | None = field(default=None, init=False, repr=False)
     _definitions: JsonObject | None = field(default=None, init=False, repr=False)
 
+    def __reduce__(self) -> tuple[type[CoreKinds], tuple[Path, Path | None]]:
+        """Pickled as where it reads from, not what it read (see ``SchemaStore.__reduce__``)."""
+        return (CoreKinds, (self.schema_dir, self.memo_dir))
+
     @property
     def label(self) -> str:
         """How ``schemas list`` and messages name this source."""

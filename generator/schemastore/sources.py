@@ -57,6 +57,13 @@ class _IndexedSource:
         self._entries: list[SchemaEntry] | None = None
         self._by_key: dict[tuple[str, str, str], list[SchemaEntry]] = {}
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without its index, built again where it is used (see
+        ``SchemaStore.__reduce__``)."""
+        state = dict(self.__dict__)
+        state.update(_entries=None, _by_key={})
+        return state
+
     def _build(self) -> list[SchemaEntry]:
         raise NotImplementedError
 

@@ -83,6 +83,13 @@ class SchemaStore:
             log.warning("kubernetes_validate schemas not found; core kinds have no schema")
         return cls(sources)
 
+    def __reduce__(self) -> tuple[type[SchemaStore], tuple[tuple[SchemaSource, ...]]]:
+        """Pickled as its sources (where to look, in order), without what it found, loaded or
+        compiled: a worker forked by the zygote (:mod:`generator.validate.zygote`) gets the
+        store this way and looks up the kinds it validates itself, as every worker compiles
+        its own validators (jsonschema-rs's cannot be pickled)."""
+        return (SchemaStore, (self.sources,))
+
     def searched(self) -> list[str]:
         """Every source's description, highest priority first, for "searched ..." messages
         (built once per store: a fleet may report many objects without a schema)."""

@@ -38,6 +38,8 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Final, NamedTuple, ParamSpec, TypeVar
 
+from generator.validate.forking import Carry, Forker, WorkerProcess
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -110,6 +112,18 @@ def _serve(
             return
 
 
+def serve(connection: Connection, failed: tuple[BaseException, str] | None = None) -> None:
+    """A worker forked by the zygote (:mod:`generator.validate.zygote`): serve ``connection``
+    as a worker this pool forked does; ``failed`` (what setting it up raised, and where) is
+    reported as a failed initializer is, and the worker ends."""
+    if failed is not None:
+        global _CURRENT
+        _CURRENT = connection
+        _reply(connection, (None, *failed))
+        raise SystemExit(1)
+    _serve(connection, (), None, ())
+
+
 def _run(data: bytes) -> tuple[Any, ...] | None:
     """One task's reply, or None for the stop message."""
     try:
@@ -157,7 +171,7 @@ class _Worker:
 
     __slots__ = ("connection", "process", "sent", "stopping", "threads")
 
-    def __init__(self, process: BaseProcess, connection: Connection) -> None:
+    def __init__(self, process: WorkerProcess, connection: Connection) -> None:
         self.process: Final = process
         self.connection: Final = connection
         self.sent: Final[deque[Future[Any]]] = deque()
@@ -167,8 +181,13 @@ class _Worker:
 
 class ForkedPool(Executor):
     """``max_workers`` forked worker processes (see the module doc); ``initializer(*initargs)``
-    runs in each as it starts, and each is sent up to ``ahead`` tasks before it answers the
-    first (one to run, the next ready on its connection)."""
+    runs in each the pool forks as it starts, and each is sent up to ``ahead`` tasks before it
+    answers the first (one to run, the next ready on its connection).
+
+    Given a ``zygote``, the pool has it fork the workers instead, after running ``carry`` in it
+    (what a worker must start from that the zygote lacks: :mod:`generator.validate.zygote`); the
+    zygote sets its workers up itself (they never outlive it), so ``initializer`` runs only in
+    workers the pool forks, which it does when the zygote cannot."""
 
     def __init__(
         self,
@@ -177,6 +196,8 @@ class ForkedPool(Executor):
         initializer: Callable[..., object] | None = None,
         initargs: tuple[Any, ...] = (),
         ahead: int = 2,
+        zygote: Forker | None = None,
+        carry: Carry | None = None,
     ) -> None:
         if max_workers < 1 or ahead < 1:
             msg = "a pool needs at least one worker, each sent at least one task at a time"
@@ -189,6 +210,8 @@ class ForkedPool(Executor):
         self._initializer = initializer
         self._initargs = initargs
         self._ahead = ahead
+        self._zygote = zygote if carry is not None else None
+        self._carry = carry
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # tasks queued or answered, pool stopped
         self._queue: deque[_Task] = deque()  # submitted, not yet sent to a worker
@@ -198,7 +221,7 @@ class ForkedPool(Executor):
         self._broken: tuple[str, BaseException | None] | None = None  # why, and its cause
 
     @property
-    def processes(self) -> list[BaseProcess]:
+    def processes(self) -> list[WorkerProcess]:
         """The worker processes, once forked (by the first ``submit``)."""
         with self._lock:
             return [worker.process for worker in self._workers]
@@ -259,13 +282,13 @@ class ForkedPool(Executor):
             for worker in self._workers:
                 _close(worker.connection)
             raise
-        for worker in self._workers:
-            pid = worker.process.pid
+        for number, worker in enumerate(self._workers):
+            # named by number: a worker the zygote forks has no pid here yet
             sender = threading.Thread(
-                target=self._send, args=(worker,), name=f"forked-pool-send-{pid}", daemon=True
+                target=self._send, args=(worker,), name=f"forked-pool-send-{number}", daemon=True
             )
             reader = threading.Thread(
-                target=self._read, args=(worker,), name=f"forked-pool-read-{pid}", daemon=True
+                target=self._read, args=(worker,), name=f"forked-pool-read-{number}", daemon=True
             )
             worker.threads = [sender, reader]
             sender.start()
@@ -277,7 +300,10 @@ class ForkedPool(Executor):
         with _ENDS_LOCK:
             _PARENT_ENDS.add(mine)
             inherited = list(_PARENT_ENDS)
-        process = self._context.Process(
+        forked = self._by_zygote(theirs)
+        if forked is not None:
+            return _Worker(forked, mine)
+        process: BaseProcess = self._context.Process(
             target=_serve,
             args=(theirs, inherited, self._initializer, self._initargs),
             daemon=True,  # exitcode and sentinel, and never outlives this process's exit
@@ -290,6 +316,18 @@ class ForkedPool(Executor):
         finally:
             theirs.close()  # the worker's alone now: its death is end of file here
         return _Worker(process, mine)
+
+    def _by_zygote(self, theirs: Connection) -> WorkerProcess | None:
+        """The worker the zygote forked to serve ``theirs`` (closed here then), or None: there
+        is no zygote, or it cannot fork (the pool forks its workers itself from then on)."""
+        if self._zygote is None or self._carry is None:
+            return None
+        forked = self._zygote.fork(theirs.fileno(), self._carry)
+        if forked is None:
+            self._zygote = None
+            return None
+        theirs.close()  # the worker's alone now, as below
+        return forked
 
     # --- the sender thread ---
 

@@ -21,6 +21,7 @@ from generator.findings import Finding
 from generator.validate.cache.records import FileIndex
 from generator.validate.check import CheckReport
 from generator.validate.inputs import read_error_finding, yaml_error_finding
+from generator.validate.owners import Owners
 from generator.validate.passes import (
     RunInputs,
     SourceIndex,
@@ -32,7 +33,6 @@ from generator.validate.results import NoResults
 from generator.validate.workers import (
     Failure,
     Found,
-    Owners,
     Piece,
     PieceKeys,
     Workers,
@@ -68,6 +68,7 @@ class _File:
         "source",
         "spans",
         "text",
+        "unhashed",
     )
 
     def __init__(self, source: int, error: Finding | None = None) -> None:
@@ -75,6 +76,7 @@ class _File:
         self.digest = ""
         self.size = 0
         self.text: str | None = None  # sent with its pieces (small inputs), dropped once cut
+        self.unhashed: str | None = None  # the text, until its digest is taken (see _read)
         self.spans: list[Span] = []
         self.digests: list[bytes] = []  # of the chunks, for the result cache
         self.known: FileIndex | None = None  # from the result cache: nothing to parse
@@ -197,6 +199,9 @@ class _Pipeline:
         if entry.error is not None:
             report.findings.append(entry.error)
             return True
+        if entry.unhashed is not None:  # its pieces are out: hashed while the workers parse
+            entry.digest = _digest(self, entry.source, entry.unhashed)
+            entry.unhashed = None
         if entry.known is not None:
             add_known_file(self.index, report, entry.source, entry.known, entry.digests)
             return True
@@ -275,14 +280,20 @@ def _read(pipeline: _Pipeline, source: int) -> _File:
     entry = _File(source)
     try:
         text = run.first_read(source)
-        entry.digest = text_digest(text)
-        pipeline.index.digests[source] = entry.digest
         entry.size = len(text)
-        entry.known = results.known_file(text, entry.digest)
+        # The digest names the text for the result cache, which can know only a file smaller
+        # than it records, and for a worker reading the file again, which one whose pieces
+        # carry their text (a small input) does only in pass 2: such a file is hashed once its
+        # pieces are out (_advance), not before.
+        if entry.size < results.index_files_below or not run.keep_parsed:
+            entry.digest = _digest(pipeline, source, text)
+            entry.known = results.known_file(text, entry.digest)
+        else:
+            entry.unhashed = text
         if entry.known is not None:
             bounds = [(c.start, c.end) for c in entry.known.chunks]
         else:
-            entry.spans = list(spans_of(text, name))
+            entry.spans = spans_of(text, name)
             bounds = [(start, end) for start, end, _ in entry.spans]
             if run.keep_parsed:  # a small input: its pieces carry their text (see Piece)
                 entry.text = text
@@ -290,6 +301,12 @@ def _read(pipeline: _Pipeline, source: int) -> _File:
     except (YamlError, InputOutputError) as error:
         return _File(source, error=read_error_finding(error, name))
     return entry
+
+
+def _digest(pipeline: _Pipeline, source: int, text: str) -> str:
+    """The digest of ``source``'s text, noted in the index."""
+    digest = pipeline.index.digests[source] = text_digest(text)
+    return digest
 
 
 def index_sources(

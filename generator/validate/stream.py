@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from generator.checks import ValidationOptions
 from generator.findings import Finding, sort_findings
@@ -24,6 +25,7 @@ from generator.validate.batches import Batch
 from generator.validate.check import CheckReport
 from generator.validate.inputs import Inputs, collect_inputs
 from generator.validate.outcome import BatchResult
+from generator.validate.owners import Owners, by_owner
 from generator.validate.passes import (
     PassTwo,
     RunInputs,
@@ -34,6 +36,9 @@ from generator.validate.passes import (
 )
 from generator.validate.results import NoResults, Plan
 from generator.validate.tuning import DEFAULT_TUNING, Tuning
+
+if TYPE_CHECKING:
+    from generator.validate.zygote import Zygote
 
 log = logging.getLogger(__name__)
 
@@ -56,18 +61,22 @@ def _input_size(paths: Sequence[str], held: Mapping[str, str]) -> int:
     return total
 
 
-def fork_pool(jobs: int) -> workers.Workers | None:
+def fork_pool(jobs: int, zygote: Zygote | None = None) -> workers.Workers | None:
     """``jobs`` forked workers, each a pool of its own (a batch goes to the worker that parsed
-    it), or None where processes cannot be forked (the serial path)."""
+    it), or None where processes cannot be forked (the serial path). Given the console script's
+    ``zygote`` (:mod:`generator.validate.zygote`), it forks them, with the engine loaded."""
     # lazy: only runs that fork workers load the pool
     from generator.validate.forked import ForkedPool
 
+    carry = workers.carried() if zygote is not None else None
     try:
         pools = [
             ForkedPool(
                 1,
                 initializer=lifeline.guard_parent,  # workers never outlive this process
                 initargs=(os.getpid(),),
+                zygote=zygote,
+                carry=carry,
             )
             for _ in range(jobs)
         ]
@@ -114,7 +123,7 @@ def _batches(
     view: PassTwo,
     results: NoResults,
     jobs: int,
-    owners: workers.Owners | None = None,
+    owners: Owners | None = None,
 ) -> Plan:
     """The batches, once every document is indexed (a batch is judged by the whole input),
     without the parts the result cache knows clean."""
@@ -125,7 +134,7 @@ def _batches(
     )
     batches: list[Batch] = partitioner.batches(size)
     if owners is not None:
-        batches = workers.by_owner(index.places, batches, owners)
+        batches = by_owner(index.places, batches, owners)
     plan = results.plan(batches, view.options, index.digest_of)
     log.info(
         "validating %d documents in %d batches on %d processes",
@@ -218,17 +227,20 @@ def _stream(
     )
     index = SourceIndex()
     jobs = settings.jobs
-    started = settings.pool(jobs) if jobs > 1 and size >= tuning.parallel_from else None
+    forking = jobs > 1 and size >= tuning.parallel_from
+    if forking:
+        workers.start(run)  # before the pool: what its workers start from, forked here or not
+    started = settings.pool(jobs) if forking else None
     if started is None:
         found = _serial(run, index, report, results)
     else:
-        workers.start(run)  # before the first task forks the workers
         found = _parallel(run, index, report, results, started)
     try:
         findings = _gathered(found, report, results, index, settings.progress)
     finally:
         if started is not None:
             started.shutdown()
+        if forking:
             workers.stop()
     report.findings = sort_findings([*report.findings, *findings])
     return report

@@ -19,33 +19,35 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import os
 import threading
 from array import array
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final, NamedTuple, TypeVar, final
 
+from generator import runtime
 from generator.checks import ValidationOptions, validate_documents
 from generator.documents import Document
 from generator.errors import ResourceExhausted, YamlError
 from generator.validate import engine_load
-from generator.validate.batches import Batch, Part
+from generator.validate.batches import Batch
 from generator.validate.lifeline import held_signals, how_ended, worker_died
 from generator.validate.outcome import BatchResult
+from generator.validate.owners import Owners
 from generator.validate.partition import DocumentKeys, PackedKeys, document_keys
 from generator.validate.partition_keys import KeyPacker
 from generator.validate.passes import (
     ChunkKeys,
     PassTwo,
-    Places,
     RunInputs,
     SomePlaces,
     TextCache,
     validate_batch,
 )
+from generator.validate.sample import head_sample
 from generator.yamlio.chunks import Chunk, Span, one_per_chunk, parse_chunk
 
 T = TypeVar("T")
@@ -89,6 +91,24 @@ def start(run: RunInputs) -> None:
     global _RUN
     _RUN = (run, os.getpid())
     engine_load.forget()  # workers on threads of this process (tests) load it for each run
+
+
+def carried() -> tuple[Callable[..., object], tuple[object, ...]]:
+    """What a worker the zygote forks must start from, which one forked here inherits: the run
+    :func:`start` set and the log's level (both made after the zygote left this process)."""
+    assert _RUN is not None, "set before the pool is made"
+    return (inherit, (_RUN, logging.getLogger().level))
+
+
+def inherit(started: tuple[RunInputs, int], log_level: int) -> None:
+    """In the zygote, before it forks workers: :func:`carried`'s run and log level, as a worker
+    forked by the caller inherits them; then the zygote warms up once for all of them."""
+    global _RUN
+    _RUN = started
+    runtime.log_to_stderr(log_level)
+    run = started[0]
+    validate_documents(head_sample(run), run.store, run.options)
+    gc.freeze()  # what the warm-up compiled lives as long as the workers
 
 
 def stop() -> None:
@@ -205,8 +225,9 @@ class Failure(NamedTuple):
 
 
 class Piece(NamedTuple):
-    """A run of chunks of one source for a worker to parse, the hash of the source's text and,
-    for a small input, the chunks' text itself (from the first chunk's start to the last's end):
+    """A run of chunks of one source for a worker to parse, the hash of the source's text ("" for
+    a piece that carries its text: not taken yet, see ``parallel._read``) and, for a small
+    input, the chunks' text itself (from the first chunk's start to the last's end):
     the worker then parses at once instead of first reading and checking the whole file (12-16
     ms for the 3.4 MB fleet, before its first piece could start). Whether the worker sends the
     documents' keys too (``RunInputs.index_keys_below``) goes by ``size``, the source's length
@@ -234,7 +255,8 @@ def _index_piece(piece: Piece) -> Found:
     else one by one; either way the first error is the one a whole-file parse reports."""
     source, digest, spans, text, size = piece
     worker = context()
-    worker.digests[source] = digest
+    if digest:  # "": not hashed yet (the piece carries its text; pass 2 sends the digest)
+        worker.digests[source] = digest
     base = spans[0][0] if text is not None and spans else 0  # where the text sent starts
     if text is None:
         text = worker.texts.text(source)
@@ -435,45 +457,6 @@ class Workers:
             executor.shutdown(wait=False, cancel_futures=True)
         for executor in self.executors:
             executor.shutdown(wait=True, cancel_futures=True)
-
-
-class Owners:
-    """Which worker parsed which chunks in pass 1: per source, the first chunk offset of each
-    piece and its worker (pieces are recorded in order)."""
-
-    def __init__(self) -> None:
-        self._starts: dict[int, list[int]] = {}
-        self._workers: dict[int, list[int]] = {}
-
-    def record(self, source: int, start: int, worker: int) -> None:
-        """The piece of ``source`` from offset ``start`` on went to ``worker``."""
-        self._starts.setdefault(source, []).append(start)
-        self._workers.setdefault(source, []).append(worker)
-
-    def of(self, chunk: Chunk) -> int | None:
-        """The worker that parsed ``chunk``, if a worker did."""
-        starts = self._starts.get(chunk.source)
-        if not starts:
-            return None
-        at = bisect_right(starts, chunk.start) - 1
-        return self._workers[chunk.source][at] if at >= 0 else None
-
-
-def by_owner(places: Places, batches: Sequence[Batch], owners: Owners) -> list[Batch]:
-    """Each batch split by the worker that parsed its parts (components), so that a worker
-    validates what it already holds."""
-    split: list[Batch] = []
-    for batch in batches:
-        parts = batch.parts
-        owned = [owners.of(places.of(first)[0]) for first in parts.first_homes()]
-        if len(set(owned)) < 2:  # one worker parsed it all (most batches): kept as it is
-            split.append(batch)
-            continue
-        groups: dict[int | None, list[Part]] = {}
-        for part, owner in zip(parts, owned, strict=True):
-            groups.setdefault(owner, []).append(part)
-        split.extend(Batch.of_parts(group) for group in groups.values())
-    return split
 
 
 def run_batches(

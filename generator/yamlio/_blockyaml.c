@@ -1044,16 +1044,157 @@ load_all(PyObject *module, PyObject *text)
     return docs;
 }
 
+/* --------------------------------------------------------------------------------------------
+ * Cutting a text at its "---" lines, and finding a control byte: what the parent of a -j N run
+ * does to the whole input before its workers get their first piece (generator.yamlio.chunks,
+ * generator.yamlio.source), in one pass each and without a copy of the text. */
+
+/* Whether the "---" line of kind/data starting at `at` (its end at `eol`) has at most a comment
+ * after the dashes: nothing but spaces, tabs and carriage returns, or a space or tab first and
+ * then, past those, a '#' (generator.yamlio.load._checked_line_ends says the same in Python). */
+static int
+separator_ok(int kind, const void *data, Py_ssize_t at, Py_ssize_t eol)
+{
+    Py_ssize_t i = at + 3;
+    Py_ssize_t first = -1;
+    for (Py_ssize_t j = i; j < eol; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, j);
+        if (c != ' ' && c != '\t' && c != '\r') {
+            first = j;
+            break;
+        }
+    }
+    if (first < 0) {
+        return 1;
+    }
+    Py_UCS4 after = PyUnicode_READ(kind, data, i);
+    return (after == ' ' || after == '\t') && PyUnicode_READ(kind, data, first) == '#';
+}
+
+static Py_ssize_t
+text_line_end(int kind, const void *data, Py_ssize_t from, Py_ssize_t n)
+{
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const char *found = memchr((const char *)data + from, '\n', (size_t)(n - from));
+        return found == NULL ? n : found - (const char *)data;
+    }
+    while (from < n && PyUnicode_READ(kind, data, from) != '\n') {
+        from++;
+    }
+    return from;
+}
+
+static int
+add_span(PyObject *list, Py_ssize_t start, Py_ssize_t end, Py_ssize_t line)
+{
+    PyObject *span = Py_BuildValue("(nnn)", start, end, line);
+    if (span == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(list, span);
+    Py_DECREF(span);
+    return failed;
+}
+
+static PyObject *
+spans(PyObject *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "spans() takes a str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *found = PyList_New(0);
+    if (found == NULL) {
+        return NULL;
+    }
+    Py_ssize_t start = 0, start_line = 1, line = 1, at = 0;
+    while (at < n) {
+        Py_ssize_t eol = text_line_end(kind, data, at, n);
+        if (eol - at >= 3 && PyUnicode_READ(kind, data, at) == '-' &&
+            PyUnicode_READ(kind, data, at + 1) == '-' && PyUnicode_READ(kind, data, at + 2) == '-') {
+            if (!separator_ok(kind, data, at, eol)) {
+                Py_DECREF(found);
+                Py_RETURN_NONE; /* the Python path raises the error, with its place */
+            }
+            if (at > start && add_span(found, start, at, start_line) < 0) {
+                Py_DECREF(found);
+                return NULL;
+            }
+            start = at;
+            start_line = line;
+        }
+        at = eol + 1;
+        line++;
+    }
+    if (n > start && add_span(found, start, n, start_line) < 0) {
+        Py_DECREF(found);
+        return NULL;
+    }
+    return found;
+}
+
+/* The C0 controls other than tab, line feed and carriage return, and DEL (source.py's
+ * _CONTROL_BYTES). */
+static int
+is_control(unsigned char c)
+{
+    return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+}
+
+static unsigned char CONTROL[256];
+
+static PyObject *
+first_control(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    const unsigned char *bytes = view.buf;
+    Py_ssize_t i = 0, found = -1;
+    /* blocks without a branch per byte (text has no control byte, as a rule), then the exact
+     * place byte by byte from the block that has one */
+    for (; i + 64 <= view.len; i += 64) {
+        unsigned char any = 0;
+        for (int k = 0; k < 64; k++) {
+            any |= CONTROL[bytes[i + k]];
+        }
+        if (any) {
+            break;
+        }
+    }
+    for (; i < view.len; i++) {
+        if (CONTROL[bytes[i]]) {
+            found = i;
+            break;
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(found);
+}
+
 static PyMethodDef methods[] = {
     {"load_all", load_all, METH_O,
      "load_all(text, /)\n--\n\nThe documents of a block-style YAML text, or None when the text is "
      "not in the subset this reader knows exactly."},
+    {"spans", spans, METH_O,
+     "spans(text, /)\n--\n\n(start, end, first line) of the text between its '---' lines, or "
+     "None when a '---' line has more than a comment after it."},
+    {"first_control", first_control, METH_O,
+     "first_control(data, /)\n--\n\nThe offset of the first C0 control byte other than tab, "
+     "line feed and carriage return (or DEL) in data, or -1."},
     {NULL, NULL, 0, NULL},
 };
 
 static int
 exec_module(PyObject *module)
 {
+    for (int c = 0; c < 256; c++) {
+        CONTROL[c] = (unsigned char)is_control((unsigned char)c);
+    }
     return PyModule_AddIntConstant(module, "VERSION", VERSION);
 }
 

@@ -21,6 +21,10 @@ decimals, and strings that no number form of either schema could match). Refused
 blocks, indentation indicators, multi-line scalars, anchors, aliases, tags, complex and merge
 keys, directives, ``...``, keys that are not strings, scalar documents, nesting beyond 100.
 
+The same extension cuts a text at its ``---`` lines (:func:`fast_spans`) and finds a control
+byte in a file's bytes (:func:`first_control`): what the parent of a ``-j N`` run does to the
+whole input before its workers get their first piece, in one pass each and without a copy.
+
 The extension is built only into compiled wheels (``hatch_build.py``); pure installs (editable,
 sdist) have no compiler step and read every text the way they always did.
 """
@@ -57,3 +61,21 @@ def block_documents(text: str) -> list[Json] | None:
         return None
     found: list[Json] | None = _READER.load_all(text)
     return found
+
+
+def fast_spans(text: str) -> list[tuple[int, int, int]] | None:
+    """What :func:`generator.yamlio.chunks.spans_of` finds, from the extension: None when it is
+    absent, or when a ``---`` line has more than a comment after it (the Python path then raises
+    the error, with its place)."""
+    if _READER is None:
+        return None
+    found: list[tuple[int, int, int]] | None = _READER.spans(text)
+    return found
+
+
+def first_control(data: bytes) -> int | None:
+    """The offset of the first control byte YAML forbids in ``data`` (-1: none), or None where
+    the extension is absent (see :func:`generator.yamlio.source.decode_source`)."""
+    if _READER is None:
+        return None
+    return int(_READER.first_control(data))

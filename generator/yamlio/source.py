@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from typing import BinaryIO, Final
 
 from generator.errors import InputOutputError, Location, YamlError
+from generator.yamlio.block import first_control
 from generator.yamlio.limits import MAX_BYTES
 from generator.yamlio.walk import walk_folders
 
@@ -36,12 +38,15 @@ def display_name(path: str) -> str:
     return STDIN_NAME if path == STDIN else path
 
 
-def _read_bounded(stream: BinaryIO, name: str, limit: int) -> bytes:
-    """Read at most ``limit`` + 1 bytes in chunks: memory stays bounded whatever the input."""
+def _read_bounded(stream: BinaryIO, name: str, limit: int, first: int = _CHUNK) -> bytes:
+    """Read at most ``limit`` + 1 bytes in chunks, the first of ``first`` bytes: memory stays
+    bounded whatever the input."""
     chunks: list[bytes] = []
     total = 0
+    size = min(first, limit + 1)
     while True:
-        chunk = stream.read(_CHUNK)
+        chunk = stream.read(size)
+        size = _CHUNK
         if not chunk:
             return b"".join(chunks)
         total += len(chunk)
@@ -74,6 +79,14 @@ def _binary_error(name: str, data: bytes, offset: int, what: str) -> YamlError:
     )
 
 
+def control_offset(data: bytes) -> int:
+    """Where the first control byte YAML forbids is in ``data`` (-1: none), in Python."""
+    if len(data.translate(None, _CONTROL_BYTES)) == len(data):
+        return -1
+    control = _ASCII_CONTROL.search(data)
+    return -1 if control is None else control.start()
+
+
 def decode_source(data: bytes, name: str) -> str:
     """Strict UTF-8 (a leading BOM is dropped); binary content is a YamlError with its place."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -85,12 +98,12 @@ def decode_source(data: bytes, name: str) -> str:
         )
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    control = None
-    if len(data.translate(None, _CONTROL_BYTES)) != len(data):
-        control = _ASCII_CONTROL.search(data)
-    if control is not None:
-        byte = control.group()[0]
-        raise _binary_error(name, data, control.start(), f"control character 0x{byte:02X}")
+    offset = first_control(data)  # the C reader's one pass, where it is built in
+    if offset is None:
+        offset = control_offset(data)
+    if offset >= 0:
+        byte = data[offset]
+        raise _binary_error(name, data, offset, f"control character 0x{byte:02X}")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -117,11 +130,12 @@ def read_bytes(path: str, *, limit: int = MAX_BYTES) -> bytes:
                 msg = "cannot read: standard input is closed"
                 raise InputOutputError(msg, location=Location(file=name))
             return _read_bounded(sys.stdin.buffer, name, limit)
-        with open(path, "rb") as stream:
+        # unbuffered: a file read in one call lands in one bytes object, not a join of chunks
+        with open(path, "rb", buffering=0) as stream:
             size = os.fstat(stream.fileno()).st_size
             if size > limit:
                 raise _too_large(name, limit)
-            return _read_bounded(stream, name, limit)
+            return _read_bounded(stream, name, limit, first=size + 1)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         msg = f"cannot read: {reason}"
@@ -131,6 +145,33 @@ def read_bytes(path: str, *, limit: int = MAX_BYTES) -> bytes:
 def read_source(path: str, *, limit: int = MAX_BYTES) -> str:
     """Text of a file, or of standard input for ``-``, checked as described in the module doc."""
     return decode_source(read_bytes(path, limit=limit), display_name(path))
+
+
+def read_head(path: str, size: int) -> str | None:
+    """At most the first ``size`` bytes of the regular file ``path``, as text (a character cut
+    at the end dropped): a sample, never the input itself. None for anything else (standard
+    input, a FIFO or device, which a second reader would take from or wait on; a file that
+    cannot be read, or is not UTF-8), and never waits."""
+    if path == STDIN:
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(handle).st_mode):  # replaced since the first look
+                return None
+            data = os.read(handle, size)
+        finally:
+            os.close(handle)
+    except OSError:
+        return None
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        if error.start < len(data) - 3:  # not UTF-8 (a character cut at the end is 1-3 bytes)
+            return None
+        return data[: error.start].decode()
 
 
 def _is_hidden(name: str) -> bool:

@@ -123,6 +123,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "jsontypes",
         "faces",
         "children",
+        "runtime",
     ),
     ("yamlio", "envsubst", "model"),  # reading and writing YAML; ${VAR} text; the document model
     (

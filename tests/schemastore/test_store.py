@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -354,3 +355,25 @@ class TestEntries:
         assert entries == sorted(
             entries, key=lambda e: (e.gvk.group, e.gvk.version, e.gvk.kind.lower())
         )
+
+
+def test_a_used_store_pickles_as_where_it_looks(tmp_path: Path, isolated_cache: Path) -> None:
+    """What a worker forked by the zygote gets (generator.validate.zygote): the sources in their
+    order, none of what the store found, read or compiled (an open archive, compiled validators
+    and lambdas do not pickle, and would be large), and a copy that finds the same schemas."""
+    store = SchemaStore.from_search_path(
+        [crd_dir(tmp_path, "first", "alpha")], Settings(cache_root=isolated_cache)
+    )
+    assert accepts(store, "alpha")
+    assert store.lookup("cluster.x-k8s.io/v1beta1", "Cluster") is not None  # the bundle's archive
+    assert store.lookup("v1", "ConfigMap") is not None  # the core kinds, read
+    data = pickle.dumps(store)
+    assert len(data) < 4_000
+    copy = pickle.loads(data)
+    assert copy.searched() == store.searched()
+    assert accepts(copy, "alpha")
+    assert not accepts(copy, "beta")
+    for api_version, kind in [("cluster.x-k8s.io/v1beta1", "Cluster"), ("v1", "ConfigMap")]:
+        found, again = store.lookup(api_version, kind), copy.lookup(api_version, kind)
+        assert found is not None and again is not None
+        assert (again.source, again.schema) == (found.source, found.schema)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from array import array
 
 from generator.validate.batches import Batch, Part, Parts
+from generator.validate.owners import Owners, by_owner
 from generator.validate.passes import Places
-from generator.validate.workers import Owners, by_owner
 
 
 def _places() -> Places:

@@ -23,12 +23,13 @@ from generator.validate.tuning import Tuning
 from tests.processes import (
     children,
     cli_in_shell,
+    descendants,
     gone,
     reaped,
     start,
     start_script,
     stderr_of,
-    wait_for_children,
+    wait_for_workers,
 )
 
 
@@ -58,13 +59,15 @@ def args(tmp_path: Path) -> list[str]:
     return ["validate", "--no-cache", "-j", "2", str(big)]
 
 
-def _held(process: subprocess.Popen[bytes]) -> list[int]:
-    """The run's two workers, once forked, with the run stopped (SIGSTOP)."""
-    found = wait_for_children(process, 2)
+def _held(process: subprocess.Popen[bytes]) -> tuple[list[int], list[int]]:
+    """The run's two workers, once forked, with the run stopped (SIGSTOP); and every process
+    below the run (the workers, and the zygote that forked them: generator.validate.zygote)."""
+    found = wait_for_workers(process, 2)
     assert len(found) == 2, stderr_of(process) if process.poll() is not None else "no workers"
+    below = descendants(process.pid)
     os.kill(process.pid, signal.SIGSTOP)
     assert process.poll() is None, "the run ended before it could be held"
-    return found
+    return found, below
 
 
 @pytest.mark.parametrize(
@@ -86,7 +89,8 @@ def test_the_workers_end_with_the_run(
     process = start(args, cli_env, tmp_path)
     found: list[int] = []
     with reaped(process, lambda: found):
-        found.extend(_held(process))
+        found.extend(_held(process)[1])
+        assert len(found) == 3  # the zygote and its two workers
         os.kill(process.pid, signum)
         os.kill(process.pid, signal.SIGCONT)  # a stopped process takes the signal as it goes on
         assert process.wait(timeout=120) == code
@@ -103,9 +107,10 @@ def test_a_worker_killed_while_the_run_is_held_is_exit_2_naming_the_file(
     process = start(args, cli_env, tmp_path)
     found: list[int] = []
     with reaped(process, lambda: found):
-        found.extend(_held(process))
-        os.kill(found[0], signal.SIGKILL)  # as the OOM killer does
-        assert gone(found[:1])
+        workers, below = _held(process)
+        found.extend(below)
+        os.kill(workers[0], signal.SIGKILL)  # as the OOM killer does
+        assert gone(workers[:1])
         os.kill(process.pid, signal.SIGCONT)
         assert process.wait(timeout=120) == ExitCode.USAGE
         said = stderr_of(process)
@@ -163,7 +168,9 @@ def test_workers_the_system_refuses_are_one_clear_error(tmp_path: Path, args: li
     """Under a shell's descriptor limit too low for the workers' connections (``ulimit -n``),
     ``-j 2`` stops with one error that says so and how to get on (exit 2), never "internal
     error" (the fork's OSError reached the CLI as a bug before)."""
-    result = cli_in_shell(tmp_path, args, before="ulimit -n 8 &&")
+    # 6: the standard streams, the zygote's socket and one worker's connection; the second
+    # worker's is refused (the zygote forks them, so the run itself needs no more: at 7 it runs)
+    result = cli_in_shell(tmp_path, args, before="ulimit -n 6 &&")
     assert result.returncode == ExitCode.USAGE, result.stderr
     assert result.stderr.startswith(
         "Error: cannot start the worker processes: Too many open files\n"

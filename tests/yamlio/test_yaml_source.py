@@ -11,6 +11,7 @@ import pytest
 
 from generator.errors import InputOutputError
 from generator.yamlio import iter_files, load_documents, read_source
+from generator.yamlio.source import read_head
 
 
 def test_bom_is_dropped(tmp_path: Path) -> None:
@@ -100,3 +101,25 @@ def test_unlistable_folder_is_an_input_output_error(
     monkeypatch.setattr(os, "scandir", refuse)
     with pytest.raises(InputOutputError, match="Permission denied"):
         iter_files([str(tmp_path)])
+
+
+# --- read_head: a sample of a file's start (the zygote's warm-up, generator.validate.sample) -------
+
+
+def test_the_head_of_a_file_is_its_first_bytes_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "a.yaml"
+    path.write_text("k: é\n" * 10, encoding="utf-8")
+    assert read_head(str(path), 1000) == "k: é\n" * 10
+    assert read_head(str(path), 4) == "k: "  # "é" cut after its first byte: dropped
+    assert read_head(str(path), 5) == "k: é"
+
+
+def test_no_head_where_reading_could_take_or_wait(tmp_path: Path) -> None:
+    """A FIFO (a second reader would take the writer's bytes from the run, or wait for a
+    writer), standard input, a folder, a missing file, binary data: None, at once."""
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    binary = tmp_path / "b.yaml"
+    binary.write_bytes(b"\xff\xfe" + b"x" * 20)
+    for path in [str(fifo), "-", str(tmp_path), str(tmp_path / "missing.yaml"), str(binary)]:
+        assert read_head(path, 100) is None
