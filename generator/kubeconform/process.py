@@ -445,12 +445,20 @@ def write_schemas(
         if key in tried or store is None:
             continue
         tried.add(key)
-        handle = store.lookup(gvk.api_version, gvk.kind)
-        # a bare lookup's handles (a test's fakes) keep no schema document to write
-        if isinstance(handle, CompiledSchema):
-            write_schema(root, gvk, handle.schema)
+        schema = _document(store, gvk)
+        if schema is not None:
+            write_schema(root, gvk, schema)
             written.add(key)
     return written
+
+
+def _document(store: SchemaLookup, gvk: GroupVersionKind) -> Mapping[str, Json] | None:
+    """The schema of ``gvk``: a catalog's document as it stands, not compiled (nothing in this
+    process validates with it); a bare lookup's handle's (a test's fakes keep none)."""
+    if isinstance(store, SchemaCatalog):
+        return store.document(gvk.api_version, gvk.kind)
+    handle = store.lookup(gvk.api_version, gvk.kind)
+    return handle.schema if isinstance(handle, CompiledSchema) else None
 
 
 @contextlib.contextmanager

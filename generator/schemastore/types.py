@@ -131,6 +131,10 @@ class SchemaCatalog(SchemaLookup, Protocol):
         loads every schema."""
         ...
 
+    def document(self, api_version: str, kind: str) -> JsonObject | None:
+        """The schema document :meth:`lookup` would compile, loaded but not compiled."""
+        ...
+
     def source_files(self) -> list[SourceFiles]:
         """Where each source of the search path keeps its files, highest priority first."""
         ...

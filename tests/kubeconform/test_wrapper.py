@@ -21,12 +21,14 @@ from generator.kubeconform.process import (
     layout_paths,
     run_kubeconform,
     schema_for_kubeconform,
+    write_schemas,
 )
 from generator.kubeconform.report import (
     KubeconformResult,
     merge_entry,
     parse_report,
     pointer_to_path,
+    schema_key,
 )
 from generator.schemastore.store import SchemaStore
 from generator.schemastore.types import GroupVersionKind
@@ -388,3 +390,22 @@ def test_real_kubeconform_agrees_on_valid_and_invalid_objects(
         and f.subject.embedded_kind == "ManagedCluster"
         for f in result.findings
     ), result.findings
+
+
+def test_schemas_are_written_for_kubeconform_without_compiling_them(
+    tmp_path: Path, store: SchemaStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing in the process that writes them validates with them (the workers compile their
+    own): kubeconform, the run's longest process, starts without waiting for validators."""
+    import generator.schemastore.store as store_module
+
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        msg = "compiled for kubeconform"
+        raise AssertionError(msg)
+
+    monkeypatch.setattr(store_module, "compile_schema", refuse)
+    gvk = GroupVersionKind("resources.azure.com", "v1api20200601", "ResourceGroup")
+    written = write_schemas(tmp_path / "schemas", [gvk], store)
+    assert written == {schema_key(gvk)}
+    (path,) = (tmp_path / "schemas").rglob("*.json")
+    assert path.name == "resourcegroup_v1api20200601.json"
