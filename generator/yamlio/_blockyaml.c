@@ -1136,6 +1136,93 @@ spans(PyObject *self, PyObject *text)
     return found;
 }
 
+static int
+append_size(PyObject *list, Py_ssize_t value)
+{
+    PyObject *number = PyLong_FromSsize_t(value);
+    if (number == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(list, number);
+    Py_DECREF(number);
+    return failed;
+}
+
+/* Whether the line kind/data[at:eol] has content: its first character past spaces and tabs is
+ * there and is neither '#' nor a carriage return (load.py's _first_content_line). */
+static int
+has_content(int kind, const void *data, Py_ssize_t at, Py_ssize_t eol)
+{
+    while (at < eol) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, at);
+        if (c != ' ' && c != '\t') {
+            return c != '#' && c != '\r';
+        }
+        at++;
+    }
+    return 0;
+}
+
+/* load.py's layout(): the offsets of the '---' lines and the first content line of every
+ * document (its '---' line where it has none; a document before the first '---' only where it
+ * has one), or None when a '---' line has more than a comment after it. */
+static PyObject *
+layout(PyObject *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "layout() takes a str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *separators = PyList_New(0);
+    PyObject *starts = PyList_New(0);
+    if (separators == NULL || starts == NULL) {
+        goto failed;
+    }
+    int seeking = 1, implicit = 1;
+    Py_ssize_t line = 1, at = 0, document_line = 0;
+    while (at < n) {
+        Py_ssize_t eol = text_line_end(kind, data, at, n);
+        if (eol - at >= 3 && PyUnicode_READ(kind, data, at) == '-' &&
+            PyUnicode_READ(kind, data, at + 1) == '-' && PyUnicode_READ(kind, data, at + 2) == '-') {
+            if (!separator_ok(kind, data, at, eol)) {
+                Py_DECREF(separators);
+                Py_DECREF(starts);
+                Py_RETURN_NONE;
+            }
+            if (seeking && !implicit && append_size(starts, document_line) < 0) {
+                goto failed;
+            }
+            if (append_size(separators, at) < 0) {
+                goto failed;
+            }
+            seeking = 1;
+            implicit = 0;
+            document_line = line;
+        } else if (seeking && has_content(kind, data, at, eol)) {
+            if (append_size(starts, line) < 0) {
+                goto failed;
+            }
+            seeking = 0;
+        }
+        at = eol + 1;
+        line++;
+    }
+    if (seeking && !implicit && append_size(starts, document_line) < 0) {
+        goto failed;
+    }
+    PyObject *both = PyTuple_Pack(2, separators, starts);
+    Py_DECREF(separators);
+    Py_DECREF(starts);
+    return both;
+failed:
+    Py_XDECREF(separators);
+    Py_XDECREF(starts);
+    return NULL;
+}
+
 /* The C0 controls other than tab, line feed and carriage return, and DEL (source.py's
  * _CONTROL_BYTES). */
 static int
@@ -1183,6 +1270,9 @@ static PyMethodDef methods[] = {
     {"spans", spans, METH_O,
      "spans(text, /)\n--\n\n(start, end, first line) of the text between its '---' lines, or "
      "None when a '---' line has more than a comment after it."},
+    {"layout", layout, METH_O,
+     "layout(text, /)\n--\n\n(offsets of the '---' lines, first content line of every document), "
+     "or None when a '---' line has more than a comment after it."},
     {"first_control", first_control, METH_O,
      "first_control(data, /)\n--\n\nThe offset of the first C0 control byte other than tab, "
      "line feed and carriage return (or DEL) in data, or -1."},

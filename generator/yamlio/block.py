@@ -21,7 +21,8 @@ decimals, and strings that no number form of either schema could match). Refused
 blocks, indentation indicators, multi-line scalars, anchors, aliases, tags, complex and merge
 keys, directives, ``...``, keys that are not strings, scalar documents, nesting beyond 100.
 
-The same extension cuts a text at its ``---`` lines (:func:`fast_spans`) and finds a control
+The same extension cuts a text at its ``---`` lines (:func:`fast_spans`, :func:`fast_layout`:
+what every parse of a stream starts with) and finds a control
 byte in a file's bytes (:func:`first_control`): what the parent of a ``-j N`` run does to the
 whole input before its workers get their first piece, in one pass each and without a copy.
 
@@ -79,3 +80,13 @@ def first_control(data: bytes) -> int | None:
     if _READER is None:
         return None
     return int(_READER.first_control(data))
+
+
+def fast_layout(text: str) -> tuple[list[int], list[int]] | None:
+    """What :func:`generator.yamlio.load.layout` finds (the ``---`` lines' offsets, the first
+    content line of every document), from the extension: None when it is absent, or when a
+    ``---`` line has more than a comment after it (the Python path raises the error)."""
+    if _READER is None:
+        return None
+    found: tuple[list[int], list[int]] | None = _READER.layout(text)
+    return found

@@ -35,7 +35,7 @@ import ryaml
 from generator.documents import Document
 from generator.errors import Location, YamlError
 from generator.jsontypes import Json
-from generator.yamlio.block import block_documents
+from generator.yamlio.block import block_documents, fast_layout
 from generator.yamlio.budget import Budget, Part
 from generator.yamlio.detect import needs_precise, stream_markers
 from generator.yamlio.gcpause import gc_paused
@@ -95,6 +95,12 @@ def layout(text: str, source: str) -> Layout:
     an error), so these positions are exact; the fast path uses them as ``start_line`` and to
     check that ryaml saw the same number of documents as libyaml will.
     """
+    fast = fast_layout(text)  # the C reader's one pass, where it is built in
+    return checked_layout(text, source) if fast is None else Layout(*fast)
+
+
+def checked_layout(text: str, source: str) -> Layout:
+    """:func:`layout` in Python (a pure install's, and where a ``---`` line is an error)."""
     found, implicit, ends = _checked_separators(text, source)
     starts = [] if implicit is None else [implicit]
     line = 1

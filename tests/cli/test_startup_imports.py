@@ -305,3 +305,40 @@ def test_the_console_script_loads_a_command_with_the_collector_off_then_turns_it
     before, at_freeze, enabled = json.loads(result.stderr.strip().splitlines()[-1])
     assert at_freeze[0] == [before, False]  # the command's module loaded, nothing collected
     assert enabled
+
+
+@pytest.mark.parametrize(
+    ("args", "loaded", "begun"),
+    [
+        (["generate", "--help"], False, False),
+        (["validate", "-j", "1", "{file}"], True, False),
+        (["validate", "-j", "2", "{file}"], True, True),
+    ],
+)
+def test_the_console_script_begins_a_zygote_only_for_a_validate_run_that_may_fork(
+    tmp_path: Path, args: list[str], loaded: bool, begun: bool
+) -> None:
+    """The zygote (generator.validate.zygote) is forked before the CLI loads, for ``validate``
+    with ``-j`` above one; no other command loads even its module."""
+    good = tmp_path / "good.yaml"
+    good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: n}\n")
+    argv = [arg.format(file=good) for arg in args]
+    script = (
+        "import atexit, json, sys\n"
+        "import generator.__main__ as console\n"
+        "begun = []\n"
+        "real = console._zygote\n"
+        "def spy(args):\n"
+        "    started = real(args)\n"
+        "    begun.append(started is not None)\n"
+        "    return started\n"
+        "console._zygote = spy\n"
+        "report = lambda: print(json.dumps(['generator.validate.zygote' in sys.modules,"
+        " any(begun)]), file=sys.stderr)\n"
+        "atexit.register(report)\n"
+        f"sys.argv = ['capzgen', *{argv!r}]\n"
+        "console.main()\n"
+    )
+    result = _own_run(script, tmp_path)
+    assert result.returncode in (0, 1), result.stderr  # a command's own verdict, not a crash
+    assert json.loads(result.stderr.strip().splitlines()[-1]) == [loaded, begun]

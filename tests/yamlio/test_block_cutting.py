@@ -1,7 +1,7 @@
-"""The C reader's cutting at ``---`` lines and its control-byte search against the Python paths
-they stand in for (``chunks.checked_spans``, ``source.control_offset``): the same spans or the
-same refusal, the same offset, on real inputs, edge cases and generated texts of every string
-width."""
+"""The C reader's cutting at ``---`` lines, its layout of a stream and its control-byte search
+against the Python paths they stand in for (``chunks.checked_spans``, ``load.checked_layout``,
+``source.control_offset``): the same answer or the same refusal, on real inputs, edge cases and
+generated texts of every string width."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from generator.errors import YamlError
 from generator.yamlio.chunks import Span, checked_spans
+from generator.yamlio.load import checked_layout
 from generator.yamlio.source import control_offset
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,9 +53,28 @@ EDGES = [
 ]
 
 
-@pytest.mark.parametrize("text", EDGES)
+def python_layout(text: str) -> tuple[list[int], list[int]] | None:
+    """The Python path's layout, or None where it raises."""
+    try:
+        found = checked_layout(text, "t.yaml")
+    except YamlError:
+        return None
+    return found.separators, found.starts
+
+
+LAYOUT_EDGES = [
+    "# only a comment\n",
+    "\n\n---\n\n# c\n  \n\ta: 1\n---\n",
+    "---\n---\n---\n",
+    "a: 1\n---\n   # indented comment\n\r\nb: 2",
+    "  \t\n---\n",
+]
+
+
+@pytest.mark.parametrize("text", EDGES + LAYOUT_EDGES)
 def test_edges_cut_alike(blockyaml: ModuleType, text: str) -> None:
     assert blockyaml.spans(text) == python_spans(text)
+    assert blockyaml.layout(text) == python_layout(text)
 
 
 def test_real_inputs_cut_alike(blockyaml: ModuleType) -> None:
@@ -64,9 +84,10 @@ def test_real_inputs_cut_alike(blockyaml: ModuleType) -> None:
         found = blockyaml.spans(text)
         assert found is not None
         assert found == python_spans(text), path
+        assert blockyaml.layout(text) == python_layout(text), path
 
 
-PIECES = ["---", "--- #c", "---x", "\n", "\r\n", "a: 1", " ", "\t", "#", "-", "é", "Ω", "😀"]
+PIECES = ["---", "--- #c", "---x", "\n", "\r\n", "a: 1", " ", "\t", "#", "-", "é", "Ω", "😀", "\r"]
 
 
 @settings(max_examples=400, deadline=None)
@@ -74,6 +95,7 @@ PIECES = ["---", "--- #c", "---x", "\n", "\r\n", "a: 1", " ", "\t", "#", "-", "�
 def test_generated_texts_cut_alike(blockyaml: ModuleType, pieces: list[str]) -> None:
     text = "".join(pieces)
     assert blockyaml.spans(text) == python_spans(text)
+    assert blockyaml.layout(text) == python_layout(text)
 
 
 @pytest.mark.parametrize(
