@@ -5,19 +5,19 @@ Timing capzgen now and kubeconform a minute later compares two different machine
 load changes in between (on the reference machine it swings from 1 to 10 within minutes). Here
 every round runs each command once, so a ratio is taken between runs that saw the same load;
 the figure reported is the median of the per-round ratios. Each sample is the wall time and the
-CPU time (user + system) of the process and every child it waited for (``wait4``), so a
-program that spreads over all cores and one that does not are compared on both.
+CPU time (user + system) of the process and of every process it started, waited for to the
+last (:mod:`benchmarks.tree`), so a program that spreads over all cores and one that does not
+are compared on both.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
-import subprocess
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from benchmarks.tree import run_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,19 +31,11 @@ class Sample:
 
 def sample(argv: Sequence[str], env: Mapping[str, str], allowed: Sequence[int] = (0,)) -> Sample:
     """Run ``argv`` once; fail the benchmark if its exit status is not ``allowed``."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        list(argv), env=dict(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    assert process.stderr is not None
-    err = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in allowed:
-        msg = f"benchmark command failed ({process.returncode}): {' '.join(argv)}\n{err.decode()}"
-        raise SystemExit(msg)
-    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    done = run_tree(argv, env)
+    if done.returncode not in allowed:
+        msg = f"benchmark command failed ({done.returncode}): {' '.join(argv)}\n"
+        raise SystemExit(msg + done.stderr.decode())
+    return Sample(done.wall, done.cpu, done.peak_mib)
 
 
 @dataclass(frozen=True)

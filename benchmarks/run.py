@@ -18,9 +18,7 @@ import itertools
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +34,7 @@ from benchmarks.inputs import (
     make_fleet_file,
 )
 from benchmarks.interleaved import Command, Contest, Sample, contest
+from benchmarks.tree import run_tree
 from tests.peers import Peers, find_peers
 
 CAPZGEN = str(Path(sys.executable).with_name("capzgen"))
@@ -62,18 +61,12 @@ class Run:
 
 def run_once(argv: list[str], env: dict[str, str]) -> Run:
     """Run ``argv`` once; fail the benchmark if it fails."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert process.stderr is not None
-    err = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
+    done = run_tree(argv, env)
     allowed = (0,) if argv[0] == CAPZGEN else (0, 1)  # kubeconform: 1 means findings
-    if process.returncode not in allowed:
-        msg = f"benchmark command failed ({process.returncode}): {' '.join(argv)}\n{err.decode()}"
-        raise SystemExit(msg)
-    return Run(seconds, usage.ru_maxrss / 1024)
+    if done.returncode not in allowed:
+        msg = f"benchmark command failed ({done.returncode}): {' '.join(argv)}\n"
+        raise SystemExit(msg + done.stderr.decode())
+    return Run(done.wall, done.peak_mib)
 
 
 def timed(

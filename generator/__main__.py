@@ -36,9 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # lazy: the CLI edge - click and the command group load for every command but --version
     from generator.cli import main as cli_main
 
-    code = cli_main(args, zygote=zygote)
-    if zygote is not None:
-        zygote.close()
+    code = cli_main(args, zygote=zygote, ends_process=argv is None)
+    if zygote is not None:  # begun for this process's own run, which ends now: not reaped
+        zygote.close(reap=False)
     if argv is None:
         _leave(code)  # returns only where the interpreter's own exit is needed
     return code
@@ -67,17 +67,18 @@ def _leave(code: int) -> None:
     What the interpreter's exit promises is kept, in its order: ``atexit`` handlers run (the
     log's, coverage's, temporary folders' finalizers), then the standard streams are flushed.
     Where that is not enough, this returns and the interpreter exits as usual: another thread
-    still runs (the exit waits for it), or a stream cannot be flushed (the exit reports it as it
+    still runs that is not a daemon (the exit waits for it; one a pool left, sending its
+    workers their stop, is not), or a stream cannot be flushed (the exit reports it as it
     always has). Files and pools were closed by the command itself. Not done for a caller
     passing ``argv`` (tests, embedding programs), whose process goes on."""
     gc.freeze()  # the usual exit's last collection, if it comes to that, walks nothing
     # lazy: only the process's own run ends here (and threading is loaded by then anyway)
     import atexit
-    import os
     import threading
 
-    if threading.active_count() > 1:
-        return
+    main = threading.main_thread()
+    if any(not thread.daemon for thread in threading.enumerate() if thread is not main):
+        return  # the interpreter's exit waits for it (a daemon thread it would not wait for)
     atexit._run_exitfuncs()  # as the interpreter's exit does first (the handlers run once)
     try:
         for stream in (sys.stdout, sys.stderr):

@@ -185,6 +185,8 @@ def main(
     argv: Sequence[str] | None = None,
     environ: Mapping[str, str] | None = None,
     zygote: Zygote | None = None,
+    *,
+    ends_process: bool = False,
 ) -> int:
     """Run the CLI and return the exit code (never raises for user mistakes).
 
@@ -193,6 +195,8 @@ def main(
     hands to the core. With ``_CAPZGEN_COMPLETE`` set, the run answers the shell's completion
     request instead (see :mod:`generator.cli.completion`). ``zygote``: the process the console
     script forked to fork ``validate``'s workers (:mod:`generator.validate.zygote`), if any.
+    ``ends_process``: the process ends once the command returns (the console script's own run),
+    so what it started need not be waited for (``validate``'s workers, told to stop).
     """
     args = clusterctl_verbosity(sys.argv[1:] if argv is None else argv)
     settings = settings_from_environ(os.environ if environ is None else environ)
@@ -208,7 +212,7 @@ def main(
                 args=args,
                 prog_name="capzgen",
                 standalone_mode=False,
-                obj={"settings": settings, "zygote": zygote},
+                obj={"settings": settings, "zygote": zygote, "ends_process": ends_process},
             )
     except CapzgenError as error:
         report_error(error)

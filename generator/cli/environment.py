@@ -98,6 +98,13 @@ def current_zygote() -> Zygote | None:
     return found if isinstance(found, Zygote) else None
 
 
+def ends_process() -> bool:
+    """Whether the process ends once this command returns (``main``'s ``ends_process``)."""
+    context = click.get_current_context(silent=True)
+    obj = context.find_root().obj if context is not None else None
+    return isinstance(obj, dict) and obj.get("ends_process") is True
+
+
 def environ() -> Mapping[str, str]:
     """The environment of this run, as ``main`` captured it (see :func:`current_settings`)."""
     return current_settings().environ

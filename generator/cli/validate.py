@@ -15,7 +15,7 @@ import click
 
 from generator.checks.formats import REPORT_FORMATS, render_report
 from generator.cli.completion import complete_paths
-from generator.cli.environment import current_settings, current_zygote, environ
+from generator.cli.environment import current_settings, current_zygote, ends_process, environ
 from generator.cli.options import (
     KubeconformChoice,
     check_options,
@@ -368,7 +368,13 @@ def _run_settings(run: _Run) -> RunSettings:
         from generator.validate.cache.secret import cache_secret
 
         secret = cache_secret(run.cache_key, run.cache_key_file)
-    return RunSettings(jobs=workers, results_dir=run.results_dir, cache_secret=secret, pool=pool)
+    return RunSettings(
+        jobs=workers,
+        results_dir=run.results_dir,
+        cache_secret=secret,
+        pool=pool,
+        wait_for_workers=not ends_process(),
+    )
 
 
 def _empty_errors(

@@ -95,9 +95,10 @@ def _direct(path: str) -> bool:
     return path != STDIN and path.lower().endswith(YAML_SUFFIXES) and os.path.isfile(path)
 
 
-def may_embed(text: str) -> bool:
-    """Whether ``text`` can hold ``resources`` keys: spelled out, or through an escape."""
-    return "resources" in text or "\\" in text
+def may_embed(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``text[start:end]`` can hold ``resources`` keys: spelled out, or through an
+    escape (looked for in place: a slice per document copied the whole fleet again)."""
+    return text.find("resources", start, end) >= 0 or text.find("\\", start, end) >= 0
 
 
 class NamedKinds:
@@ -346,7 +347,7 @@ class FilesRun:
             chosen = [
                 n
                 for n, (start, end, _) in enumerate(spans)
-                if (fresh is None or n in fresh) and may_embed(text[start:end])
+                if (fresh is None or n in fresh) and may_embed(text, start, end)
             ]
             parsed = parse_spans(text, item.label, spans, chosen)
         except (YamlError, InputOutputError):

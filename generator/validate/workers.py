@@ -447,15 +447,15 @@ class Workers:
         inner.add_done_callback(settle)
         return outer
 
-    def shutdown(self) -> None:
+    def shutdown(self, *, wait: bool = True) -> None:
         """Stop every worker, dropping what was not started. A running task is let finish (one
         batch or piece: bounded), also when the run stops on an error, Ctrl-C or SIGTERM: the
         pools never kill a worker to stop it (:mod:`generator.validate.forked`). Every worker
-        is told first and then waited for, so that they end together, not one after another
-        (each takes a few milliseconds to give its memory back)."""
+        is told first and then, with ``wait``, waited for, so that they end together, not one
+        after another (each takes a few milliseconds to give its memory back)."""
         for executor in self.executors:
             executor.shutdown(wait=False, cancel_futures=True)
-        for executor in self.executors:
+        for executor in self.executors if wait else ():
             executor.shutdown(wait=True, cancel_futures=True)
 
 

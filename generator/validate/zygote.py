@@ -186,13 +186,15 @@ class Zygote:
                     return
                 self._pump(block=True)
 
-    def close(self) -> None:
-        """End the zygote (and any worker it still has) and reap it."""
+    def close(self, *, reap: bool = True) -> None:
+        """End the zygote (and any worker it still has) and, with ``reap``, wait for it: a
+        process that ends right after need not (2.5 ms at the end of every run)."""
         with self._lock:
             self._end()
         try:
             os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            if reap:
+                os.waitpid(self.pid, 0)
         except (ProcessLookupError, ChildProcessError):  # reaped already
             pass
 

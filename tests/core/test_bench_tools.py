@@ -4,6 +4,7 @@ must run every stage it names (the timings themselves live in the bench, never h
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,9 @@ from benchmarks import floor, stages
 from benchmarks.inputs import TEMPLATE, cluster_text
 from benchmarks.interleaved import Command, contest
 from generator.kubeconform.process import store_layout
+from tests.processes import run_reaped
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(("broken", "status"), [(None, 0), ("top", 1), ("embedded", 1)])
@@ -92,3 +96,40 @@ def test_each_fleet_run_writes_into_a_folder_nothing_was_deleted_from(
     assert seen[9:] == [("run-0", True)] * 3
     assert not (tmp_path / "fleet-out").exists()
     assert [row.met for row in rows] == [True, False, True]  # equal fake times: -j 2 not faster
+
+
+ORPHAN = """
+import json, os, sys, time
+from benchmarks.tree import run_tree
+burn = (
+    "import os, time\\n"
+    "if os.fork() == 0:\\n"  # the child outlives the command, burning CPU, then ends
+    "    end = time.process_time() + 0.3\\n"
+    "    while time.process_time() < end: pass\\n"
+    "    os._exit(0)\\n"
+    "os._exit(0)\\n"
+)
+done = run_tree([sys.executable, "-c", burn], dict(os.environ))
+try:
+    os.waitpid(-1, os.WNOHANG)
+    left = True
+except ChildProcessError:
+    left = False
+print(json.dumps([done.returncode, done.cpu, left]))
+"""
+
+
+def test_a_run_counts_the_cpu_of_what_its_command_left_behind(tmp_path: Path) -> None:
+    """``capzgen validate -j N`` exits without waiting for its workers to give their memory
+    back: the benchmark's CPU figure must still hold theirs (benchmarks/tree.py), and nothing
+    the command left is left running."""
+    finished = run_reaped(
+        [sys.executable, "-c", ORPHAN],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
+    assert finished.returncode == 0, finished.stderr
+    code, cpu, left = json.loads(finished.stdout)
+    assert code == 0
+    assert cpu >= 0.3  # the orphan's CPU, counted once it ended
+    assert not left
