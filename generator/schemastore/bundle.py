@@ -22,7 +22,6 @@ digest check proves the member is the one the builder checked.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import zlib
@@ -189,6 +188,9 @@ class BundleManifest(NamedTuple):
 
 def member_digest(data: bytes) -> str:
     """The hex sha256 of an archive member's bytes, as the manifest records it."""
+    # lazy: hashlib loads OpenSSL (2.3 ms), which a validate run's parent needs later if at all
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -8,7 +8,6 @@ rule; a text's digest names it between the passes and in the result cache.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -37,6 +36,9 @@ Span = tuple[int, int, int]
 
 def text_digest(text: str) -> str:
     """A file's identity between the passes (a hash of its text)."""
+    # lazy: hashlib loads OpenSSL (2.3 ms), on the way to the first piece of a -j N run
+    import hashlib
+
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 

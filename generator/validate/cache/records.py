@@ -9,7 +9,6 @@ without a cache (``--no-cache``, no cache folder) loads none of those before its
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 
@@ -29,6 +28,9 @@ def document_digest(chunk: bytes, offset: int, documents: int) -> bytes:
     """The ``offset``-th of ``documents`` documents of a chunk (most chunks hold one)."""
     if documents == 1:
         return chunk
+    # lazy: hashlib loads OpenSSL (2.3 ms); only a run with a result cache digests documents
+    import hashlib
+
     return hashlib.blake2b(chunk + offset.to_bytes(4, "big"), digest_size=DIGEST_BYTES).digest()
 
 
