@@ -53,7 +53,11 @@ def _zygote(args: Sequence[str]) -> Zygote | None:
     # lazy: a handful of standard modules (which validate loads anyway), for its own run only
     from generator.validate import zygote
 
-    return zygote.begin() if zygote.wanted(args, os.cpu_count()) else None
+    # lazy: as above (one small module)
+    from generator.validate.tuning import DEFAULT_TUNING
+
+    small = DEFAULT_TUNING.parallel_from  # a smaller input is validated in this process
+    return zygote.begin() if zygote.wanted(args, os.cpu_count(), small) else None
 
 
 def _leave(code: int) -> None:

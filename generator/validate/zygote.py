@@ -40,6 +40,7 @@ import os
 import select
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
@@ -59,15 +60,17 @@ _HELD = {signal.SIGINT, signal.SIGTERM}
 _LENGTH = 4
 
 
-def wanted(args: Sequence[str], cores: int | None) -> bool:
+def wanted(args: Sequence[str], cores: int | None, small: int = 0) -> bool:
     """Whether the command line ``args`` is a ``validate`` run that may fork workers: its first
-    word that is not an option is ``validate`` and ``-j``/``--jobs`` (default: the ``cores``) is
-    at least 2. A wrong guess costs the zygote's imports on a core that was idle: a run that forks
-    no worker (a small input, ``--list-rules``, a usage error) leaves it unused."""
+    word that is not an option is ``validate``, ``-j``/``--jobs`` (default: the ``cores``) is at
+    least 2, and its inputs may reach ``small`` bytes (the size from which a run forks workers):
+    a folder or standard input may, files named may (the words that name no file are taken for
+    option values). A wrong guess costs the zygote's imports on another core, and ~5 ms of a run
+    that forks no worker (a small input, ``--list-rules``, a usage error)."""
     if not SUPPORTED:
         return False
-    command = next((arg for arg in args if not arg.startswith("-")), None)
-    if command != "validate":
+    words = [arg for arg in args if not arg.startswith("-")]
+    if words[:1] != ["validate"] or not _may_be_large(words[1:], args, small):
         return False
     jobs = cores or 1
     for number, arg in enumerate(args):
@@ -81,6 +84,22 @@ def wanted(args: Sequence[str], cores: int | None) -> bool:
         if value is not None and value.isdigit():
             jobs = int(value)
     return jobs >= 2
+
+
+def _may_be_large(words: Sequence[str], args: Sequence[str], small: int) -> bool:
+    """Whether the inputs among ``words`` may add up to ``small`` bytes or more."""
+    if "-" in args:  # standard input: any size
+        return True
+    total = 0
+    for word in words:
+        try:
+            found = os.stat(word)
+        except (OSError, ValueError):  # an option's value, or a file the run will report
+            continue
+        if stat.S_ISDIR(found.st_mode):
+            return True
+        total += found.st_size if stat.S_ISREG(found.st_mode) else small
+    return total >= small
 
 
 def begin() -> Zygote | None:

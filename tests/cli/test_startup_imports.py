@@ -312,17 +312,19 @@ def test_the_console_script_loads_a_command_with_the_collector_off_then_turns_it
     [
         (["generate", "--help"], False, False),
         (["validate", "-j", "1", "{file}"], True, False),
-        (["validate", "-j", "2", "{file}"], True, True),
+        (["validate", "-j", "2", "{file}"], True, False),  # too small to fork workers
+        (["validate", "-j", "2", "{folder}"], True, True),  # a folder: any size
     ],
 )
 def test_the_console_script_begins_a_zygote_only_for_a_validate_run_that_may_fork(
     tmp_path: Path, args: list[str], loaded: bool, begun: bool
 ) -> None:
     """The zygote (generator.validate.zygote) is forked before the CLI loads, for ``validate``
-    with ``-j`` above one; no other command loads even its module."""
+    with ``-j`` above one on inputs that may be large enough for workers; no other command
+    loads even its module."""
     good = tmp_path / "good.yaml"
     good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: n}\n")
-    argv = [arg.format(file=good) for arg in args]
+    argv = [arg.format(file=good, folder=tmp_path) for arg in args]
     script = (
         "import atexit, json, sys\n"
         "import generator.__main__ as console\n"

@@ -70,6 +70,21 @@ def test_a_validate_run_that_may_fork_workers_wants_one(
     assert wanted(args, cores) is expected
 
 
+def test_inputs_too_small_for_workers_want_none(tmp_path: Path) -> None:
+    """Files named that add up to less than the size from which a run forks workers: no
+    zygote (it would cost such a run ~5 ms); a folder or standard input may be any size."""
+    small, large = tmp_path / "small.yaml", tmp_path / "large.yaml"
+    small.write_text("k: v\n" * 10)
+    large.write_text("k: v\n" * 100)
+    limit = 200
+    assert not wanted(["validate", str(small)], 2, limit)
+    assert not wanted(["validate", "--output", "json", str(small)], 2, limit)  # "json": no file
+    assert wanted(["validate", str(small), str(large)], 2, limit)
+    assert wanted(["validate", str(tmp_path)], 2, limit)
+    assert wanted(["validate", "-"], 2, limit)
+    assert not wanted(["validate", str(tmp_path / "missing.yaml")], 2, limit)
+
+
 # --- the pool's side --------------------------------------------------------------------------------
 
 _CARRIED: list[int] = []  # what the carry below left in the zygote (its workers inherit it)
