@@ -67,7 +67,7 @@ def wanted(args: Sequence[str], cores: int | None, small: int = 0) -> bool:
     a folder or standard input may, files named may (the words that name no file are taken for
     option values). A wrong guess costs the zygote's imports on another core, and ~5 ms of a run
     that forks no worker (a small input, ``--list-rules``, a usage error)."""
-    if not SUPPORTED:
+    if not SUPPORTED:  # pragma: no cover - not Linux
         return False
     words = [arg for arg in args if not arg.startswith("-")]
     if words[:1] != ["validate"] or not _may_be_large(words[1:], args, small):
@@ -104,7 +104,7 @@ def _may_be_large(words: Sequence[str], args: Sequence[str], small: int) -> bool
 
 def begin() -> Zygote | None:
     """Fork the zygote; None where it cannot be (the platform, a fork or socket refused)."""
-    if not SUPPORTED:
+    if not SUPPORTED:  # pragma: no cover - not Linux
         return None
     try:
         ours, theirs = socket.socketpair()
@@ -121,7 +121,7 @@ def begin() -> Zygote | None:
         ours.close()
         theirs.close()
         return None
-    if pid == 0:
+    if pid == 0:  # pragma: no cover - the zygote's own process (it never returns here)
         ours.close()
         _zygote(theirs, caller)
     signal.pthread_sigmask(signal.SIG_SETMASK, before)
@@ -313,7 +313,7 @@ def _exactly(channel: socket.socket, size: int) -> bytes:
 # --- the zygote's side ------------------------------------------------------------------------------
 
 
-def _zygote(channel: socket.socket, caller: int) -> NoReturn:
+def _zygote(channel: socket.socket, caller: int) -> NoReturn:  # pragma: no cover - in the zygote
     """The zygote's life (see the module doc); it always ends here, never returning into the
     caller's code. Anything that fails ends it: the caller's pools then fork their own workers."""
     code = 1
@@ -326,7 +326,7 @@ def _zygote(channel: socket.socket, caller: int) -> NoReturn:
         os._exit(code)
 
 
-def _serve(channel: socket.socket, caller: int) -> None:
+def _serve(channel: socket.socket, caller: int) -> None:  # pragma: no cover - in the zygote
     # lazy: the zygote's own work, after it left the caller
     import traceback
 
@@ -380,14 +380,14 @@ def _forks(channel: socket.socket, failed: tuple[BaseException, str] | None) -> 
                 except Exception as error:  # each worker reports it, as a failed initializer
                     carried = (error, traceback.format_exc())
             pid = os.fork()
-            if pid == 0:
+            if pid == 0:  # pragma: no cover - the worker's own process
                 _worker(fds[0], channel, selector, (zygote, carried))
             os.close(fds[0])
             selector.register(os.pidfd_open(pid), selectors.EVENT_READ, pid)
             channel.sendall(_frame(("forked", pid)))
 
 
-def _worker(
+def _worker(  # pragma: no cover - in a worker the zygote forked (test_zygote drives it)
     connection: int,
     channel: socket.socket,
     selector: Any,

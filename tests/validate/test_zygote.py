@@ -10,19 +10,25 @@ a zygote killed before the run or during it, and a zygote never outliving its ca
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Pipe
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 from generator.checks import ValidationOptions
 from generator.errors import ExitCode
-from generator.validate import engine_load, zygote
+from generator.validate import engine_load, forked, zygote
 from generator.validate.forked import ForkedPool
 from generator.validate.lifeline import how_ended
 from generator.validate.passes import RunInputs
@@ -347,3 +353,76 @@ def test_a_held_input_gives_its_sample_and_a_broken_one_none(tmp_path: Path) -> 
     broken.write_text("kind: A\n---\nkind: [\n---\nkind: C\n")
     assert head_sample(_run_of(str(broken))) == []
     assert head_sample(_run_of("-")) == []  # standard input not held: not read twice
+
+
+# --- the zygote's own loop, run here on a thread ------------------------------------------------------
+
+_LOOP_CARRIED: list[int] = []  # what the loop's carry left in this process (the loop's own)
+
+
+def carry_into_loop(value: int) -> None:
+    _LOOP_CARRIED.append(value)
+
+
+def loop_carried_and_parent() -> tuple[list[int], int]:
+    return _LOOP_CARRIED, os.getppid()
+
+
+def test_the_zygote_s_loop_forks_reports_each_end_and_stops_at_its_caller_s(tmp_path: Path) -> None:
+    """``_forks``, what the zygote runs once imported, run on a thread of this process (which is
+    then the workers' parent): each request's carry run once, a worker forked per request, each
+    worker's end reported, a carry that fails reported by the workers it forks, and the loop's
+    end when the caller closes its socket."""
+    ours, theirs = socket.socketpair()
+    loop = threading.Thread(target=zygote._forks, args=(theirs, None), daemon=True)
+    loop.start()
+    caller = Zygote(os.getpid(), ours)  # never closed with close(): it would kill this process
+    pool = ForkedPool(2, zygote=caller, carry=(carry_into_loop, (5,)))
+    try:
+        found = [pool.submit(loop_carried_and_parent).result(timeout=60) for _ in range(2)]
+    finally:
+        pool.shutdown()
+    assert found == [([5], os.getpid())] * 2
+    assert _LOOP_CARRIED == [5]  # once for both workers
+    for process in pool.processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    broken = ForkedPool(1, zygote=caller, carry=(refuse, ()))
+    try:
+        with pytest.raises(BrokenProcessPool, match="initializer failed: RuntimeError"):
+            broken.submit(loop_carried_and_parent).result(timeout=60)
+    finally:
+        broken.shutdown()
+    ours.close()
+    loop.join(timeout=60)
+    assert not loop.is_alive()
+
+
+def test_a_worker_whose_start_failed_says_so_and_ends() -> None:
+    """What a worker the zygote forked does with a carry that failed: it reports it as a failed
+    initializer (the pool breaks with the error and its traceback) and ends."""
+    mine, theirs = Pipe(duplex=True)
+    with pytest.raises(SystemExit):
+        forked.serve(theirs, (RuntimeError("no run"), "Traceback (most recent call last): ..."))
+    tag, error, text = ForkingPickler.loads(mine.recv_bytes())
+    assert tag is None
+    assert str(error) == "no run"
+    assert text.startswith("Traceback")
+
+
+def test_no_zygote_where_the_system_refuses_its_socket_or_its_fork(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> NoReturn:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    open_before = len(os.listdir("/proc/self/fd"))
+    mask_before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    monkeypatch.setattr(socket, "socketpair", refuse)
+    assert zygote.begin() is None
+    monkeypatch.undo()
+    monkeypatch.setattr(os, "fork", refuse)
+    assert zygote.begin() is None
+    monkeypatch.undo()
+    assert len(os.listdir("/proc/self/fd")) == open_before  # its sockets closed
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == mask_before  # signals let in
