@@ -1071,6 +1071,32 @@ separator_ok(int kind, const void *data, Py_ssize_t at, Py_ssize_t eol)
     return (after == ' ' || after == '\t') && PyUnicode_READ(kind, data, first) == '#';
 }
 
+/* 1: kind/data[at:eol] is a '---' line with at most a comment after it; 0: it is no '---'
+ * line; -1: a '---' line with more after it (an error the Python path raises, with its place). */
+static int
+separator_line(int kind, const void *data, Py_ssize_t at, Py_ssize_t eol)
+{
+    if (eol - at < 3 || PyUnicode_READ(kind, data, at) != '-' ||
+        PyUnicode_READ(kind, data, at + 1) != '-' || PyUnicode_READ(kind, data, at + 2) != '-') {
+        return 0;
+    }
+    return separator_ok(kind, data, at, eol) ? 1 : -1;
+}
+
+/* The text of a str argument, or -1 with a TypeError. */
+static int
+text_of(PyObject *text, const char *function, int *kind, const void **data, Py_ssize_t *n)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "%s() takes a str", function);
+        return -1;
+    }
+    *kind = PyUnicode_KIND(text);
+    *data = PyUnicode_DATA(text);
+    *n = PyUnicode_GET_LENGTH(text);
+    return 0;
+}
+
 static Py_ssize_t
 text_line_end(int kind, const void *data, Py_ssize_t from, Py_ssize_t n)
 {
@@ -1099,13 +1125,12 @@ add_span(PyObject *list, Py_ssize_t start, Py_ssize_t end, Py_ssize_t line)
 static PyObject *
 spans(PyObject *self, PyObject *text)
 {
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "spans() takes a str");
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    if (text_of(text, "spans", &kind, &data, &n) < 0) {
         return NULL;
     }
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     PyObject *found = PyList_New(0);
     if (found == NULL) {
         return NULL;
@@ -1113,12 +1138,12 @@ spans(PyObject *self, PyObject *text)
     Py_ssize_t start = 0, start_line = 1, line = 1, at = 0;
     while (at < n) {
         Py_ssize_t eol = text_line_end(kind, data, at, n);
-        if (eol - at >= 3 && PyUnicode_READ(kind, data, at) == '-' &&
-            PyUnicode_READ(kind, data, at + 1) == '-' && PyUnicode_READ(kind, data, at + 2) == '-') {
-            if (!separator_ok(kind, data, at, eol)) {
-                Py_DECREF(found);
-                Py_RETURN_NONE; /* the Python path raises the error, with its place */
-            }
+        int separator = separator_line(kind, data, at, eol);
+        if (separator < 0) {
+            Py_DECREF(found);
+            Py_RETURN_NONE; /* the Python path raises the error, with its place */
+        }
+        if (separator) {
             if (at > start && add_span(found, start, at, start_line) < 0) {
                 Py_DECREF(found);
                 return NULL;
@@ -1169,13 +1194,12 @@ has_content(int kind, const void *data, Py_ssize_t at, Py_ssize_t eol)
 static PyObject *
 layout(PyObject *self, PyObject *text)
 {
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "layout() takes a str");
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    if (text_of(text, "layout", &kind, &data, &n) < 0) {
         return NULL;
     }
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     PyObject *separators = PyList_New(0);
     PyObject *starts = PyList_New(0);
     if (separators == NULL || starts == NULL) {
@@ -1185,13 +1209,13 @@ layout(PyObject *self, PyObject *text)
     Py_ssize_t line = 1, at = 0, document_line = 0;
     while (at < n) {
         Py_ssize_t eol = text_line_end(kind, data, at, n);
-        if (eol - at >= 3 && PyUnicode_READ(kind, data, at) == '-' &&
-            PyUnicode_READ(kind, data, at + 1) == '-' && PyUnicode_READ(kind, data, at + 2) == '-') {
-            if (!separator_ok(kind, data, at, eol)) {
-                Py_DECREF(separators);
-                Py_DECREF(starts);
-                Py_RETURN_NONE;
-            }
+        int separator = separator_line(kind, data, at, eol);
+        if (separator < 0) {
+            Py_DECREF(separators);
+            Py_DECREF(starts);
+            Py_RETURN_NONE;
+        }
+        if (separator) {
             if (seeking && !implicit && append_size(starts, document_line) < 0) {
                 goto failed;
             }
