@@ -261,15 +261,17 @@ def test_the_console_script_leaves_the_exit_to_the_interpreter_while_a_thread_ru
     """Another thread still running: ``main`` returns, and the interpreter's exit waits for
     the thread, as it always does."""
     script = (
-        "import sys, threading, time\n"
+        "import sys, threading\n"
         "from generator.__main__ import main\n"
+        "returned = threading.Event()\n"
         "def late():\n"
-        "    time.sleep(0.2)\n"
+        "    returned.wait()  # alive until main has returned, however long main takes\n"
         "    print('thread done')\n"
         "threading.Thread(target=late).start()\n"
         "sys.argv = ['capzgen', 'generate', '--help']\n"
         "code = main()\n"
         "print('returned', code)\n"
+        "returned.set()\n"
         "sys.exit(code)\n"
     )
     result = _own_run(script, tmp_path)
