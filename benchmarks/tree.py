@@ -13,6 +13,7 @@ for there), which is what a caller sees.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import resource
 import subprocess
@@ -36,6 +37,7 @@ class Finished:
     peak_mib: float
 
 
+@functools.cache
 def adopt_orphans() -> None:
     """Become the subreaper of everything this process starts (once; a no-op elsewhere)."""
     if sys.platform.startswith("linux"):

@@ -75,21 +75,25 @@ def _user_config_root(environ: Mapping[str, str]) -> Path:
     return Path(platformdirs.user_config_dir("capzgen"))
 
 
+def _handed(key: str) -> object:
+    """What ``main`` handed this run's commands under ``key`` (None outside ``main``, as in
+    click's test runner)."""
+    context = click.get_current_context(silent=True)
+    obj = context.find_root().obj if context is not None else None
+    return obj.get(key) if isinstance(obj, dict) else None
+
+
 def current_settings() -> Settings:
     """The settings ``main`` built for this run (a command run outside ``main``, as click's test
     runner does, gets the process environment's)."""
-    context = click.get_current_context(silent=True)
-    obj = context.find_root().obj if context is not None else None
-    found = obj.get("settings") if isinstance(obj, dict) else None
+    found = _handed("settings")
     return found if isinstance(found, Settings) else settings_from_environ(os.environ)
 
 
 def current_zygote() -> Zygote | None:
     """The zygote the console script handed ``main`` for this run, if any (it forks
     ``validate``'s workers: :mod:`generator.validate.zygote`)."""
-    context = click.get_current_context(silent=True)
-    obj = context.find_root().obj if context is not None else None
-    found = obj.get("zygote") if isinstance(obj, dict) else None
+    found = _handed("zygote")
     if found is None:
         return None
     # lazy: loaded already where there is a zygote (the console script forked it)
@@ -100,9 +104,7 @@ def current_zygote() -> Zygote | None:
 
 def ends_process() -> bool:
     """Whether the process ends once this command returns (``main``'s ``ends_process``)."""
-    context = click.get_current_context(silent=True)
-    obj = context.find_root().obj if context is not None else None
-    return isinstance(obj, dict) and obj.get("ends_process") is True
+    return _handed("ends_process") is True
 
 
 def environ() -> Mapping[str, str]:

@@ -210,8 +210,8 @@ class ForkedPool(Executor):
         self._initializer = initializer
         self._initargs = initargs
         self._ahead = ahead
-        self._zygote = zygote if carry is not None else None
-        self._carry = carry
+        # who forks the workers, and what they start from; None: this pool, from now on
+        self._forker = None if zygote is None or carry is None else (zygote, carry)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # tasks queued or answered, pool stopped
         self._queue: deque[_Task] = deque()  # submitted, not yet sent to a worker
@@ -320,11 +320,12 @@ class ForkedPool(Executor):
     def _by_zygote(self, theirs: Connection) -> WorkerProcess | None:
         """The worker the zygote forked to serve ``theirs`` (closed here then), or None: there
         is no zygote, or it cannot fork (the pool forks its workers itself from then on)."""
-        if self._zygote is None or self._carry is None:
+        if self._forker is None:
             return None
-        forked = self._zygote.fork(theirs.fileno(), self._carry)
+        zygote, carry = self._forker
+        forked = zygote.fork(theirs.fileno(), carry)
         if forked is None:
-            self._zygote = None
+            self._forker = None
             return None
         theirs.close()  # the worker's alone now, as below
         return forked
