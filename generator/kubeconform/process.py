@@ -320,9 +320,12 @@ def start_process(
     tag: str,
     options: KubeconformOptions,
     result: KubeconformResult,
+    *,
+    niceness: int = 0,
 ) -> Process | None:
     """Start kubeconform on ``targets`` (files), its output to ``<tag>.out``/``.err`` in
-    ``root``; None (and a note) when it cannot start."""
+    ``root``, at a lower priority when ``niceness`` is positive (:func:`lower_priority`); None
+    (and a note) when it cannot start."""
     argv = [
         binary,
         "-strict",
@@ -351,7 +354,27 @@ def start_process(
             f"{INSTALL_HINT}"
         )
         return None
+    if niceness > 0:
+        lower_priority(popen.pid, niceness)
     return Process(popen, out, err)
+
+
+def lower_priority(pid: int, niceness: int) -> None:
+    """Best effort: let the process ``pid`` (a kubeconform capzgen started) yield the CPU to the
+    others of the run, with ``niceness`` (1-19) given to its session's scheduling group.
+
+    kubeconform runs in a session of its own (so that a time-out ends all of it), and where
+    Linux schedules by session (``/proc/sys/kernel/sched_autogroup_enabled``), each session
+    gets an equal share of the cores whatever its number of processes: beside capzgen's
+    validation and the files' kubeconform, the embedded resources' kubeconform had a third of
+    two cores, and capzgen's own parent and workers together the same third. Only the group's
+    own niceness changes that (``/proc/<pid>/autogroup``, which the process's owner may raise;
+    a process's niceness counts only within its group). A process already gone, or a system
+    without such groups, is left as it is. The process is not waited for yet: its number
+    cannot have passed to another."""
+    path = f"/proc/{pid}/autogroup"
+    with contextlib.suppress(OSError), open(path, "w", encoding="ascii") as group:
+        group.write(f"{niceness}\n")
 
 
 def read_report(

@@ -7,6 +7,9 @@ import copy
 import gc
 import math
 import os
+import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +21,9 @@ import yaml
 from hypothesis import strategies as st
 
 from generator.documents import Document
+from generator.kubeconform import process
 from generator.kubeconform.files import (
+    EMBEDDED_NICENESS,
     MAX_GUESSED_PAIRS,
     InputFile,
     NamedKinds,
@@ -567,3 +572,52 @@ def test_the_embedded_stream_is_written_with_the_collector_paused(
     assert seen
     assert not any(seen)
     assert gc.isenabled()
+
+
+def test_only_the_embedded_resources_run_yields_the_cpu(
+    fake_kubeconform: Fake,
+    store: SchemaStore,
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The embedded resources' kubeconform (the shorter run) is started at niceness 5; the
+    files' run keeps the priority the user's command has."""
+    lowered: list[tuple[int, int]] = []
+    monkeypatch.setattr(process, "lower_priority", lambda pid, nice: lowered.append((pid, nice)))
+    started: list[tuple[str, int]] = []
+    real_popen = process.subprocess.Popen
+
+    def popen(argv: list[str], **kwargs: Any) -> Any:
+        child = real_popen(argv, **kwargs)
+        started.append((Path(argv[-1]).name, child.pid))
+        return child
+
+    monkeypatch.setattr(process.subprocess, "Popen", popen)
+    fake_kubeconform("check")
+    file = dump(tmp_path / "ok.yaml", RESOURCE_GROUP, CONTROL_PLANE, SECRET)
+    result, _ = run_files([file], store, cli_env)
+    assert result.ran
+    pids = dict(started)
+    assert lowered == [(pids["embedded.yaml"], EMBEDDED_NICENESS)]
+    assert EMBEDDED_NICENESS == 5
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/autogroup").exists(), reason="no scheduling groups by session here"
+)
+def test_a_lowered_process_has_its_session_group_niceness_raised() -> None:
+    """On Linux with scheduling groups by session, the group of a process started in a session
+    of its own (as kubeconform is) gets the niceness; a process already ended is no error."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True
+    )
+    try:
+        process.lower_priority(child.pid, 5)
+        group = Path(f"/proc/{child.pid}/autogroup").read_text(encoding="ascii")
+        assert group.split()[-2:] == ["nice", "5"]
+        assert Path("/proc/self/autogroup").read_text(encoding="ascii") != group
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    process.lower_priority(child.pid, 5)  # reaped: nothing left to lower, and no error
