@@ -18,13 +18,13 @@ import itertools
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import stages
 from benchmarks.inputs import (
     DOCS_PER_CLUSTER,
     EMBEDDED_PER_CLUSTER,
@@ -448,8 +448,17 @@ def main() -> int:
     rows = [*start_rows(env), *validate_rows(env), *fleet_rows(env)]
     print_table(rows)
     print("\nCPU of validate's stages on the 1,000-cluster fleet, in one process (-j 1):")
-    stages.main([str(make_fleet(1000))])
+    stages_of(make_fleet(1000), env)
     return 0
+
+
+def stages_of(fleet: Path, env: dict[str, str]) -> None:
+    """Print :mod:`benchmarks.stages` of ``fleet``, run as a script from the fleet's folder: the
+    build measured is the one ``capzgen`` runs (``PYTHONPATH``'s, say the compiled one), not the
+    source tree that ``python -m`` from the checkout would put first on the path."""
+    sys.stdout.flush()
+    script = [sys.executable, str(REPO / "benchmarks/stages.py"), str(fleet)]
+    subprocess.run(script, cwd=fleet.parent, env=env, check=True)
 
 
 if __name__ == "__main__":

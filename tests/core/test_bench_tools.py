@@ -5,13 +5,14 @@ must run every stage it names (the timings themselves live in the bench, never h
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks import floor, stages
+from benchmarks import floor, run, stages
 from benchmarks.inputs import TEMPLATE, cluster_text
 from benchmarks.interleaved import Command, contest
 from generator.kubeconform.process import store_layout
@@ -50,6 +51,29 @@ def test_the_stage_breakdown_runs_every_stage(
     for stage in ("start-up", "YAML: parse (", "partition keys", "union-find", "CEL", "total"):
         assert stage in printed
     assert len(printed.splitlines()) == 10
+
+
+def test_make_bench_runs_the_stage_breakdown_in_a_process_of_its_own(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make bench`` runs ``python -m`` from the checkout, whose ``generator`` would come first
+    on the path: the breakdown runs in a process of its own, from the fleet's folder, so that it
+    measures the build ``PYTHONPATH`` names (the compiled one), as the timed commands do."""
+    template = TEMPLATE.read_text(encoding="utf-8")
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(cluster_text(template, "s-0"))
+    seen = tmp_path / "cwd"
+    original = stages.main
+
+    def main(argv: list[str]) -> int:
+        seen.write_text(str(Path.cwd()))
+        return original(argv)
+
+    monkeypatch.setattr(stages, "main", main)  # this process's copy only: not the script's
+    run.stages_of(fleet, dict(os.environ))
+    printed = capfd.readouterr().out
+    assert "union-find" in printed and "total" in printed
+    assert not seen.exists(), "the breakdown ran in a process of its own"
 
 
 def test_a_contest_runs_every_command_once_a_round_and_compares_them_round_by_round() -> None:
