@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from generator.errors import InputOutputError, YamlError
 from generator.findings import JsonPath
@@ -47,7 +47,6 @@ from generator.kubeconform.process import (
     KubeconformOptions,
     PendingRun,
     Process,
-    embedded_sent,
     find_binary,
     not_found,
     not_written,
@@ -63,6 +62,7 @@ from generator.kubeconform.report import (
     says_something,
     schema_key,
 )
+from generator.kubeconform.sent import embedded_in
 from generator.kubeconform.spans import FileObjects, joined_spans, parse_spans
 from generator.kubeconform.stream import block_yaml, signature, unique_object
 from generator.names import valid_api_version
@@ -72,6 +72,10 @@ from generator.yamlio.gcpause import gc_paused
 from generator.yamlio.source import STDIN, YAML_SUFFIXES
 
 EMBEDDED_NICENESS = 5  # the embedded resources' kubeconform: a third of the weight of a group
+
+# one embedded resource of a file: its span, its document's number in the span, its path in the
+# document, the resource, its apiVersion and kind
+Embedded = tuple[int, int, JsonPath, JsonObject, str, str]
 
 # path ("-": standard input) -> its text; raises YamlError or InputOutputError
 Reader = Callable[[str], str]
@@ -135,9 +139,10 @@ class NamedKinds:
         ]
 
 
-@dataclass(frozen=True)
-class _Place:
-    """Where an embedded resource sent to kubeconform came from."""
+class _Place(NamedTuple):
+    """Where an embedded resource sent to kubeconform came from (a named tuple: one is made for
+    each of a fleet's thousands, and a frozen dataclass's constructor costs several times a
+    tuple's)."""
 
     label: str
     span: int  # which text between ``---`` lines of the file
@@ -320,7 +325,7 @@ class FilesRun:
         The collector waits meanwhile: what is made here has no cycles and is dropped file by
         file, and its collections took a fifth of this (the fleet: ~87 ms paused, 100-137 not)."""
         taken: dict[tuple[str, str, str], int] = {}
-        gvks: list[GroupVersionKind] = []
+        named: dict[tuple[str, str], None] = {}  # apiVersion and kind, in order
         seen: set[str] = set()
         path = self.root / "embedded.yaml"
         with gc_paused(), open(path, "w", encoding="utf-8") as stream:
@@ -328,18 +333,20 @@ class FilesRun:
                 if item.label in seen or item.label not in self.sent:
                     continue
                 seen.add(item.label)
-                for (span, number), sent in self._embedded_of(item):
-                    obj, key = unique_object(sent, taken, len(taken))
+                for span, number, prefix, resource, api_version, kind in self._embedded_of(item):
+                    obj, key = unique_object(resource, taken, len(taken))
                     taken[key] = len(taken)
-                    self.places[key] = _Place(item.label, span, number, sent.prefix)
-                    gvks.append(sent.gvk)
+                    self.places[key] = _Place(item.label, span, number, prefix)
+                    named[api_version, kind] = None
                     stream.write(block_yaml(obj))
+        gvks = [GroupVersionKind.from_api_version(*pair) for pair in named]
         missing = [gvk for gvk in gvks if schema_key(gvk) not in self.written]
         self.written |= write_schemas(self.root / "schemas", missing, self.store)
         return bool(taken)
 
-    def _embedded_of(self, item: InputFile) -> list[tuple[tuple[int, int], Sent]]:
-        """The embedded resources of one file, each with its span and number in the span."""
+    def _embedded_of(self, item: InputFile) -> list[Embedded]:
+        """The embedded resources of one file, each with its span, its document's number in the
+        span, and what :func:`~generator.kubeconform.sent.embedded_in` tells of it."""
         try:
             text = self.read(item.path)
             if not may_embed(text):
@@ -355,10 +362,10 @@ class FilesRun:
         except (YamlError, InputOutputError):
             return []  # capzgen reports it
         return [
-            ((span, number), sent)
+            (span, number, *found)
             for span, documents in parsed
             for number, document in enumerate(documents)
-            for sent in embedded_sent(document)
+            for found in embedded_in(document)
         ]
 
     def _start(self, binary: str, targets: list[str], tag: str) -> None:

@@ -43,7 +43,6 @@ from pathlib import Path
 from generator import children
 from generator.documents import Document
 from generator.errors import Location, SchemaStoreError
-from generator.findings import Subject
 from generator.jsontypes import Json, JsonObject
 from generator.kubeconform.report import (
     Completed,
@@ -55,10 +54,8 @@ from generator.kubeconform.report import (
     parse_report,
     schema_key,
 )
+from generator.kubeconform.sent import sent_objects
 from generator.kubeconform.stream import STREAM, signature, write_stream
-from generator.model import kinds
-from generator.model.manifests import embedded_items
-from generator.names import valid_api_version
 from generator.schemastore.compiler import RE2_PATTERN
 from generator.schemastore.handle import CompiledSchema
 from generator.schemastore.paths import confined, gvk_path_problem
@@ -399,60 +396,6 @@ def read_report(
             + (f": {problem}" if problem else "")
         )
     return report
-
-
-def sent_objects(documents: Sequence[Document]) -> Iterator[Sent]:
-    """Every mapping document and every ASO resource embedded in one, as sent to kubeconform."""
-    for document in documents:
-        obj = document.obj
-        if not isinstance(obj, dict):
-            continue
-        subject = _subject(document, obj)
-        in_template = subject.kind in kinds.TEMPLATE_KINDS
-        gvk = sendable_gvk(obj)
-        if gvk is not None:
-            yield Sent(subject, (), obj, gvk, in_template)
-        yield from _embedded(subject, obj, in_template)
-
-
-def embedded_sent(document: Document) -> Iterator[Sent]:
-    """Only the ASO resources embedded in ``document``, as :func:`sent_objects` sends them: the
-    embedded stream of ``validate --kubeconform`` (the top-level objects go as the files)."""
-    obj = document.obj
-    if isinstance(obj, dict):
-        subject = _subject(document, obj)
-        yield from _embedded(subject, obj, subject.kind in kinds.TEMPLATE_KINDS)
-
-
-def _subject(document: Document, obj: JsonObject) -> Subject:
-    kind = obj.get("kind")
-    meta = obj.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return Subject(
-        file=document.source,
-        document=document.index,
-        kind=kind if isinstance(kind, str) and kind else None,
-        name=name if isinstance(name, str) else None,
-    )
-
-
-def _embedded(subject: Subject, obj: JsonObject, in_template: bool) -> Iterator[Sent]:
-    prefix, items = embedded_items(obj, subject.kind)
-    for index, item in enumerate(items or ()):
-        gvk = sendable_gvk(item) if isinstance(item, dict) else None
-        if gvk is not None:
-            path = (*prefix, index)
-            yield Sent(subject.embedded(path, item), path, item, gvk, in_template)
-
-
-def sendable_gvk(obj: JsonObject) -> GroupVersionKind | None:
-    """Objects without a usable apiVersion/kind are left out: the structure check reports them."""
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
-        return None
-    if not valid_api_version(api_version):
-        return None
-    return GroupVersionKind.from_api_version(api_version, kind)
 
 
 def write_schemas(

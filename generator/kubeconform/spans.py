@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from generator.documents import Document
 from generator.findings import JsonPath
-from generator.kubeconform.process import sent_objects
 from generator.kubeconform.report import Sent
+from generator.kubeconform.sent import sent_objects
 from generator.kubeconform.stream import object_signature
 from generator.yamlio.chunks import Chunk, Span, one_per_chunk, parse_chunk, spans_of
 from generator.yamlio.load import load_documents

@@ -31,7 +31,7 @@ def write_stream(path: Path, sent: Sequence[Sent]) -> dict[tuple[str, str, str],
     names: dict[tuple[str, str, str], int] = {}
     with open(path, "w", encoding="utf-8") as stream:
         for index, item in enumerate(sent):
-            obj, key = unique_object(item, names, index)
+            obj, key = unique_object(item.obj, names, index)
             names[key] = index
             stream.write(block_yaml(obj))
     return names
@@ -106,18 +106,19 @@ def _scalar(value: Json) -> str:
 
 
 def unique_object(
-    item: Sent, taken: dict[tuple[str, str, str], int], index: int
+    original: JsonObject, taken: dict[tuple[str, str, str], int], index: int
 ) -> tuple[JsonObject, tuple[str, str, str]]:
-    """The object as sent, and the (kind, apiVersion, name) kubeconform will report it under."""
-    meta = item.obj.get("metadata")
+    """The object as sent (``original``, renamed when its (kind, apiVersion, name) is
+    ``taken``), and the (kind, apiVersion, name) kubeconform will report it under."""
+    meta = original.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    key = object_signature(item.obj)
+    key = object_signature(original)
     if key not in taken:
-        return item.obj, key
+        return original, key
     unique = f"{key[2]}.capzgen-{index}" if key[2] else f"capzgen-{index}"
     # generateName would rename it again: kubeconform names such an object after its prefix
     renamed = {k: v for k, v in meta.items() if k != "generateName"}
-    obj = {**item.obj, "metadata": {**renamed, "name": unique}}
+    obj = {**original, "metadata": {**renamed, "name": unique}}
     return obj, (key[0], key[1], unique)
 
 

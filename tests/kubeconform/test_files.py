@@ -30,8 +30,9 @@ from generator.kubeconform.files import (
     may_embed,
     start_on_files,
 )
-from generator.kubeconform.process import KubeconformOptions, embedded_sent, sent_objects
+from generator.kubeconform.process import KubeconformOptions
 from generator.kubeconform.report import KubeconformResult
+from generator.kubeconform.sent import embedded_in, embedded_sent, sent_objects
 from generator.kubeconform.stream import block_yaml
 from generator.schemastore.store import SchemaStore
 from generator.validate.cache.verdicts import Verdicts
@@ -77,13 +78,13 @@ def given(monkeypatch: pytest.MonkeyPatch) -> list[Given]:
     seen: list[Given] = []
     real = runner.start_process
 
-    def spy(binary: str, root: Path, targets: list[str], tag: str, *rest: Any) -> Any:
+    def spy(binary: str, root: Path, targets: list[str], tag: str, *rest: Any, **named: Any) -> Any:
         for target in map(Path, targets):
             for path in sorted(target.iterdir()) if target.is_dir() else [target]:
                 link = str(path.resolve()) if path.is_symlink() else None
                 documents = list(yaml.safe_load_all(path.read_text()))
                 seen.append(Given(tag, link, documents))
-        return real(binary, root, targets, tag, *rest)
+        return real(binary, root, targets, tag, *rest, **named)
 
     monkeypatch.setattr(module, "start_process", spy)  # the name kubeconform_files imported
     return seen
@@ -530,21 +531,36 @@ def test_kubeconform_runs_on_one_thread_beside_the_validation_unless_told(
 
 
 def test_the_embedded_stream_sends_what_every_object_would_send_of_the_embedded_resources() -> None:
-    """The embedded stream's own path (no top-level objects) sends each embedded resource as
-    the path that sends every object does: the same subject, place, object, kind and template
-    flag, for the template kinds too and for documents that embed nothing or are not objects."""
+    """The embedded stream's own paths (no top-level objects; ``embedded_in``, which makes no
+    subject) send each embedded resource as the path that sends every object does: the same
+    subject, place, object, kind and template flag, for the template kinds too, and nothing for
+    documents that embed nothing, are not objects, or embed items without a usable apiVersion
+    and kind."""
     template = copy.deepcopy(CONTROL_PLANE)
     template["kind"] = "AzureASOManagedControlPlaneTemplate"
     template["spec"] = {"template": {"spec": copy.deepcopy(CONTROL_PLANE["spec"])}}
     bare = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
-    documents = [
-        Document("f.yaml", index, obj, 1)
-        for index, obj in enumerate([CONTROL_PLANE, template, bare, None, RESOURCE_GROUP])
+    odd = copy.deepcopy(CONTROL_PLANE)
+    odd["spec"]["resources"] = [
+        "text",
+        {"kind": "ResourceGroup"},
+        {"apiVersion": "a/b/c", "kind": "X"},
+        {"apiVersion": "v1", "kind": ""},
+        *CONTROL_PLANE["spec"]["resources"],
     ]
+    objects = [CONTROL_PLANE, template, bare, None, RESOURCE_GROUP, odd, {"kind": 5}]
+    documents = [Document("f.yaml", index, obj, 1) for index, obj in enumerate(objects)]
     every = [sent for sent in sent_objects(documents) if sent.prefix]
     embedded = [sent for document in documents for sent in embedded_sent(document)]
     assert embedded == every
     assert {sent.in_template for sent in embedded} == {False, True}
+    lean = [found for document in documents for found in embedded_in(document)]
+    assert lean == [
+        (sent.prefix, sent.obj, sent.gvk.api_version, sent.gvk.kind) for sent in embedded
+    ]
+    assert [prefix[-1] for prefix, *_ in lean[-len(CONTROL_PLANE["spec"]["resources"]) :]] == [
+        4 + n for n in range(len(CONTROL_PLANE["spec"]["resources"]))
+    ], "items left out keep the others' places"
 
 
 def test_the_embedded_stream_is_written_with_the_collector_paused(
@@ -586,14 +602,14 @@ def test_only_the_embedded_resources_run_yields_the_cpu(
     lowered: list[tuple[int, int]] = []
     monkeypatch.setattr(process, "lower_priority", lambda pid, nice: lowered.append((pid, nice)))
     started: list[tuple[str, int]] = []
-    real_popen = process.subprocess.Popen
+    real_popen = subprocess.Popen
 
     def popen(argv: list[str], **kwargs: Any) -> Any:
         child = real_popen(argv, **kwargs)
         started.append((Path(argv[-1]).name, child.pid))
         return child
 
-    monkeypatch.setattr(process.subprocess, "Popen", popen)
+    monkeypatch.setattr(subprocess, "Popen", popen)
     fake_kubeconform("check")
     file = dump(tmp_path / "ok.yaml", RESOURCE_GROUP, CONTROL_PLANE, SECRET)
     result, _ = run_files([file], store, cli_env)
