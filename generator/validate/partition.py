@@ -19,8 +19,10 @@ without repeats by the caller.
 
 from __future__ import annotations
 
+import importlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Final, Protocol
 
 from generator.validate.batches import Batch, Part
 from generator.validate.partition_keys import (
@@ -48,6 +50,56 @@ HUB_REFERRERS = 8  # a shareable object referred to by more documents than this 
 MAX_GUEST_DOCUMENTS = 256  # a larger hub component is joined instead of copied
 
 
+class Sets(Protocol):
+    """Disjoint sets of document numbers, the root of each its earliest document."""
+
+    def __len__(self) -> int: ...  # how many documents
+
+    def find(self, item: int, /) -> int: ...
+
+    def union(self, a: int, b: int, /) -> None: ...
+
+
+class Declared(Protocol):
+    """The first declarer of each key."""
+
+    def get(self, key: int, /) -> int | None: ...
+
+
+class Declarers(Protocol):
+    """Every declarer of each namespace-free key."""
+
+    def declarers(self, keys: set[int], /) -> dict[int, list[int]]: ...
+
+
+class Joiner(Sets, Declared, Declarers, Protocol):
+    """The compiled build's C joiner (``generator/validate/_joiner.c``): the sets, the declared
+    keys and every declarer in one, and :meth:`Partitioner.add_packed`'s loop; the dictionaries
+    and flags the loop updates are the Partitioner's own, handed over when it is made."""
+
+    def add_packed(
+        self, codes: array[int], start: int, end: int, kinds: tuple[str, ...], /
+    ) -> tuple[int, int]: ...
+
+
+def _native_joiner() -> Callable[..., Joiner] | None:
+    """The C joiner's type (made with the Partitioner's dictionaries, set and flags, by
+    keyword), or None in a pure install."""
+    try:
+        # an optional extension, only in compiled wheels; looked for once, at import
+        extension = importlib.import_module("generator.validate._joiner")
+    except ImportError:
+        return None
+    found: Callable[..., Joiner] = extension.Joiner
+    return found
+
+
+NATIVE_JOINER: Final = _native_joiner()
+"""The C joiner (None without it): what every Partitioner joins with unless told otherwise; the
+union-find of the 1,000-cluster fleet's keys took 20 ms of the caller's CPU in compiled Python,
+on the way from the workers' keys to the first batch."""
+
+
 class Partitioner:
     """Joins documents by their keys as they come, in one pass (union-find).
 
@@ -56,16 +108,33 @@ class Partitioner:
     referrers of possible hubs. A fleet of 50,000 clusters keeps a few dozen bytes per object.
     """
 
-    def __init__(self) -> None:
-        self._sets = UnionFind()
-        self._declared = IntTable()  # key -> first declaring document
+    def __init__(self, joiner: Callable[..., Joiner] | None = NATIVE_JOINER) -> None:
         self._pending = Multimap()  # key nobody declared yet -> its referrers
         self._hub_referrers = Multimap()  # shareable kinds: joined or copied at the end
-        self._everywhere = Everywhere()
         self._unresolved: dict[int, int] = {}  # pending or hub key -> its namespace-free key
         self._dropped: set[int] = set()
         self._namespaced = [False, False]  # seen documents without / with a namespace
         self.kinds: set[str] = set()  # every kind of the input
+        # the C joiner where there is one (None: the Python one below; tests compare them)
+        native: Joiner | None = None
+        if joiner is not None:
+            native = joiner(
+                pending_first=self._pending.first,
+                pending_more=self._pending.more,
+                hub_first=self._hub_referrers.first,
+                hub_more=self._hub_referrers.more,
+                unresolved=self._unresolved,
+                kinds=self.kinds,
+                namespaced=self._namespaced,
+            )
+        self._joiner = native
+        self._union_find = UnionFind()  # the Python joiner's (unused with the C one)
+        self._table = IntTable()
+        self._all_declarers = Everywhere()
+        # (no ``or``: an empty joiner has no length, so it is false)
+        self._sets: Sets = self._union_find if native is None else native
+        self._declared: Declared = self._table if native is None else native  # first declarers
+        self._everywhere: Declarers = self._all_declarers if native is None else native
 
     def add(self, keys: DocumentKeys) -> int:
         """Register the next document; returns its number (0, 1, ... in input order)."""
@@ -74,13 +143,17 @@ class Partitioner:
     def add_packed(self, packed: PackedKeys, start: int = 0, end: int | None = None) -> list[int]:
         """Register the documents packed in ``packed.codes[start:end]``, in order; returns
         their numbers."""
+        if self._joiner is not None:
+            stop = len(packed.codes) if end is None else end
+            first, last = self._joiner.add_packed(packed.codes, start, stop, packed.kinds)
+            return list(range(first, last))
         names = packed.kinds
         # a list of the codes, not the array: compiled, indexing a list[int] is a native load
         codes: list[int] = packed.codes[start:end].tolist()
         stop = len(codes)
         at, docs = 0, []
         while at < stop:
-            doc = self._sets.add()
+            doc = self._union_find.add()
             docs.append(doc)
             kind, namespaced, declared = codes[at], codes[at + 1], codes[at + 2]
             if kind >= 0:
@@ -100,18 +173,18 @@ class Partitioner:
 
     def _declare(self, code: int, namefree: int | None, doc: int) -> None:
         if namefree is not None:
-            self._everywhere.add(namefree, doc)
-        first = self._declared.setdefault(code, doc)
+            self._all_declarers.add(namefree, doc)
+        first = self._table.setdefault(code, doc)
         if first != doc:
-            self._sets.union(first, doc)
+            self._union_find.union(first, doc)
         for waiting in self._pending.pop(code):
-            self._sets.union(doc, waiting)
+            self._union_find.union(doc, waiting)
         self._unresolved.pop(code, None)  # resolved after all: no need to look elsewhere
 
     def _refer(self, code: int, hub: int, namefree: int | None, doc: int) -> None:
-        declarer = None if hub else self._declared.get(code)
+        declarer = None if hub else self._table.get(code)
         if declarer is not None:
-            self._sets.union(declarer, doc)
+            self._union_find.union(declarer, doc)
             return
         (self._hub_referrers if hub else self._pending).add(code, doc)
         if code not in self._unresolved and namefree is not None:
@@ -138,7 +211,7 @@ class Partitioner:
     @property
     def count(self) -> int:
         """How many documents were added."""
-        return len(self._sets.parent)
+        return len(self._sets)
 
     def batches(self, max_documents: int) -> list[Batch]:
         """Components packed in input order into batches of about ``max_documents``.
@@ -184,7 +257,7 @@ class Partitioner:
         return _by_final_root(needs, self._sets)
 
 
-def _by_final_root(needs: dict[int, set[int]], sets: UnionFind) -> dict[int, set[int]]:
+def _by_final_root(needs: dict[int, set[int]], sets: Sets) -> dict[int, set[int]]:
     result: dict[int, set[int]] = {}
     for doc, hubs in needs.items():
         root = sets.find(doc)

@@ -13,6 +13,9 @@ class UnionFind:
     def __init__(self) -> None:
         self.parent = array("l")
 
+    def __len__(self) -> int:
+        return len(self.parent)
+
     def add(self) -> int:
         """A new single-element set; returns its number."""
         self.parent.append(len(self.parent))

@@ -4,18 +4,14 @@ extension under ``make test-compiled``; and a strict comparison of parsed values
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import shlex
-import sysconfig
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import pytest
 import ryaml
 
 from generator.yamlio.block import VERSION
-from tests.processes import run_reaped
+from tests.native import built_extension
 from tests.yamlio.yamlio_support import objects, precise, same
 
 SOURCE = Path(__file__).resolve().parents[2] / "generator" / "yamlio" / "_blockyaml.c"
@@ -29,22 +25,9 @@ def installed_reader() -> ModuleType:
 
 
 def built_reader(folder: Path) -> ModuleType:
-    """``_blockyaml.c`` compiled into ``folder`` with Python's own compiler settings and imported
-    from there (never as ``generator.yamlio._blockyaml``, so the loader stays pure in this run);
-    the test is skipped, naming the compiler's complaint, where that fails."""
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    target = folder / f"_blockyaml{suffix}"
-    compiler = shlex.split(sysconfig.get_config_var("CC") or "cc")
-    include = sysconfig.get_paths()["include"]
-    argv = [*compiler, "-O2", "-Wall", "-shared", "-fPIC", f"-I{include}", str(SOURCE)]
-    finished = run_reaped([*argv, "-o", str(target)], cwd=folder, cpu_seconds=120, merged=True)
-    if finished.returncode != 0 or not target.exists():
-        pytest.skip(f"cannot compile _blockyaml.c ({shlex.join(argv)}): {finished.stdout[-2000:]}")
-    spec = importlib.util.spec_from_file_location("_blockyaml", target)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``_blockyaml.c`` compiled into ``folder`` and imported from there (see
+    :func:`tests.native.built_extension`)."""
+    return built_extension(SOURCE, folder)
 
 
 def agreement(reader: ModuleType, text: str) -> list[Any] | None:
