@@ -472,7 +472,10 @@ def stages_of(fleet: Path, env: dict[str, str]) -> None:
     source tree that ``python -m`` from the checkout would put first on the path."""
     sys.stdout.flush()
     script = [sys.executable, str(REPO / "benchmarks/stages.py"), str(fleet)]
-    subprocess.run(script, cwd=fleet.parent, env=env, check=True)
+    entries = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    # a relative entry (PYTHONPATH=build/compiled/site) names a folder from here, not from there
+    absolute = os.pathsep.join(str(Path(entry).resolve()) for entry in entries)
+    subprocess.run(script, cwd=fleet.parent, env={**env, "PYTHONPATH": absolute}, check=True)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,8 @@ def test_make_bench_runs_the_stage_breakdown_in_a_process_of_its_own(
     on the path: the breakdown runs in a process of its own, from the fleet's folder, so that it
     measures the build ``PYTHONPATH`` names (the compiled one), as the timed commands do."""
     template = TEMPLATE.read_text(encoding="utf-8")
-    fleet = tmp_path / "fleet.yaml"
+    fleet = tmp_path / "fleets" / "fleet.yaml"
+    fleet.parent.mkdir()
     fleet.write_text(cluster_text(template, "s-0"))
     seen = tmp_path / "cwd"
     original = stages.main
@@ -74,6 +76,18 @@ def test_make_bench_runs_the_stage_breakdown_in_a_process_of_its_own(
     printed = capfd.readouterr().out
     assert "union-find" in printed and "total" in printed
     assert not seen.exists(), "the breakdown ran in a process of its own"
+    # a relative PYTHONPATH entry (build/compiled/site) names the build from here, not from the
+    # fleet's folder: here it is a stand-in that says so
+    shadow = tmp_path / "shadow" / "generator"
+    shadow.mkdir(parents=True)
+    imported = tmp_path / "imported"
+    (shadow / "__init__.py").write_text(
+        f"open({str(imported)!r}, 'w').close()\nraise SystemExit(3)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(subprocess.CalledProcessError):
+        run.stages_of(fleet, {**os.environ, "PYTHONPATH": "shadow"})
+    assert imported.exists()
 
 
 def test_a_contest_runs_every_command_once_a_round_and_compares_them_round_by_round() -> None:
