@@ -32,15 +32,6 @@ def sent_objects(documents: Sequence[Document]) -> Iterator[Sent]:
         yield from _embedded(subject, obj, in_template)
 
 
-def embedded_sent(document: Document) -> Iterator[Sent]:
-    """Only the ASO resources embedded in ``document``, as :func:`sent_objects` sends them: the
-    embedded stream of ``validate --kubeconform`` (the top-level objects go as the files)."""
-    obj = document.obj
-    if isinstance(obj, dict):
-        subject = _subject(document, obj)
-        yield from _embedded(subject, obj, subject.kind in kinds.TEMPLATE_KINDS)
-
-
 def _subject(document: Document, obj: JsonObject) -> Subject:
     kind = obj.get("kind")
     meta = obj.get("metadata")
@@ -63,8 +54,8 @@ def embedded_objects(
     obj: JsonObject, kind: str | None
 ) -> Iterator[tuple[JsonPath, JsonObject, str, str]]:
     """The ASO resources embedded in ``obj`` (a document of ``kind``) that are sent, each with
-    its path in the document, apiVersion and kind: what :func:`embedded_sent` sends, without
-    the subject and GVK values made for each (the embedded stream of a fleet writes thousands,
+    its path in the document, apiVersion and kind: what :func:`sent_objects` sends of them,
+    without the subject and GVK values made for each (the embedded stream of a fleet writes thousands,
     and makes those only for the few kubeconform reports on)."""
     prefix, items = embedded_items(obj, kind)
     for index, item in enumerate(items or ()):

@@ -1,5 +1,5 @@
 /* The joining step of the partition of large inputs (capzgen issue 29), in C: what
- * generator/validate/partition.py's Partitioner.add_packed, UnionFind and IntTable do in Python,
+ * generator/validate/partition.py's PythonJoiner does in Python,
  * the same semantics exactly (tests/validate/test_joiner.py runs both on the same keys).
  *
  * A Joiner owns the disjoint sets of document numbers (the root of a set is its earliest
@@ -137,7 +137,7 @@ declared(Joiner *self, int64_t key)
 /* -------------------------------------------------------------------------------------------- */
 /* The Python-owned Multimaps (generator.validate.partition_tables.Multimap: ``first`` maps a key
  * to its first document, ``more`` to an array of the others, a repeat of the first dropped). The
- * arrays are array('q'), 8 bytes a document as in the Python joiner's array('l'): a hub's
+ * arrays are array('q'), 8 bytes a document as in the Python joiner's: a hub's
  * referrers (every namespaced object refers to its Namespace) run to hundreds of thousands, and
  * a list of ints would take five times that. */
 

@@ -60,26 +60,19 @@ class Sets(Protocol):
     def union(self, a: int, b: int, /) -> None: ...
 
 
-class Declared(Protocol):
-    """The first declarer of each key."""
+class Joiner(Sets, Protocol):
+    """What joins documents: the sets, the first declarer of each key, every declarer of each
+    namespace-free key, and the loop over packed codes that fills them. The compiled build's is
+    C (``generator/validate/_joiner.c``), a pure install's :class:`PythonJoiner`; either is made
+    with the Partitioner's own dictionaries and flags, by keyword, and updates them."""
 
-    def get(self, key: int, /) -> int | None: ...
+    def get(self, key: int, /) -> int | None: ...  # the first declarer of a key
 
-
-class Declarers(Protocol):
-    """Every declarer of each namespace-free key."""
-
-    def declarers(self, keys: set[int], /) -> dict[int, list[int]]: ...
-
-
-class Joiner(Sets, Declared, Declarers, Protocol):
-    """The compiled build's C joiner (``generator/validate/_joiner.c``): the sets, the declared
-    keys and every declarer in one, and :meth:`Partitioner.add_packed`'s loop; the dictionaries
-    and flags the loop updates are the Partitioner's own, handed over when it is made."""
+    def declarers(self, keys: set[int], /) -> dict[int, list[int]]: ...  # latest first
 
     def add_packed(
         self, codes: array[int], start: int, end: int, kinds: tuple[str, ...], /
-    ) -> tuple[int, int]: ...
+    ) -> tuple[int, int]: ...  # the first document's number and the next number
 
 
 def _native_joiner() -> Callable[..., Joiner] | None:
@@ -100,6 +93,93 @@ union-find of the 1,000-cluster fleet's keys took 20 ms of the caller's CPU in c
 on the way from the workers' keys to the first batch."""
 
 
+class PythonJoiner:
+    """The joiner of a pure install (the C one's twin, :class:`Joiner`): the sets, the first
+    declarer of each key and every declarer in compact tables (``partition_tables``), and the
+    loop over a piece's codes. Made, like the C one, with the Partitioner's own Multimaps'
+    dictionaries, unresolved keys, kinds and namespace flags, which it updates."""
+
+    def __init__(
+        self,
+        *,
+        pending_first: dict[int, int],
+        pending_more: dict[int, array[int]],
+        hub_first: dict[int, int],
+        hub_more: dict[int, array[int]],
+        unresolved: dict[int, int],
+        kinds: set[str],
+        namespaced: list[bool],
+    ) -> None:
+        self._sets = UnionFind()
+        self._declared = IntTable()  # key -> first declaring document
+        self._everywhere = Everywhere()
+        self._pending = Multimap(pending_first, pending_more)
+        self._hub_referrers = Multimap(hub_first, hub_more)
+        self._unresolved = unresolved
+        self._kinds = kinds
+        self._namespaced = namespaced
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def find(self, item: int, /) -> int:
+        return self._sets.find(item)
+
+    def union(self, a: int, b: int, /) -> None:
+        self._sets.union(a, b)
+
+    def get(self, key: int, /) -> int | None:
+        return self._declared.get(key)
+
+    def declarers(self, keys: set[int], /) -> dict[int, list[int]]:
+        return self._everywhere.declarers(keys)
+
+    def add_packed(
+        self, packed: array[int], start: int, end: int, names: tuple[str, ...], /
+    ) -> tuple[int, int]:
+        """Add the documents packed in ``packed[start:end]``; returns the first one's number
+        and the next number."""
+        # a list of the codes, not the array: compiled, indexing a list[int] is a native load
+        codes: list[int] = packed[start:end].tolist()
+        stop, at, before = len(codes), 0, len(self._sets)
+        while at < stop:
+            doc = self._sets.add()
+            kind, namespaced, declared = codes[at], codes[at + 1], codes[at + 2]
+            if kind >= 0:
+                self._kinds.add(names[kind])
+            if namespaced >= 0:
+                self._namespaced[namespaced] = True
+            first = at + 3
+            for k in range(first, first + 3 * declared, 3):
+                self._declare(codes[k], codes[k + 2] if codes[k + 1] else None, doc)
+            at = first + 3 * declared
+            referred, first = codes[at], at + 1
+            for k in range(first, first + 3 * referred, 3):
+                flags = codes[k + 1]
+                self._refer(codes[k], flags & 1, codes[k + 2] if flags & 2 else None, doc)
+            at = first + 3 * referred
+        return before, len(self._sets)
+
+    def _declare(self, code: int, namefree: int | None, doc: int) -> None:
+        if namefree is not None:
+            self._everywhere.add(namefree, doc)
+        first = self._declared.setdefault(code, doc)
+        if first != doc:
+            self._sets.union(first, doc)
+        for waiting in self._pending.pop(code):
+            self._sets.union(doc, waiting)
+        self._unresolved.pop(code, None)  # resolved after all: no need to look elsewhere
+
+    def _refer(self, code: int, hub: int, namefree: int | None, doc: int) -> None:
+        declarer = None if hub else self._declared.get(code)
+        if declarer is not None:
+            self._sets.union(declarer, doc)
+            return
+        (self._hub_referrers if hub else self._pending).add(code, doc)
+        if code not in self._unresolved and namefree is not None:
+            self._unresolved[code] = namefree
+
+
 class Partitioner:
     """Joins documents by their keys as they come, in one pass (union-find).
 
@@ -115,26 +195,16 @@ class Partitioner:
         self._dropped: set[int] = set()
         self._namespaced = [False, False]  # seen documents without / with a namespace
         self.kinds: set[str] = set()  # every kind of the input
-        # the C joiner where there is one (None: the Python one below; tests compare them)
-        native: Joiner | None = None
-        if joiner is not None:
-            native = joiner(
-                pending_first=self._pending.first,
-                pending_more=self._pending.more,
-                hub_first=self._hub_referrers.first,
-                hub_more=self._hub_referrers.more,
-                unresolved=self._unresolved,
-                kinds=self.kinds,
-                namespaced=self._namespaced,
-            )
-        self._joiner = native
-        self._union_find = UnionFind()  # the Python joiner's (unused with the C one)
-        self._table = IntTable()
-        self._all_declarers = Everywhere()
-        # (no ``or``: an empty joiner has no length, so it is false)
-        self._sets: Sets = self._union_find if native is None else native
-        self._declared: Declared = self._table if native is None else native  # first declarers
-        self._everywhere: Declarers = self._all_declarers if native is None else native
+        # the C joiner where there is one, else (or given None, as tests compare them) Python's
+        self._joiner: Joiner = (PythonJoiner if joiner is None else joiner)(
+            pending_first=self._pending.first,
+            pending_more=self._pending.more,
+            hub_first=self._hub_referrers.first,
+            hub_more=self._hub_referrers.more,
+            unresolved=self._unresolved,
+            kinds=self.kinds,
+            namespaced=self._namespaced,
+        )
 
     def add(self, keys: DocumentKeys) -> int:
         """Register the next document; returns its number (0, 1, ... in input order)."""
@@ -143,65 +213,22 @@ class Partitioner:
     def add_packed(self, packed: PackedKeys, start: int = 0, end: int | None = None) -> list[int]:
         """Register the documents packed in ``packed.codes[start:end]``, in order; returns
         their numbers."""
-        if self._joiner is not None:
-            stop = len(packed.codes) if end is None else end
-            first, last = self._joiner.add_packed(packed.codes, start, stop, packed.kinds)
-            return list(range(first, last))
-        names = packed.kinds
-        # a list of the codes, not the array: compiled, indexing a list[int] is a native load
-        codes: list[int] = packed.codes[start:end].tolist()
-        stop = len(codes)
-        at, docs = 0, []
-        while at < stop:
-            doc = self._union_find.add()
-            docs.append(doc)
-            kind, namespaced, declared = codes[at], codes[at + 1], codes[at + 2]
-            if kind >= 0:
-                self.kinds.add(names[kind])
-            if namespaced >= 0:
-                self._namespaced[namespaced] = True
-            first = at + 3
-            for k in range(first, first + 3 * declared, 3):
-                self._declare(codes[k], codes[k + 2] if codes[k + 1] else None, doc)
-            at = first + 3 * declared
-            referred, first = codes[at], at + 1
-            for k in range(first, first + 3 * referred, 3):
-                flags = codes[k + 1]
-                self._refer(codes[k], flags & 1, codes[k + 2] if flags & 2 else None, doc)
-            at = first + 3 * referred
-        return docs
-
-    def _declare(self, code: int, namefree: int | None, doc: int) -> None:
-        if namefree is not None:
-            self._all_declarers.add(namefree, doc)
-        first = self._table.setdefault(code, doc)
-        if first != doc:
-            self._union_find.union(first, doc)
-        for waiting in self._pending.pop(code):
-            self._union_find.union(doc, waiting)
-        self._unresolved.pop(code, None)  # resolved after all: no need to look elsewhere
-
-    def _refer(self, code: int, hub: int, namefree: int | None, doc: int) -> None:
-        declarer = None if hub else self._table.get(code)
-        if declarer is not None:
-            self._union_find.union(declarer, doc)
-            return
-        (self._hub_referrers if hub else self._pending).add(code, doc)
-        if code not in self._unresolved and namefree is not None:
-            self._unresolved[code] = namefree
+        stop = len(packed.codes) if end is None else end
+        first, last = self._joiner.add_packed(packed.codes, start, stop, packed.kinds)
+        return list(range(first, last))
 
     def _join_elsewhere(self) -> None:
         """A reference unresolved in its namespace joins the same name in every namespace."""
         left = [
             (self._unresolved[key], referrers)
             for key, referrers in [*self._pending.items(), *self._hub_referrers.items()]
-            if self._declared.get(key) is None and key in self._unresolved
+            if self._joiner.get(key) is None and key in self._unresolved
         ]
-        declarers = self._everywhere.declarers({namefree for namefree, _ in left})
+        declarers = self._joiner.declarers({namefree for namefree, _ in left})
         for namefree, referrers in left:
             others = declarers.get(namefree, [])
             for doc in (*others, *referrers) if others else ():
-                self._sets.union(others[0], doc)
+                self._joiner.union(others[0], doc)
 
     def drop(self, doc: int) -> None:
         """Leave ``doc`` out of every batch (its file turned out unreadable); its keys stay,
@@ -211,7 +238,7 @@ class Partitioner:
     @property
     def count(self) -> int:
         """How many documents were added."""
-        return len(self._sets)
+        return len(self._joiner)
 
     def batches(self, max_documents: int) -> list[Batch]:
         """Components packed in input order into batches of about ``max_documents``.
@@ -227,7 +254,7 @@ class Partitioner:
         guests = self._guest_components()
         members: dict[int, array[int]] = {}
         for doc in kept:
-            root = self._sets.find(doc)
+            root = self._joiner.find(doc)
             found = members.get(root)
             if found is None:
                 found = members[root] = array("i")
@@ -239,22 +266,22 @@ class Partitioner:
         component root -> roots of hub components."""
         sizes: dict[int, int] = {}
         for doc in range(self.count):
-            root = self._sets.find(doc)
+            root = self._joiner.find(doc)
             sizes[root] = sizes.get(root, 0) + 1
         needs: dict[int, set[int]] = {}
         for key, referrers in self._hub_referrers.items():
-            declarer = self._declared.get(key)
+            declarer = self._joiner.get(key)
             if declarer is None:
                 continue
-            hub = self._sets.find(declarer)
+            hub = self._joiner.find(declarer)
             if len(referrers) <= HUB_REFERRERS or sizes.get(hub, 0) > MAX_GUEST_DOCUMENTS:
                 for doc in referrers:
-                    self._sets.union(hub, doc)
+                    self._joiner.union(hub, doc)
                 continue
-            self._sets.union(hub, referrers[0])  # its home: the batch of its first referrer
+            self._joiner.union(hub, referrers[0])  # its home: the batch of its first referrer
             for doc in referrers[1:]:
                 needs.setdefault(doc, set()).add(hub)
-        return _by_final_root(needs, self._sets)
+        return _by_final_root(needs, self._joiner)
 
 
 def _by_final_root(needs: dict[int, set[int]], sets: Sets) -> dict[int, set[int]]:

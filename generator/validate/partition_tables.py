@@ -103,15 +103,17 @@ class Multimap:
     """key hash -> documents in order, compact: one int for the common single document, an
     array only for keys held by several."""
 
-    def __init__(self) -> None:
-        self.first: dict[int, int] = {}
-        self.more: dict[int, array[int]] = {}
+    def __init__(
+        self, first: dict[int, int] | None = None, more: dict[int, array[int]] | None = None
+    ) -> None:
+        self.first: dict[int, int] = {} if first is None else first
+        self.more: dict[int, array[int]] = {} if more is None else more  # arrays of 'q'
 
     def add(self, key: int, doc: int) -> None:
         """Append ``doc`` to ``key``'s documents (a repeat of the first is dropped)."""
         first = self.first.setdefault(key, doc)
         if first != doc:
-            self.more.setdefault(key, array("l")).append(doc)
+            self.more.setdefault(key, array("q")).append(doc)
 
     def pop(self, key: int) -> list[int]:
         """Remove ``key``; returns its documents (none if absent)."""

@@ -32,7 +32,7 @@ from generator.kubeconform.files import (
 )
 from generator.kubeconform.process import KubeconformOptions
 from generator.kubeconform.report import KubeconformResult
-from generator.kubeconform.sent import embedded_in, embedded_sent, sent_objects
+from generator.kubeconform.sent import embedded_in, sent_objects
 from generator.kubeconform.stream import block_yaml
 from generator.schemastore.store import SchemaStore
 from generator.validate.cache.verdicts import Verdicts
@@ -531,9 +531,9 @@ def test_kubeconform_runs_on_one_thread_beside_the_validation_unless_told(
 
 
 def test_the_embedded_stream_sends_what_every_object_would_send_of_the_embedded_resources() -> None:
-    """The embedded stream's own paths (no top-level objects; ``embedded_in``, which makes no
-    subject) send each embedded resource as the path that sends every object does: the same
-    subject, place, object, kind and template flag, for the template kinds too, and nothing for
+    """The embedded stream's own path (no top-level objects; ``embedded_in``, which makes no
+    subject) sends each embedded resource as the path that sends every object does: the same
+    place, object and kind, for the template kinds too, and nothing for
     documents that embed nothing, are not objects, or embed items without a usable apiVersion
     and kind."""
     template = copy.deepcopy(CONTROL_PLANE)
@@ -551,13 +551,9 @@ def test_the_embedded_stream_sends_what_every_object_would_send_of_the_embedded_
     objects = [CONTROL_PLANE, template, bare, None, RESOURCE_GROUP, odd, {"kind": 5}]
     documents = [Document("f.yaml", index, obj, 1) for index, obj in enumerate(objects)]
     every = [sent for sent in sent_objects(documents) if sent.prefix]
-    embedded = [sent for document in documents for sent in embedded_sent(document)]
-    assert embedded == every
-    assert {sent.in_template for sent in embedded} == {False, True}
+    assert {sent.in_template for sent in every} == {False, True}
     lean = [found for document in documents for found in embedded_in(document)]
-    assert lean == [
-        (sent.prefix, sent.obj, sent.gvk.api_version, sent.gvk.kind) for sent in embedded
-    ]
+    assert lean == [(sent.prefix, sent.obj, sent.gvk.api_version, sent.gvk.kind) for sent in every]
     assert [prefix[-1] for prefix, *_ in lean[-len(CONTROL_PLANE["spec"]["resources"]) :]] == [
         4 + n for n in range(len(CONTROL_PLANE["spec"]["resources"]))
     ], "items left out keep the others' places"

@@ -50,7 +50,7 @@ def shape(partitioner: Partitioner, size: int) -> list[Any]:
     """Everything the partitioner tells: documents, roots, kinds, flags, then its batches."""
     told: list[Any] = [
         partitioner.count,
-        [partitioner._sets.find(doc) for doc in range(partitioner.count)],
+        [partitioner._joiner.find(doc) for doc in range(partitioner.count)],
         sorted(partitioner.kinds),
         list(partitioner._namespaced),
     ]
